@@ -1,0 +1,17 @@
+import { CreateApiKeyBody, requireKeyManager, serializeIssuedKey } from '#shared/domain/api-keys.ts';
+import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { issueApiKey } from '#shared/store/api-keys.ts';
+
+/** POST /v1/api-keys */
+export const createApiKey: RouteHandler<UserPrincipal> = async ({ principal, body }) => {
+  requireKeyManager(principal.role);
+  const input = parseInput(CreateApiKeyBody, body, 'body');
+  const issued = await issueApiKey({
+    accountId: principal.accountId,
+    mode: input.test ? 'test' : 'live',
+    label: input.label ?? '',
+    actorUserId: principal.userId,
+  });
+  return { status: 201, body: serializeIssuedKey(issued) };
+};

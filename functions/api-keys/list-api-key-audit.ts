@@ -1,0 +1,15 @@
+import * as v from 'valibot';
+import { serializeAuditEvent, requireKeyManager } from '#shared/domain/api-keys.ts';
+import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
+import { parseInput, queryInteger } from '#shared/http/validation.ts';
+import { listAuditEvents } from '#shared/store/api-keys.ts';
+
+const AuditQuery = v.strictObject({ limit: queryInteger(1, 100, 25) });
+
+/** GET /v1/api-keys/audit-log: issue/rotate/revoke events, newest first (OWNER/ADMIN). */
+export const listApiKeyAudit: RouteHandler<UserPrincipal> = async ({ principal, query }) => {
+  requireKeyManager(principal.role);
+  const { limit } = parseInput(AuditQuery, query, 'query');
+  const events = await listAuditEvents(principal.accountId, limit);
+  return { status: 200, body: { object: 'list', data: events.map(serializeAuditEvent) } };
+};

@@ -1,0 +1,19 @@
+import { RotateApiKeyBody, serializeIssuedKey, requireKeyManager } from '#shared/domain/api-keys.ts';
+import { notFound } from '#shared/http/errors.ts';
+import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { rotateApiKey as rotate } from '#shared/store/api-keys.ts';
+
+/** POST /v1/api-keys/{id}/rotate: revoke and reissue in one transaction, same mode. */
+export const rotateApiKey: RouteHandler<UserPrincipal> = async ({ principal, body, pathParameters }) => {
+  requireKeyManager(principal.role);
+  const input = parseInput(RotateApiKeyBody, body, 'body');
+  const issued = await rotate({
+    accountId: principal.accountId,
+    keyId: pathParameters.id ?? '',
+    actorUserId: principal.userId,
+    ...(input.label !== undefined && { label: input.label }),
+  });
+  if (!issued) throw notFound('No such API key.');
+  return { status: 201, body: serializeIssuedKey(issued) };
+};

@@ -1,0 +1,36 @@
+import { issueSessionToken } from '#shared/auth/jwt.ts';
+import { decoyHash, verifyPassword } from '#shared/auth/password.ts';
+import { config } from '#shared/config.ts';
+import { LoginBody } from '#shared/domain/auth.ts';
+import { badRequest, unauthorized } from '#shared/http/errors.ts';
+import type { RouteHandler } from '#shared/http/types.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { findUserByEmail, listMembershipsOfUser } from '#shared/store/users.ts';
+
+const INVALID = 'Invalid e-mail or password.';
+
+/** POST /v1/auth/login: e-mail + password → dashboard JWT for one account. */
+export const login: RouteHandler<undefined> = async ({ body }) => {
+  const input = parseInput(LoginBody, body, 'body');
+  const user = await findUserByEmail(input.email);
+  // Unknown e-mails still pay for one scrypt, so timing does not reveal who has an account.
+  const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
+  if (!user || !valid) throw unauthorized(INVALID);
+
+  const memberships = await listMembershipsOfUser(user.id);
+  const membership = input.account_id
+    ? memberships.find((m) => m.accountId === input.account_id)
+    : memberships.length === 1
+      ? memberships[0]
+      : undefined;
+  if (!membership && !input.account_id && memberships.length > 1) {
+    throw badRequest('This user belongs to several accounts: send account_id.', { param: 'account_id' });
+  }
+  if (!membership) throw unauthorized(INVALID);
+
+  const { token } = await issueSessionToken(user.id, membership.accountId);
+  return {
+    status: 200,
+    body: { token, token_type: 'Bearer', expires_in: config.jwtTtlSeconds, account_id: membership.accountId, role: membership.role },
+  };
+};

@@ -1,0 +1,75 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  ObjectOwnership,
+  StorageClass,
+} from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { evidenceBucket } from '#shared/resources.ts';
+
+export interface EvidenceBucketProps {
+  /** Keep overwritten or deleted evidence as noncurrent versions. @default true */
+  readonly versioned?: boolean;
+}
+
+/**
+ * MED evidence files: uploaded by the merchant's browser with presigned PUTs (hence CORS), read
+ * only through the API. Private, S3-encrypted, TLS only, with server access logs in a separate
+ * bucket.
+ */
+export class EvidenceBucket extends Construct {
+  readonly bucket: Bucket;
+  readonly accessLogsBucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: EvidenceBucketProps = {}) {
+    super(scope, id);
+
+    // Grant log delivery with a bucket policy rather than the legacy LogDeliveryWrite ACL (ACLs
+    // are disabled on new buckets). Scoped to this construct; must precede its children.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
+
+    this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      // Server access logs can only be delivered to SSE-S3 buckets.
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    });
+    Validations.of(this.accessLogsBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access log bucket; logging its own access would log forever.',
+    });
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: props.versioned ?? true,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'evidence/',
+      cors: [
+        {
+          allowedMethods: evidenceBucket.cors.allowedMethods.map((method) => HttpMethods[method]),
+          allowedOrigins: [...evidenceBucket.cors.allowedOrigins],
+          allowedHeaders: [...evidenceBucket.cors.allowedHeaders],
+          maxAge: evidenceBucket.cors.maxAgeSeconds,
+        },
+      ],
+      lifecycleRules: [
+        {
+          abortIncompleteMultipartUploadAfter: Duration.days(evidenceBucket.abortIncompleteUploadDays),
+          transitions: [
+            {
+              storageClass: StorageClass.INFREQUENT_ACCESS,
+              transitionAfter: Duration.days(evidenceBucket.infrequentAccessAfterDays),
+            },
+          ],
+        },
+      ],
+    });
+  }
+}

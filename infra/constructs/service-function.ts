@@ -1,0 +1,98 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { SingleTable, TableAccess } from './table.ts';
+
+export interface ServiceFunctionProps {
+  /** Absolute path of the TypeScript module exporting the handler. */
+  readonly entry: string;
+  /** @default 'handler' */
+  readonly handler?: string;
+  readonly description?: string;
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Active X-Ray tracing. @default false */
+  readonly tracing?: boolean;
+}
+
+/**
+ * The house Lambda: Node.js 24 on arm64, an ESM bundle built by the local esbuild (never Docker),
+ * source-mapped stack traces, its own log group with a retention, and an explicit role that
+ * starts with nothing but writing to that log group. Access is added with the typed `bind*`
+ * and `allow*` methods, each granting the least the function needs.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    // Log groups are otherwise created by Lambda on first write, with no retention.
+    this.logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+
+    // An explicit role instead of the default one, which carries the AWSLambdaBasicExecutionRole
+    // managed policy (logs:* on every log group in the account).
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: props.handler ?? 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        target: 'node24',
+        // Prefer the ESM build of dependencies that ship both.
+        mainFields: ['module', 'main'],
+        // CommonJS dependencies bundled into an ESM file still call require().
+        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        forceDockerBundling: false,
+      },
+    });
+
+    if (props.tracing) {
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions.',
+      });
+    }
+  }
+
+  /** Grants item access to the table (and its indexes) and sets `TABLE_NAME`. */
+  bindTable(table: SingleTable, options: { readonly access: TableAccess }): this {
+    table.grantData(this.role, options.access);
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    return this;
+  }
+
+  /** Grants reading the dashboard JWT signing secret and sets `JWT_SECRET_ARN`. */
+  bindSecret(secret: ISecret): this {
+    secret.grantRead(this.role);
+    this.function.addEnvironment('JWT_SECRET_ARN', secret.secretArn);
+    return this;
+  }
+
+  /** `UpdateItem` on the table's rate-limit counter items only (`RATE#` partition keys). */
+  allowRateLimitCounters(table: SingleTable): this {
+    table.grantRateLimitCounterUpdates(this.role);
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    return this;
+  }
+}

@@ -1,0 +1,45 @@
+/** The in-process SQS and S3 emulators (`local-aws-sqs`, `@20minutes/s3rver`) on loopback. */
+
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from '@20minutes/s3rver';
+import { createSqsServer } from 'local-aws-sqs';
+import { evidenceBucket } from '../../shared/resources.ts';
+import type { LocalSettings } from './settings.ts';
+
+export interface Closable {
+  close(): Promise<unknown> | unknown;
+}
+
+export async function startSqs(s: LocalSettings): Promise<Closable> {
+  const server = await createSqsServer({ port: s.sqsPort, hostname: s.host, emulateQueueCreationLifecycle: false });
+  return { close: () => new Promise((resolve) => server.close(() => resolve(undefined))) };
+}
+
+/** The bucket's CORS rule as S3 XML, from the definition the stack uses. */
+const corsXml = (): string => {
+  const { allowedMethods, allowedOrigins, allowedHeaders, maxAgeSeconds } = evidenceBucket.cors;
+  const rule = [
+    ...allowedOrigins.map((o) => `<AllowedOrigin>${o}</AllowedOrigin>`),
+    ...allowedMethods.map((m) => `<AllowedMethod>${m}</AllowedMethod>`),
+    ...allowedHeaders.map((h) => `<AllowedHeader>${h}</AllowedHeader>`),
+    `<MaxAgeSeconds>${maxAgeSeconds}</MaxAgeSeconds>`,
+  ].join('');
+  return `<CORSConfiguration><CORSRule>${rule}</CORSRule></CORSConfiguration>`;
+};
+
+export async function startS3(s: LocalSettings): Promise<Closable> {
+  const directory = s.inMemory ? mkdtempSync(join(tmpdir(), 'pix-s3-')) : join(s.dataDir, 's3');
+  mkdirSync(directory, { recursive: true });
+  const server = new S3rver({
+    port: s.s3Port,
+    address: s.host,
+    silent: true,
+    directory,
+    resetOnClose: s.inMemory,
+    configureBuckets: [{ name: s.bucketName, configs: [corsXml()] }],
+  });
+  await server.run();
+  return server;
+}

@@ -1,0 +1,20 @@
+/**
+ * The Lambda handlers the local runtime serves, imported lazily after the environment is set
+ * (config is read at module scope, as in a cold start). `Record<Group, …>` makes a group
+ * without a handler a compile error, exactly as in the stack.
+ */
+
+import type { Context } from 'aws-lambda';
+import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
+import type { Group } from '../../shared/routes.ts';
+
+export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+
+export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
+  auth: async () => (await import('../../functions/auth/index.ts')).handler,
+  'api-keys': async () => (await import('../../functions/api-keys/index.ts')).handler,
+  wallets: async () => (await import('../../functions/wallets/index.ts')).handler,
+};
+
+/** The group that answers API Gateway's `$default` route (unknown paths → 404 envelope). */
+export const defaultRouteGroup: Group = 'auth';

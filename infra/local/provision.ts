@@ -1,0 +1,122 @@
+/**
+ * Creates the local table and queues from the same definitions the CDK stack uses
+ * (`shared/resources.ts`). Idempotent: on a persisted `.data/` it only adds what is missing.
+ */
+
+import {
+  type AttributeDefinition,
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { table, webhookQueues } from '../../shared/resources.ts';
+import type { LocalSettings } from './settings.ts';
+
+export async function provisionTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const attributes: AttributeDefinition[] = [
+    { AttributeName: table.partitionKey, AttributeType: 'S' },
+    { AttributeName: table.sortKey, AttributeType: 'S' },
+    ...table.indexes.flatMap((index) => [
+      { AttributeName: index.partitionKey, AttributeType: 'S' as const },
+      { AttributeName: index.sortKey, AttributeType: 'S' as const },
+    ]),
+  ];
+  const indexDefinition = (index: (typeof table.indexes)[number]) => ({
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'ALL' as const },
+  });
+
+  let existing: Set<string> | undefined;
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName ?? ''));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+
+  if (!existing) {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributes,
+        KeySchema: [
+          { AttributeName: table.partitionKey, KeyType: 'HASH' },
+          { AttributeName: table.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: table.indexes.map(indexDefinition),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    );
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+      }),
+    );
+    return;
+  }
+  // A data folder from an older version: add the indexes introduced since.
+  for (const index of table.indexes.filter((i) => !existing.has(i.name))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: attributes,
+        GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+      }),
+    );
+  }
+}
+
+export interface LocalQueues {
+  deliveryQueueUrl: string;
+  deadLetterQueueUrl: string;
+}
+
+/** The delivery queue and its DLQ with the stack's redrive policy and redrive-allow policy. */
+export async function provisionQueues(client: SQSClient, s: LocalSettings): Promise<LocalQueues> {
+  const dlq = await client.send(
+    new CreateQueueCommand({
+      QueueName: s.deadLetterQueueName,
+      Attributes: { MessageRetentionPeriod: String(webhookQueues.retentionSeconds) },
+    }),
+  );
+  const deadLetterQueueUrl = dlq.QueueUrl ?? '';
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const dlqArn = Attributes?.QueueArn ?? '';
+  const delivery = await client.send(
+    new CreateQueueCommand({
+      QueueName: s.deliveryQueueName,
+      Attributes: {
+        VisibilityTimeout: String(webhookQueues.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(webhookQueues.retentionSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: webhookQueues.maxReceiveCount }),
+      },
+    }),
+  );
+  return { deliveryQueueUrl: delivery.QueueUrl ?? '', deadLetterQueueUrl };
+}
+
+export const localDynamoDbClient = (s: LocalSettings) =>
+  new DynamoDBClient({
+    endpoint: `http://${s.host}:${s.dynamoDbPort}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
+export const localSqsClient = (s: LocalSettings) =>
+  new SQSClient({
+    endpoint: `http://${s.host}:${s.sqsPort}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });

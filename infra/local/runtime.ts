@@ -1,0 +1,89 @@
+/**
+ * The whole service on one machine: DynamoDB Local, the SQS and S3 emulators, the API on
+ * loopback, and the demo account. `bin/local.ts` runs it; the integration tests boot it too.
+ */
+
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { assertJava17, startDynamoDbLocal } from './dynamodb.ts';
+import { type Closable, startS3, startSqs } from './emulators.ts';
+import { localDynamoDbClient, localSqsClient, provisionQueues, provisionTable } from './provision.ts';
+import type { DemoAccount } from './seed.ts';
+import { type LocalSettings, localEnvironment } from './settings.ts';
+import { assertPortFree } from './wait.ts';
+
+export interface RunningService {
+  settings: LocalSettings;
+  demo: DemoAccount;
+  stop(): Promise<void>;
+}
+
+/** Persisted across restarts so dashboard sessions survive them; random for in-memory runs. */
+function jwtSecret(s: LocalSettings): string {
+  if (s.inMemory) return randomBytes(32).toString('base64url');
+  const file = join(s.dataDir, 'jwt-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+export async function startService(s: LocalSettings): Promise<RunningService> {
+  assertJava17();
+  mkdirSync(s.dataDir, { recursive: true });
+  for (const [port, what] of [
+    [s.apiPort, 'API'],
+    [s.dynamoDbPort, 'DynamoDB Local'],
+    [s.sqsPort, 'SQS'],
+    [s.s3Port, 'S3'],
+  ] as const) {
+    await assertPortFree(s.host, port, what);
+  }
+
+  const stoppers: (() => Promise<unknown> | unknown)[] = [];
+  const stop = async () => {
+    for (const stopOne of stoppers.reverse()) await stopOne();
+  };
+  try {
+    const [dynamo, sqs, s3] = await Promise.all([startDynamoDbLocal(s), startSqs(s), startS3(s)]);
+    stoppers.push(() => stopChild(dynamo), () => sqs.close(), () => (s3 as Closable).close());
+
+    await provisionTable(localDynamoDbClient(s), s.tableName);
+    const queues = await provisionQueues(localSqsClient(s), s);
+    Object.assign(process.env, localEnvironment(s, jwtSecret(s)), {
+      WEBHOOK_QUEUE_URL: queues.deliveryQueueUrl,
+      WEBHOOK_DLQ_URL: queues.deadLetterQueueUrl,
+    });
+
+    // Imported only now: handlers and stores read their configuration at module scope.
+    const { seedDemoAccount } = await import('./seed.ts');
+    const { createApiServer } = await import('./http-server.ts');
+    const demo = await seedDemoAccount(s.dataDir, s.baseUrl);
+    const server = createApiServer();
+    await new Promise<void>((resolve) => server.listen(s.apiPort, s.host, resolve));
+    stoppers.push(() => closeServer(server));
+    return { settings: s, demo, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });

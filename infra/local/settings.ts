@@ -1,0 +1,68 @@
+/**
+ * Where the local runtime listens and keeps its data. Ports and the data folder come from the
+ * environment so tests can run a second runtime beside `npm start`.
+ */
+
+import { resolve } from 'node:path';
+
+const port = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0 || value > 65535) throw new Error(`${name} must be a TCP port`);
+  return value;
+};
+
+export interface LocalSettings {
+  host: string;
+  apiPort: number;
+  dynamoDbPort: number;
+  sqsPort: number;
+  s3Port: number;
+  dataDir: string;
+  inMemory: boolean;
+  baseUrl: string;
+  tableName: string;
+  bucketName: string;
+  deliveryQueueName: string;
+  deadLetterQueueName: string;
+}
+
+export function localSettings(options: { inMemory?: boolean } = {}): LocalSettings {
+  const host = '127.0.0.1';
+  const apiPort = port('PORT', 3000);
+  return {
+    host,
+    apiPort,
+    dynamoDbPort: port('DYNAMODB_PORT', 8100),
+    sqsPort: port('SQS_PORT', 9324),
+    s3Port: port('S3_PORT', 4569),
+    dataDir: resolve(process.env.DATA_DIR ?? '.data'),
+    inMemory: options.inMemory ?? false,
+    baseUrl: `http://${host}:${apiPort}`,
+    tableName: 'pix-service',
+    bucketName: 'pix-evidence',
+    deliveryQueueName: 'webhook-deliveries',
+    deadLetterQueueName: 'webhook-deliveries-dlq',
+  };
+}
+
+/**
+ * The environment the handlers read, pointing every AWS SDK client at the local servers. The
+ * same variables a deployed Lambda gets from the stack, plus endpoints and dummy credentials.
+ */
+export function localEnvironment(s: LocalSettings, jwtSecret: string): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: `http://${s.host}:${s.dynamoDbPort}`,
+    AWS_ENDPOINT_URL_DYNAMODB_STREAMS: `http://${s.host}:${s.dynamoDbPort}`,
+    AWS_ENDPOINT_URL_SQS: `http://${s.host}:${s.sqsPort}`,
+    AWS_ENDPOINT_URL_S3: `http://${s.host}:${s.s3Port}`,
+    TABLE_NAME: s.tableName,
+    EVIDENCE_BUCKET: s.bucketName,
+    JWT_SECRET: jwtSecret,
+    PUBLIC_BASE_URL: s.baseUrl,
+    API_VERSION: '2026-11-01',
+    ALLOW_HTTP_WEBHOOKS: 'true',
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Dashboard session tokens: HS256 JWTs (via `jose`) carrying the user and the account they act
+ * for. The signing secret comes from Secrets Manager when deployed (fetched once per cold
+ * start) and from `JWT_SECRET` locally.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { config } from '../config.ts';
+
+const ISSUER = 'pix-service';
+const AUDIENCE = 'dashboard';
+
+export interface SessionClaims {
+  userId: string;
+  accountId: string;
+  /** Token id, the key of the logout deny-list. */
+  jti: string;
+  /** Expiry, epoch seconds. */
+  exp: number;
+}
+
+let secretPromise: Promise<Uint8Array> | undefined;
+
+async function loadSecret(): Promise<Uint8Array> {
+  if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
+  const arn = config.jwtSecretArn;
+  if (!arn) throw new Error('Missing required environment variable JWT_SECRET_ARN (or JWT_SECRET locally)');
+  // Imported lazily so functions that never sign or verify tokens do not bundle the client.
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const { SecretString } = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+  if (!SecretString) throw new Error('JWT secret is empty');
+  return new TextEncoder().encode(SecretString);
+}
+
+const signingSecret = (): Promise<Uint8Array> => {
+  secretPromise ??= loadSecret().catch((error: unknown) => {
+    secretPromise = undefined;
+    throw error;
+  });
+  return secretPromise;
+};
+
+export async function issueSessionToken(
+  userId: string,
+  accountId: string,
+): Promise<{ token: string; claims: SessionClaims }> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims: SessionClaims = { userId, accountId, jti: randomUUID(), exp: now + config.jwtTtlSeconds };
+  const token = await new SignJWT({ acct: accountId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(userId)
+    .setJti(claims.jti)
+    .setIssuedAt(now)
+    .setExpirationTime(claims.exp)
+    .sign(await signingSecret());
+  return { token, claims };
+}
+
+/** Verifies signature, algorithm, issuer, audience and expiry; `undefined` for any bad token. */
+export async function verifySessionToken(token: string): Promise<SessionClaims | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, await signingSecret(), {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
+    const { sub, acct, jti, exp } = payload;
+    if (typeof sub !== 'string' || typeof acct !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
+      return undefined;
+    }
+    return { userId: sub, accountId: acct, jti, exp };
+  } catch (error) {
+    if (error instanceof errors.JOSEError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+/** API key rules of Part 1 that do not touch storage: who may manage keys and the public shapes. */
+
+import * as v from 'valibot';
+import { forbidden } from '../http/errors.ts';
+import type { ApiKeyRecord, AuditEvent, IssuedKey } from '../store/api-keys.ts';
+import type { Role } from '../store/users.ts';
+
+/** Any member lists keys; only OWNER and ADMIN issue, rotate and revoke (and read the audit log). */
+export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role === 'ADMIN';
+
+export function requireKeyManager(role: Role): void {
+  if (!canManageKeys(role)) {
+    throw forbidden('API_KEY_ROLE_REQUIRED', 'Issuing, rotating and revoking API keys requires the OWNER or ADMIN role.');
+  }
+}
+
+export const MAX_LABEL_LENGTH = 64;
+const Label = v.pipe(v.string(), v.maxLength(MAX_LABEL_LENGTH, `Must be at most ${MAX_LABEL_LENGTH} characters`));
+
+export const CreateApiKeyBody = v.optional(
+  v.strictObject({ label: v.optional(Label), test: v.optional(v.boolean()) }),
+  {},
+);
+export type CreateApiKeyBody = v.InferOutput<typeof CreateApiKeyBody>;
+
+export const RotateApiKeyBody = v.optional(v.strictObject({ label: v.optional(Label) }), {});
+export type RotateApiKeyBody = v.InferOutput<typeof RotateApiKeyBody>;
+
+/** Issue and rotate: the only responses that ever carry the cleartext. */
+export const serializeIssuedKey = ({ apiKey, record }: IssuedKey) => ({
+  id: record.id,
+  apiKey,
+  fingerprint: record.fingerprint,
+  prefix: record.prefix,
+  label: record.label,
+  createdAt: record.createdAt,
+  mode: record.mode,
+});
+
+export const serializeKeyListItem = (record: ApiKeyRecord) => ({
+  id: record.id,
+  prefix: record.prefix,
+  label: record.label,
+  createdAt: record.createdAt,
+  mode: record.mode,
+});
+
+export const serializeAuditEvent = (event: AuditEvent) => ({ object: 'audit_event', ...event });

@@ -1,0 +1,9 @@
+import * as v from 'valibot';
+
+export const LoginBody = v.strictObject({
+  email: v.pipe(v.string(), v.trim(), v.email('Must be an e-mail address'), v.maxLength(254)),
+  password: v.pipe(v.string(), v.minLength(1, 'Required'), v.maxLength(1024)),
+  /** Needed only when the user belongs to several accounts. */
+  account_id: v.optional(v.pipe(v.string(), v.maxLength(64))),
+});
+export type LoginBody = v.InferOutput<typeof LoginBody>;

@@ -1,0 +1,152 @@
+/**
+ * The one way an API Lambda is built: middy with the shared middlewares, then a dispatcher
+ * over the group's routes from the manifest (`event.routeKey`). A group maps every one of its
+ * route ids to a handler, so a route without a handler is a compile error.
+ */
+
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { log } from '../log.ts';
+import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
+import { countDynamoDbCalls, dynamoDbCallsSoFar } from '../store/client.ts';
+import { authenticateApiKey, authenticateUser } from './authenticate.ts';
+import { badRequest, notFound, toErrorEnvelope } from './errors.ts';
+import type { ApiEvent, ApiRequest, ApiResponse, ApiResult, KeyPrincipal, RouteHandler, UserPrincipal } from './types.ts';
+
+type PrincipalFor<A extends AuthKind> = A extends 'jwt' ? UserPrincipal : A extends 'apikey' ? KeyPrincipal : undefined;
+
+export type GroupHandlers<G extends Group> = {
+  [R in RoutesOf<G> as R['id']]: RouteHandler<PrincipalFor<R['auth']>>;
+};
+
+/** Per-request state the middlewares share, carried on the Lambda context. */
+interface ApiState {
+  requestId: string;
+  startedAt: number;
+  route?: RouteDefinition;
+  request?: ApiRequest<KeyPrincipal | UserPrincipal | undefined>;
+  responseHeaders: Record<string, string>;
+}
+type ApiContext = Context & { api: ApiState };
+type ApiMiddleware = middy.MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
+
+const REQUEST_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
+
+/** Outermost: request id, the error envelope, response headers and the request log line. */
+const requestEnvelope = (): ApiMiddleware => {
+  const finish = (request: middy.Request<ApiEvent, ApiResult, Error, ApiContext>, response: ApiResult) => {
+    const state = request.context.api;
+    response.headers = { ...response.headers, ...state.responseHeaders, 'X-Request-Id': state.requestId };
+    request.response = response;
+    const principal = state.request?.principal;
+    log.info('request', {
+      requestId: state.requestId,
+      routeKey: state.route ? `${state.route.method} ${state.route.path}` : request.event.routeKey,
+      path: request.event.rawPath,
+      status: response.statusCode,
+      durationMs: Date.now() - state.startedAt,
+      dynamodbCalls: dynamoDbCallsSoFar(),
+      ...(principal?.kind === 'apikey' && { accountId: principal.accountId, mode: principal.mode, apiKeyFingerprint: principal.fingerprint }),
+      ...(principal?.kind === 'user' && { accountId: principal.accountId, userId: principal.userId }),
+      ...(request.error && (response.statusCode ?? 500) >= 500 && { errorName: request.error.name, errorMessage: request.error.message, stack: request.error.stack }),
+    });
+  };
+  return {
+    before: (request) => {
+      const sent = request.event.headers?.['x-request-id'];
+      request.context.api = {
+        requestId: sent && REQUEST_ID_PATTERN.test(sent) ? sent : `req_${randomUUID()}`,
+        startedAt: Date.now(),
+        responseHeaders: {},
+      };
+    },
+    after: (request) => finish(request, request.response ?? { statusCode: 204 }),
+    onError: (request) => {
+      // The context may lack state when a middleware before ours threw.
+      request.context.api ??= { requestId: `req_${randomUUID()}`, startedAt: Date.now(), responseHeaders: {} };
+      const { status, body, headers } = toErrorEnvelope(request.error, request.context.api.requestId);
+      finish(request, { statusCode: status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    },
+  };
+};
+
+/** Finds the route and reads query, path and headers. Unknown route keys (API Gateway `$default`) → 404. */
+const parseRequest = (group: Group): ApiMiddleware => ({
+  before: (request) => {
+    const { event, context } = request;
+    const route = findRouteByKey(event.routeKey);
+    if (!route || route.group !== group) throw notFound(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
+    context.api.route = route;
+    const headers = event.headers ?? {};
+    context.api.request = {
+      route,
+      requestId: context.api.requestId,
+      principal: undefined,
+      body: undefined,
+      query: Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
+      pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
+      headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)),
+    };
+  },
+});
+
+function parseJsonBody(event: ApiEvent, contentType: string | undefined): unknown {
+  if (!event.body) return undefined;
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (text.trim() === '') return undefined;
+  if (!/^application\/json\b/i.test(contentType ?? '')) {
+    throw badRequest('Request bodies must be JSON: send Content-Type: application/json.', { param: 'Content-Type' });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('The request body is not valid JSON.', { code: 'invalid_json' });
+  }
+}
+
+const authenticate = (): ApiMiddleware => ({
+  before: async ({ context }) => {
+    const api = context.api;
+    const request = api.request;
+    if (!request) return;
+    if (request.route.auth === 'apikey') {
+      const { principal, rateLimitHeaders } = await authenticateApiKey(request.headers.apikey);
+      request.principal = principal;
+      api.responseHeaders = { ...api.responseHeaders, ...rateLimitHeaders };
+    } else if (request.route.auth === 'jwt') {
+      request.principal = await authenticateUser(request.headers.authorization);
+    }
+  },
+});
+
+/** After authentication, so an anonymous caller learns nothing from body errors. */
+const jsonBody = (): ApiMiddleware => ({
+  before: ({ event, context }) => {
+    const request = context.api.request;
+    if (request) request.body = parseJsonBody(event, request.headers['content-type']);
+  },
+});
+
+const toResult = (response: ApiResponse): ApiResult => ({
+  statusCode: response.status,
+  headers: { ...(response.body !== undefined && { 'Content-Type': 'application/json' }), ...response.headers },
+  ...(response.body !== undefined && { body: JSON.stringify(response.body) }),
+});
+
+export function createApiHandler<G extends Group>(group: G, handlers: GroupHandlers<G>) {
+  const table = handlers as unknown as Record<string, RouteHandler<KeyPrincipal | UserPrincipal | undefined>>;
+  const wrapped = middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(requestEnvelope())
+    .use(parseRequest(group))
+    .use(authenticate())
+    .use(jsonBody())
+    .handler(async (_event, context) => {
+      const request = context.api.request;
+      const handle = request && table[request.route.id];
+      if (!request || !handle) throw notFound();
+      return toResult(await handle(request));
+    });
+  return async (event: ApiEvent, context: Context): Promise<ApiResult> =>
+    (await countDynamoDbCalls(() => wrapped(event, context as ApiContext))).result;
+}

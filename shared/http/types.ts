@@ -1,0 +1,45 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { KeyMode } from '../auth/api-key-crypto.ts';
+import type { RouteDefinition } from '../routes.ts';
+import type { Role } from '../store/users.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+/** A merchant authenticated by API key: every read and write is scoped to account + mode. */
+export interface KeyPrincipal {
+  kind: 'apikey';
+  accountId: string;
+  mode: KeyMode;
+  keyId: string;
+  fingerprint: string;
+}
+
+/** A dashboard user authenticated by session token, acting for one account. */
+export interface UserPrincipal {
+  kind: 'user';
+  accountId: string;
+  userId: string;
+  role: Role;
+  jti: string;
+  exp: number;
+}
+
+export interface ApiRequest<P = KeyPrincipal | UserPrincipal | undefined> {
+  route: RouteDefinition;
+  requestId: string;
+  principal: P;
+  /** Parsed JSON body (`undefined` when none was sent). */
+  body: unknown;
+  query: Record<string, string>;
+  pathParameters: Record<string, string>;
+  headers: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type RouteHandler<P = never> = (request: ApiRequest<P>) => Promise<ApiResponse>;

@@ -1,0 +1,39 @@
+/**
+ * Definitions of the stateful resources, shared by the CDK stack and the local runtime so the
+ * two cannot drift: the single table's keys and indexes, the webhook queues and their redrive
+ * policy, and the evidence bucket's CORS and lifecycle rules.
+ */
+
+export const table = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds; DynamoDB deletes expired idempotency records, rate counters, revoked tokens. */
+  ttlAttribute: 'expiresAt',
+  /** GSI1: secondary access patterns (user → memberships). See docs/data-model.md. */
+  indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+} as const;
+
+/** Webhook deliveries. A message is received once per attempt; after 15 it moves to the DLQ. */
+export const webhookQueues = {
+  maxReceiveCount: 15,
+  /** Longer than the dispatcher's 30 s HTTP timeout, so an attempt in flight is never redelivered. */
+  visibilityTimeoutSeconds: 60,
+  /** 14 days: the longest SQS allows, so ops have time to redrive. */
+  retentionSeconds: 14 * 24 * 3600,
+  /** Alarm as soon as one delivery has exhausted its attempts. */
+  dlqAlarmThreshold: 1,
+} as const;
+
+/** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */
+export const evidenceBucket = {
+  maxFileBytes: 10 * 1024 * 1024,
+  uploadUrlTtlSeconds: 900,
+  cors: { allowedMethods: ['PUT'] as const, allowedOrigins: ['*'], allowedHeaders: ['Content-Type', 'Content-Length'], maxAgeSeconds: 3000 },
+  /** Abandoned multipart uploads are removed after a day. */
+  abortIncompleteUploadDays: 1,
+  /** Evidence is rarely read after a case closes: cheaper storage after 90 days. */
+  infrequentAccessAfterDays: 90,
+} as const;
+
+/** Stage throttling (per API, before our per-key limit). */
+export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;

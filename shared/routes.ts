@@ -1,0 +1,83 @@
+/**
+ * The route manifest: every public route, the Lambda group that serves it and how it is
+ * authenticated. Pure data so that `cdk synth` (API routes), each group's dispatcher and the
+ * local HTTP server all read the same list: a route exists in exactly one place.
+ */
+
+export type Group = 'auth' | 'api-keys' | 'wallets';
+
+/** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
+export type AuthKind = 'none' | 'jwt' | 'apikey';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RouteDefinition {
+  readonly id: string;
+  readonly group: Group;
+  readonly method: HttpMethod;
+  /** API Gateway path syntax: `{name}` is a path parameter. */
+  readonly path: string;
+  readonly auth: AuthKind;
+}
+
+export const routes = [
+  { id: 'login', group: 'auth', method: 'POST', path: '/v1/auth/login', auth: 'none' },
+  { id: 'logout', group: 'auth', method: 'POST', path: '/v1/auth/logout', auth: 'jwt' },
+
+  { id: 'createApiKey', group: 'api-keys', method: 'POST', path: '/v1/api-keys', auth: 'jwt' },
+  { id: 'listApiKeys', group: 'api-keys', method: 'GET', path: '/v1/api-keys', auth: 'jwt' },
+  { id: 'listApiKeyAudit', group: 'api-keys', method: 'GET', path: '/v1/api-keys/audit-log', auth: 'jwt' },
+  { id: 'rotateApiKey', group: 'api-keys', method: 'POST', path: '/v1/api-keys/{id}/rotate', auth: 'jwt' },
+  { id: 'revokeApiKey', group: 'api-keys', method: 'DELETE', path: '/v1/api-keys/{id}', auth: 'jwt' },
+
+  { id: 'getWalletBalance', group: 'wallets', method: 'GET', path: '/v1/wallets/balance', auth: 'apikey' },
+  { id: 'listWallets', group: 'wallets', method: 'GET', path: '/v1/wallets', auth: 'apikey' },
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof routes)[number];
+export type RouteId = Route['id'];
+export type RoutesOf<G extends Group> = Extract<Route, { group: G }>;
+export type RouteIdOf<G extends Group> = RoutesOf<G>['id'];
+
+/** `POST /v1/api-keys/{id}/rotate`: the same string API Gateway puts in `event.routeKey`. */
+export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
+
+export const groups: readonly Group[] = [...new Set(routes.map((r) => r.group))];
+
+export const routesOfGroup = (group: Group): readonly RouteDefinition[] =>
+  routes.filter((r) => r.group === group);
+
+const byRouteKey = new Map<string, RouteDefinition>(routes.map((r) => [routeKey(r), r]));
+
+export const findRouteByKey = (key: string): RouteDefinition | undefined => byRouteKey.get(key);
+
+/**
+ * Matches a concrete request path against the manifest, as API Gateway does: literal segments
+ * win over parameters (`/v1/api-keys/audit-log` before `/v1/api-keys/{id}`).
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: RouteDefinition; pathParameters: Record<string, string> } | undefined {
+  const segments = path.split('/').filter(Boolean);
+  let best: { route: RouteDefinition; pathParameters: Record<string, string>; literals: number } | undefined;
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const pattern = route.path.split('/').filter(Boolean);
+    if (pattern.length !== segments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    let literals = 0;
+    const matches = pattern.every((part, i) => {
+      const actual = segments[i] ?? '';
+      if (part.startsWith('{') && part.endsWith('}')) {
+        pathParameters[part.slice(1, -1)] = decodeURIComponent(actual);
+        return actual.length > 0;
+      }
+      literals++;
+      return part === actual;
+    });
+    if (matches && (!best || literals > best.literals)) best = { route, pathParameters, literals };
+  }
+  return best && { route: best.route, pathParameters: best.pathParameters };
+}
+

@@ -1,0 +1,100 @@
+/**
+ * Users and memberships. A user is keyed by normalised e-mail (`EMAIL#<email>` / `USER`)
+ * because login is its only lookup and the conditional put makes e-mails unique. A membership
+ * lives in its account's partition (`ACCOUNT#<id>` / `MEMBER#<userId>`), read with a strongly
+ * consistent get on every dashboard request so a removed member loses access at once; GSI1
+ * (`USER#<userId>`) lists a user's accounts at login.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.ts';
+import { accountPk } from './keys.ts';
+
+export const roles = ['OWNER', 'ADMIN', 'DEVELOPER', 'VIEWER'] as const;
+export type Role = (typeof roles)[number];
+
+export interface User {
+  id: string;
+  email: string;
+  passwordHash: string;
+  createdAt: string;
+}
+
+export interface Membership {
+  accountId: string;
+  userId: string;
+  role: Role;
+  createdAt: string;
+}
+
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+const userKey = (email: string) => ({ pk: `EMAIL#${normaliseEmail(email)}`, sk: 'USER' });
+export const membershipKey = (accountId: string, userId: string) => ({
+  pk: accountPk(accountId),
+  sk: `MEMBER#${userId}`,
+});
+
+export class EmailTakenError extends Error {}
+
+export async function createUser(email: string, passwordHash: string): Promise<User> {
+  const user: User = { id: `user_${randomUUID()}`, email: normaliseEmail(email), passwordHash, createdAt: new Date().toISOString() };
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...userKey(email), type: 'user', ...user },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+      throw new EmailTakenError(`A user with e-mail ${user.email} already exists`);
+    }
+    throw error;
+  }
+  return user;
+}
+
+export async function findUserByEmail(email: string): Promise<User | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: userKey(email), ConsistentRead: true }));
+  return Item && { id: Item.id, email: Item.email, passwordHash: Item.passwordHash, createdAt: Item.createdAt };
+}
+
+/** Adds or replaces a membership (re-running it changes the role). */
+export async function putMembership(accountId: string, userId: string, role: Role): Promise<Membership> {
+  const membership: Membership = { accountId, userId, role, createdAt: new Date().toISOString() };
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...membershipKey(accountId, userId),
+        gsi1pk: `USER#${userId}`,
+        gsi1sk: accountPk(accountId),
+        type: 'membership',
+        ...membership,
+      },
+    }),
+  );
+  return membership;
+}
+
+export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': `USER#${userId}` },
+    }),
+  );
+  return Items.map(toMembership);
+}
+
+export const toMembership = (item: Record<string, unknown>): Membership => ({
+  accountId: String(item.accountId),
+  userId: String(item.userId),
+  role: item.role as Role,
+  createdAt: String(item.createdAt),
+});
