@@ -11,7 +11,9 @@ const settings = localSettings({ inMemory: process.argv.includes('--in-memory') 
 process.env.LOG_LEVEL ??= 'info';
 
 const service = await startService(settings).catch((error: unknown) => {
-  console.error(`Could not start the local service: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `Could not start the local service: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });
 

@@ -26,4 +26,6 @@ export const log = {
 
 /** Error fields safe to log: name, message and stack; never the request that caused it. */
 export const errorFields = (error: unknown): Record<string, unknown> =>
-  error instanceof Error ? { errorName: error.name, errorMessage: error.message, stack: error.stack } : { error: String(error) };
+  error instanceof Error
+    ? { errorName: error.name, errorMessage: error.message, stack: error.stack }
+    : { error: String(error) };

@@ -28,7 +28,12 @@ export const webhookQueues = {
 export const evidenceBucket = {
   maxFileBytes: 10 * 1024 * 1024,
   uploadUrlTtlSeconds: 900,
-  cors: { allowedMethods: ['PUT'] as const, allowedOrigins: ['*'], allowedHeaders: ['Content-Type', 'Content-Length'], maxAgeSeconds: 3000 },
+  cors: {
+    allowedMethods: ['PUT'] as const,
+    allowedOrigins: ['*'],
+    allowedHeaders: ['Content-Type', 'Content-Length'],
+    maxAgeSeconds: 3000,
+  },
   /** Abandoned multipart uploads are removed after a day. */
   abortIncompleteUploadDays: 1,
   /** Evidence is rarely read after a case closes: cheaper storage after 90 days. */

@@ -80,4 +80,3 @@ export function matchRoute(
   }
   return best && { route: best.route, pathParameters: best.pathParameters };
 }
-

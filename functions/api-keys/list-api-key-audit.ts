@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { serializeAuditEvent, requireKeyManager } from '#shared/domain/api-keys.ts';
+import { requireKeyManager, serializeAuditEvent } from '#shared/domain/api-keys.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
 import { parseInput, queryInteger } from '#shared/http/validation.ts';
 import { listAuditEvents } from '#shared/store/api-keys.ts';

@@ -5,5 +5,8 @@ import { listApiKeys as listKeys } from '#shared/store/api-keys.ts';
 /** GET /v1/api-keys: any member; never the cleartext. */
 export const listApiKeys: RouteHandler<UserPrincipal> = async ({ principal }) => {
   const keys = await listKeys(principal.accountId);
-  return { status: 200, body: { data: keys.map(serializeKeyListItem), access: { canManage: canManageKeys(principal.role) } } };
+  return {
+    status: 200,
+    body: { data: keys.map(serializeKeyListItem), access: { canManage: canManageKeys(principal.role) } },
+  };
 };

@@ -6,7 +6,11 @@ import { revokeApiKey as revoke } from '#shared/store/api-keys.ts';
 /** DELETE /v1/api-keys/{id}: permanent. */
 export const revokeApiKey: RouteHandler<UserPrincipal> = async ({ principal, pathParameters }) => {
   requireKeyManager(principal.role);
-  const revoked = await revoke({ accountId: principal.accountId, keyId: pathParameters.id ?? '', actorUserId: principal.userId });
+  const revoked = await revoke({
+    accountId: principal.accountId,
+    keyId: pathParameters.id ?? '',
+    actorUserId: principal.userId,
+  });
   if (!revoked) throw notFound('No such API key.');
   return { status: 200, body: { revoked: true } };
 };

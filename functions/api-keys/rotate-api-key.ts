@@ -1,4 +1,4 @@
-import { RotateApiKeyBody, serializeIssuedKey, requireKeyManager } from '#shared/domain/api-keys.ts';
+import { RotateApiKeyBody, requireKeyManager, serializeIssuedKey } from '#shared/domain/api-keys.ts';
 import { notFound } from '#shared/http/errors.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
 import { parseInput } from '#shared/http/validation.ts';

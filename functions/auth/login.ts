@@ -31,6 +31,12 @@ export const login: RouteHandler<undefined> = async ({ body }) => {
   const { token } = await issueSessionToken(user.id, membership.accountId);
   return {
     status: 200,
-    body: { token, token_type: 'Bearer', expires_in: config.jwtTtlSeconds, account_id: membership.accountId, role: membership.role },
+    body: {
+      token,
+      token_type: 'Bearer',
+      expires_in: config.jwtTtlSeconds,
+      account_id: membership.accountId,
+      role: membership.role,
+    },
   };
 };

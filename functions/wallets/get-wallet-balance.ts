@@ -5,7 +5,9 @@ import { parseInput } from '#shared/http/validation.ts';
 import { listWalletBalances } from '#shared/store/wallets.ts';
 
 const BalanceQuery = v.strictObject({
-  currency: v.optional(v.pipe(v.string(), v.toUpperCase(), v.regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 currency code'))),
+  currency: v.optional(
+    v.pipe(v.string(), v.toUpperCase(), v.regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 currency code')),
+  ),
 });
 
 /** GET /v1/wallets/balance[?currency=XXX] */

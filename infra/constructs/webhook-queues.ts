@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -33,10 +33,6 @@ export class WebhookQueues extends Construct {
       // Not BY_QUEUE: naming the delivery queue's ARN here while the delivery queue names this
       // one in its redrive policy is a CloudFormation dependency cycle (and we use no fixed names).
       redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is the dead-letter queue of the webhook delivery queue.',
     });
 
     this.deliveryQueue = new Queue(this, 'DeliveryQueue', {

@@ -32,7 +32,9 @@ export async function startDynamoDbLocal(s: LocalSettings): Promise<ChildProcess
     output += chunk.toString();
   });
   const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (${code}) before it was ready:\n${output}`))),
+    child.once('exit', (code) =>
+      reject(new Error(`DynamoDB Local exited (${code}) before it was ready:\n${output}`)),
+    ),
   );
   await Promise.race([waitForPort(s.host, s.dynamoDbPort, 30_000), exited]);
   return child;

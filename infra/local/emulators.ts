@@ -13,7 +13,11 @@ export interface Closable {
 }
 
 export async function startSqs(s: LocalSettings): Promise<Closable> {
-  const server = await createSqsServer({ port: s.sqsPort, hostname: s.host, emulateQueueCreationLifecycle: false });
+  const server = await createSqsServer({
+    port: s.sqsPort,
+    hostname: s.host,
+    emulateQueueCreationLifecycle: false,
+  });
   return { close: () => new Promise((resolve) => server.close(() => resolve(undefined))) };
 }
 

@@ -25,7 +25,8 @@ export async function toApiEvent(req: IncomingMessage, body: Buffer): Promise<Ap
     if (value && name !== 'cookie') headers[name] = value.join(',');
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
   const now = new Date();
   const key = match ? routeKey(match.route) : '$default';
@@ -105,13 +106,19 @@ export function createApiServer(): Server {
     try {
       const body = await readBody(req);
       if (!body) {
-        res.writeHead(413, { 'Content-Type': 'application/json' }).end('{"message":"Request Entity Too Large"}');
+        res
+          .writeHead(413, { 'Content-Type': 'application/json' })
+          .end('{"message":"Request Entity Too Large"}');
         return;
       }
       const event = await toApiEvent(req, body);
-      const group = matchRoute(event.requestContext.http.method, event.rawPath)?.route.group ?? defaultRouteGroup;
+      const group =
+        matchRoute(event.requestContext.http.method, event.rawPath)?.route.group ?? defaultRouteGroup;
       const result: ApiResult = await (await handlerOf(group))(event, lambdaContext(group));
-      const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+      const payload =
+        result.body === undefined
+          ? undefined
+          : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
       res.writeHead(result.statusCode ?? 200, {
         ...(result.headers as Record<string, string>),
         ...(result.cookies && { 'Set-Cookie': result.cookies }),

@@ -100,7 +100,10 @@ export async function provisionQueues(client: SQSClient, s: LocalSettings): Prom
       Attributes: {
         VisibilityTimeout: String(webhookQueues.visibilityTimeoutSeconds),
         MessageRetentionPeriod: String(webhookQueues.retentionSeconds),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: webhookQueues.maxReceiveCount }),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlqArn,
+          maxReceiveCount: webhookQueues.maxReceiveCount,
+        }),
       },
     }),
   );

@@ -21,8 +21,12 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Persisted across restarts so dashboard sessions survive them; random for in-memory runs. */
+/**
+ * `JWT_SECRET` when set (the tests sign their own edge-case tokens); otherwise persisted across
+ * restarts so dashboard sessions survive them, or random for in-memory runs.
+ */
 function jwtSecret(s: LocalSettings): string {
+  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
   if (s.inMemory) return randomBytes(32).toString('base64url');
   const file = join(s.dataDir, 'jwt-secret');
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
@@ -47,7 +51,11 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
   };
   try {
     const [dynamo, sqs, s3] = await Promise.all([startDynamoDbLocal(s), startSqs(s), startS3(s)]);
-    stoppers.push(() => stopChild(dynamo), () => sqs.close(), () => (s3 as Closable).close());
+    stoppers.push(
+      () => stopChild(dynamo),
+      () => sqs.close(),
+      () => (s3 as Closable).close(),
+    );
 
     await provisionTable(localDynamoDbClient(s), s.tableName);
     const queues = await provisionQueues(localSqsClient(s), s);

@@ -36,8 +36,18 @@ export async function seedDemoAccount(dataDir: string, baseUrl: string): Promise
   const existing = await findUserByEmail(email);
   const user = existing ?? (await createUser(email, await hashPassword(password)));
   await putMembership(account.id, user.id, 'OWNER');
-  const test = await issueApiKey({ accountId: account.id, mode: 'test', label: 'demo test key', actorUserId: user.id });
-  const live = await issueApiKey({ accountId: account.id, mode: 'live', label: 'demo live key', actorUserId: user.id });
+  const test = await issueApiKey({
+    accountId: account.id,
+    mode: 'test',
+    label: 'demo test key',
+    actorUserId: user.id,
+  });
+  const live = await issueApiKey({
+    accountId: account.id,
+    mode: 'live',
+    label: 'demo live key',
+    actorUserId: user.id,
+  });
   const demo: DemoAccount = {
     account_id: account.id,
     email,

@@ -27,5 +27,6 @@ export async function assertPortFree(host: string, port: number, what: string): 
     });
     socket.once('error', () => resolve(false));
   });
-  if (inUse) throw new Error(`Port ${port} (${what}) is already in use: stop the other process or set another port.`);
+  if (inUse)
+    throw new Error(`Port ${port} (${what}) is already in use: stop the other process or set another port.`);
 }

@@ -20,7 +20,12 @@ export interface IssuedKeyMaterial {
 /** `ak_live_` or `ak_test_` followed by 24 random bytes in base64url (32 characters). */
 export function generateApiKey(mode: KeyMode): IssuedKeyMaterial {
   const apiKey = `ak_${mode}_${randomBytes(24).toString('base64url')}`;
-  return { apiKey, hash: hashApiKey(apiKey), fingerprint: fingerprintOf(apiKey), prefix: apiKey.slice(0, 12) };
+  return {
+    apiKey,
+    hash: hashApiKey(apiKey),
+    fingerprint: fingerprintOf(apiKey),
+    prefix: apiKey.slice(0, 12),
+  };
 }
 
 /** The lookup hash stored instead of the key: hex SHA-256. */

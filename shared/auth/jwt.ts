@@ -28,7 +28,9 @@ async function loadSecret(): Promise<Uint8Array> {
   if (!arn) throw new Error('Missing required environment variable JWT_SECRET_ARN (or JWT_SECRET locally)');
   // Imported lazily so functions that never sign or verify tokens do not bundle the client.
   const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const { SecretString } = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+  const { SecretString } = await new SecretsManagerClient({}).send(
+    new GetSecretValueCommand({ SecretId: arn }),
+  );
   if (!SecretString) throw new Error('JWT secret is empty');
   return new TextEncoder().encode(SecretString);
 }
@@ -68,7 +70,12 @@ export async function verifySessionToken(token: string): Promise<SessionClaims |
       audience: AUDIENCE,
     });
     const { sub, acct, jti, exp } = payload;
-    if (typeof sub !== 'string' || typeof acct !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
+    if (
+      typeof sub !== 'string' ||
+      typeof acct !== 'string' ||
+      typeof jti !== 'string' ||
+      typeof exp !== 'number'
+    ) {
       return undefined;
     }
     return { userId: sub, accountId: acct, jti, exp };

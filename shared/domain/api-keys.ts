@@ -10,12 +10,18 @@ export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role =
 
 export function requireKeyManager(role: Role): void {
   if (!canManageKeys(role)) {
-    throw forbidden('API_KEY_ROLE_REQUIRED', 'Issuing, rotating and revoking API keys requires the OWNER or ADMIN role.');
+    throw forbidden(
+      'API_KEY_ROLE_REQUIRED',
+      'Issuing, rotating and revoking API keys requires the OWNER or ADMIN role.',
+    );
   }
 }
 
 export const MAX_LABEL_LENGTH = 64;
-const Label = v.pipe(v.string(), v.maxLength(MAX_LABEL_LENGTH, `Must be at most ${MAX_LABEL_LENGTH} characters`));
+const Label = v.pipe(
+  v.string(),
+  v.maxLength(MAX_LABEL_LENGTH, `Must be at most ${MAX_LABEL_LENGTH} characters`),
+);
 
 export const CreateApiKeyBody = v.optional(
   v.strictObject({ label: v.optional(Label), test: v.optional(v.boolean()) }),

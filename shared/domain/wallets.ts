@@ -23,7 +23,12 @@ export const emptyWallet = (currency: string): WalletBalance => ({
 /** The primary currency first, always present (zero when nothing was ever received). */
 export function withPrimary(wallets: WalletBalance[]): WalletBalance[] {
   const primary = wallets.find((w) => w.currency === PRIMARY_CURRENCY) ?? emptyWallet(PRIMARY_CURRENCY);
-  return [primary, ...wallets.filter((w) => w.currency !== PRIMARY_CURRENCY).sort((a, b) => a.currency.localeCompare(b.currency))];
+  return [
+    primary,
+    ...wallets
+      .filter((w) => w.currency !== PRIMARY_CURRENCY)
+      .sort((a, b) => a.currency.localeCompare(b.currency)),
+  ];
 }
 
 const entry = (w: WalletBalance) => ({

@@ -12,9 +12,21 @@ import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type R
 import { countDynamoDbCalls, dynamoDbCallsSoFar } from '../store/client.ts';
 import { authenticateApiKey, authenticateUser } from './authenticate.ts';
 import { badRequest, notFound, toErrorEnvelope } from './errors.ts';
-import type { ApiEvent, ApiRequest, ApiResponse, ApiResult, KeyPrincipal, RouteHandler, UserPrincipal } from './types.ts';
+import type {
+  ApiEvent,
+  ApiRequest,
+  ApiResponse,
+  ApiResult,
+  KeyPrincipal,
+  RouteHandler,
+  UserPrincipal,
+} from './types.ts';
 
-type PrincipalFor<A extends AuthKind> = A extends 'jwt' ? UserPrincipal : A extends 'apikey' ? KeyPrincipal : undefined;
+type PrincipalFor<A extends AuthKind> = A extends 'jwt'
+  ? UserPrincipal
+  : A extends 'apikey'
+    ? KeyPrincipal
+    : undefined;
 
 export type GroupHandlers<G extends Group> = {
   [R in RoutesOf<G> as R['id']]: RouteHandler<PrincipalFor<R['auth']>>;
@@ -47,9 +59,18 @@ const requestEnvelope = (): ApiMiddleware => {
       status: response.statusCode,
       durationMs: Date.now() - state.startedAt,
       dynamodbCalls: dynamoDbCallsSoFar(),
-      ...(principal?.kind === 'apikey' && { accountId: principal.accountId, mode: principal.mode, apiKeyFingerprint: principal.fingerprint }),
+      ...(principal?.kind === 'apikey' && {
+        accountId: principal.accountId,
+        mode: principal.mode,
+        apiKeyFingerprint: principal.fingerprint,
+      }),
       ...(principal?.kind === 'user' && { accountId: principal.accountId, userId: principal.userId }),
-      ...(request.error && (response.statusCode ?? 500) >= 500 && { errorName: request.error.name, errorMessage: request.error.message, stack: request.error.stack }),
+      ...(request.error &&
+        (response.statusCode ?? 500) >= 500 && {
+          errorName: request.error.name,
+          errorMessage: request.error.message,
+          stack: request.error.stack,
+        }),
     });
   };
   return {
@@ -64,9 +85,17 @@ const requestEnvelope = (): ApiMiddleware => {
     after: (request) => finish(request, request.response ?? { statusCode: 204 }),
     onError: (request) => {
       // The context may lack state when a middleware before ours threw.
-      request.context.api ??= { requestId: `req_${randomUUID()}`, startedAt: Date.now(), responseHeaders: {} };
+      request.context.api ??= {
+        requestId: `req_${randomUUID()}`,
+        startedAt: Date.now(),
+        responseHeaders: {},
+      };
       const { status, body, headers } = toErrorEnvelope(request.error, request.context.api.requestId);
-      finish(request, { statusCode: status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      finish(request, {
+        statusCode: status,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     },
   };
 };
@@ -76,7 +105,8 @@ const parseRequest = (group: Group): ApiMiddleware => ({
   before: (request) => {
     const { event, context } = request;
     const route = findRouteByKey(event.routeKey);
-    if (!route || route.group !== group) throw notFound(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
+    if (!route || route.group !== group)
+      throw notFound(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
     context.api.route = route;
     const headers = event.headers ?? {};
     context.api.request = {
@@ -84,9 +114,17 @@ const parseRequest = (group: Group): ApiMiddleware => ({
       requestId: context.api.requestId,
       principal: undefined,
       body: undefined,
-      query: Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
-      pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
-      headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)),
+      query: Object.fromEntries(
+        Object.entries(event.queryStringParameters ?? {}).filter(
+          (e): e is [string, string] => e[1] !== undefined,
+        ),
+      ),
+      pathParameters: Object.fromEntries(
+        Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
+      headers: Object.fromEntries(
+        Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
     };
   },
 });
@@ -96,7 +134,9 @@ function parseJsonBody(event: ApiEvent, contentType: string | undefined): unknow
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (text.trim() === '') return undefined;
   if (!/^application\/json\b/i.test(contentType ?? '')) {
-    throw badRequest('Request bodies must be JSON: send Content-Type: application/json.', { param: 'Content-Type' });
+    throw badRequest('Request bodies must be JSON: send Content-Type: application/json.', {
+      param: 'Content-Type',
+    });
   }
   try {
     return JSON.parse(text);
@@ -130,7 +170,10 @@ const jsonBody = (): ApiMiddleware => ({
 
 const toResult = (response: ApiResponse): ApiResult => ({
   statusCode: response.status,
-  headers: { ...(response.body !== undefined && { 'Content-Type': 'application/json' }), ...response.headers },
+  headers: {
+    ...(response.body !== undefined && { 'Content-Type': 'application/json' }),
+    ...response.headers,
+  },
   ...(response.body !== undefined && { body: JSON.stringify(response.body) }),
 });
 

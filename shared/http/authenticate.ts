@@ -53,5 +53,12 @@ export async function authenticateUser(authorization: string | undefined): Promi
   if (!claims) throw unauthorized('Missing or invalid dashboard token.');
   const membership = await activeMembership(claims);
   if (!membership) throw unauthorized('Missing or invalid dashboard token.');
-  return { kind: 'user', accountId: claims.accountId, userId: claims.userId, role: membership.role, jti: claims.jti, exp: claims.exp };
+  return {
+    kind: 'user',
+    accountId: claims.accountId,
+    userId: claims.userId,
+    role: membership.role,
+    jti: claims.jti,
+    exp: claims.exp,
+  };
 }

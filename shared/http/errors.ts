@@ -31,7 +31,13 @@ export class HttpError extends Error {
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, type: ErrorType, code: string, message: string, options: HttpErrorOptions = {}) {
+  constructor(
+    status: number,
+    type: ErrorType,
+    code: string,
+    message: string,
+    options: HttpErrorOptions = {},
+  ) {
     super(message);
     this.name = 'HttpError';
     this.status = status;
@@ -49,22 +55,32 @@ export const badRequest = (message: string, options: HttpErrorOptions & { code?:
 export const unauthorized = (message = 'Missing or invalid credentials.') =>
   new HttpError(401, 'authentication_error', 'unauthorized', message);
 
-export const forbidden = (code: string, message: string) => new HttpError(403, 'permission_error', code, message);
+export const forbidden = (code: string, message: string) =>
+  new HttpError(403, 'permission_error', code, message);
 
-export const notFound = (message = 'No such resource.') => new HttpError(404, 'not_found_error', 'not_found', message);
+export const notFound = (message = 'No such resource.') =>
+  new HttpError(404, 'not_found_error', 'not_found', message);
 
-export const conflict = (code: string, message: string) => new HttpError(409, 'conflict_error', code, message);
+export const conflict = (code: string, message: string) =>
+  new HttpError(409, 'conflict_error', code, message);
 
 export const unprocessable = (message: string, options: HttpErrorOptions = {}) =>
   new HttpError(422, 'invalid_request_error', 'unprocessable_entity', message, options);
 
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>) =>
-  new HttpError(429, 'rate_limit_error', 'rate_limited', 'Too many requests: retry after the window resets.', {
-    headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
-  });
+  new HttpError(
+    429,
+    'rate_limit_error',
+    'rate_limited',
+    'Too many requests: retry after the window resets.',
+    {
+      headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
+    },
+  );
 
-export const serviceUnavailable = (message = 'The upstream service is unavailable; retry with the same Idempotency-Key.') =>
-  new HttpError(503, 'api_error', 'service_unavailable', message);
+export const serviceUnavailable = (
+  message = 'The upstream service is unavailable; retry with the same Idempotency-Key.',
+) => new HttpError(503, 'api_error', 'service_unavailable', message);
 
 export interface ErrorEnvelope {
   error: { type: ErrorType; code: string; message: string; param?: string; details?: ErrorDetail[] };
@@ -72,7 +88,10 @@ export interface ErrorEnvelope {
 }
 
 /** Renders any thrown value as the spec's envelope; internals of unexpected errors never leak. */
-export function toErrorEnvelope(error: unknown, requestId: string): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
+export function toErrorEnvelope(
+  error: unknown,
+  requestId: string,
+): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
   if (error instanceof HttpError && error.status < 500) {
     return {
       status: error.status,

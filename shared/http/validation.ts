@@ -3,7 +3,11 @@
 import * as v from 'valibot';
 import { badRequest, type ErrorDetail } from './errors.ts';
 
-export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown, where: 'body' | 'query'): v.InferOutput<S> {
+export function parseInput<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  where: 'body' | 'query',
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
   const details: ErrorDetail[] = result.issues.map((issue) => ({

@@ -58,13 +58,37 @@ function newKeyItems(accountId: string, mode: KeyMode, label: string, now: strin
     fingerprint: material.fingerprint,
     createdAt: now,
   };
-  const lookup: ApiKeyLookup = { keyId: record.id, accountId, mode, fingerprint: material.fingerprint, hash: material.hash };
+  const lookup: ApiKeyLookup = {
+    keyId: record.id,
+    accountId,
+    mode,
+    fingerprint: material.fingerprint,
+    hash: material.hash,
+  };
   return {
     apiKey: material.apiKey,
     record,
     puts: [
-      { Put: { TableName: tableName(), Item: { ...recordKey(accountId, record.id), type: 'apiKey', status: 'ACTIVE', hash: material.hash, ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName(), Item: { ...lookupKey(material.hash), type: 'apiKeyLookup', ...lookup }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...recordKey(accountId, record.id),
+            type: 'apiKey',
+            status: 'ACTIVE',
+            hash: material.hash,
+            ...record,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...lookupKey(material.hash), type: 'apiKeyLookup', ...lookup },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
     ],
   };
 }
@@ -74,7 +98,14 @@ function auditPut(accountId: string, event: Omit<AuditEvent, 'id' | 'createdAt'>
   return {
     Put: {
       TableName: tableName(),
-      Item: { pk: accountPk(accountId), sk: `AUDIT#${now}#${id}`, type: 'audit', id, createdAt: now, ...event },
+      Item: {
+        pk: accountPk(accountId),
+        sk: `AUDIT#${now}#${id}`,
+        type: 'audit',
+        id,
+        createdAt: now,
+        ...event,
+      },
     },
   };
 }
@@ -96,7 +127,16 @@ export async function issueApiKey(input: {
     new TransactWriteCommand({
       TransactItems: [
         ...puts,
-        auditPut(input.accountId, { action: 'api_key.issued', actorUserId: input.actorUserId, keyId: record.id, fingerprint: record.fingerprint }, now),
+        auditPut(
+          input.accountId,
+          {
+            action: 'api_key.issued',
+            actorUserId: input.actorUserId,
+            keyId: record.id,
+            fingerprint: record.fingerprint,
+          },
+          now,
+        ),
       ],
     }),
   );
@@ -105,17 +145,32 @@ export async function issueApiKey(input: {
 
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
   const items = await queryAll(accountId, 'APIKEY#');
-  return items.filter((item) => item.status === 'ACTIVE').map(toRecord).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  return items
+    .filter((item) => item.status === 'ACTIVE')
+    .map(toRecord)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
 /** Resolves a presented key's hash to its key; revoked and unknown keys resolve to nothing. */
 export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: lookupKey(hash), ConsistentRead: true }));
-  return Item && { keyId: Item.keyId, accountId: Item.accountId, mode: Item.mode, fingerprint: Item.fingerprint, hash: Item.hash };
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: lookupKey(hash), ConsistentRead: true }),
+  );
+  return (
+    Item && {
+      keyId: Item.keyId,
+      accountId: Item.accountId,
+      mode: Item.mode,
+      fingerprint: Item.fingerprint,
+      hash: Item.hash,
+    }
+  );
 }
 
 async function getActiveRecord(accountId: string, keyId: string) {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: recordKey(accountId, keyId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: recordKey(accountId, keyId), ConsistentRead: true }),
+  );
   return Item?.status === 'ACTIVE' ? Item : undefined;
 }
 
@@ -129,10 +184,21 @@ function retireItems(accountId: string, item: Record<string, unknown>, actorUser
         UpdateExpression: 'SET #status = :revoked, revokedAt = :now, revokedBy = :actor',
         ConditionExpression: '#status = :active',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'REVOKED', ':active': 'ACTIVE', ':now': now, ':actor': actorUserId },
+        ExpressionAttributeValues: {
+          ':revoked': 'REVOKED',
+          ':active': 'ACTIVE',
+          ':now': now,
+          ':actor': actorUserId,
+        },
       },
     },
-    { Delete: { TableName: tableName(), Key: lookupKey(String(item.hash)), ConditionExpression: 'attribute_exists(pk)' } },
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: lookupKey(String(item.hash)),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
   ];
 }
 
@@ -167,13 +233,26 @@ export async function rotateApiKey(input: {
 }
 
 /** `false` when no active key with this id exists in the account (nothing is changed). */
-export async function revokeApiKey(input: { accountId: string; keyId: string; actorUserId: string }): Promise<boolean> {
+export async function revokeApiKey(input: {
+  accountId: string;
+  keyId: string;
+  actorUserId: string;
+}): Promise<boolean> {
   const old = await getActiveRecord(input.accountId, input.keyId);
   if (!old) return false;
   const now = new Date().toISOString();
   return transactUnlessConditionFails([
     ...retireItems(input.accountId, old, input.actorUserId, now),
-    auditPut(input.accountId, { action: 'api_key.revoked', actorUserId: input.actorUserId, keyId: String(old.id), fingerprint: String(old.fingerprint) }, now),
+    auditPut(
+      input.accountId,
+      {
+        action: 'api_key.revoked',
+        actorUserId: input.actorUserId,
+        keyId: String(old.id),
+        fingerprint: String(old.fingerprint),
+      },
+      now,
+    ),
   ]);
 }
 
@@ -193,19 +272,25 @@ export async function listAuditEvents(accountId: string, limit: number): Promise
     actorUserId: item.actorUserId,
     keyId: item.keyId,
     fingerprint: item.fingerprint,
-    ...(item.replacedKeyId && { replacedKeyId: item.replacedKeyId, replacedFingerprint: item.replacedFingerprint }),
+    ...(item.replacedKeyId && {
+      replacedKeyId: item.replacedKeyId,
+      replacedFingerprint: item.replacedFingerprint,
+    }),
     createdAt: item.createdAt,
   }));
 }
 
 /** A concurrent revoke/rotate of the same key loses on its condition: report it as absent. */
-async function transactUnlessConditionFails(items: NonNullable<TransactWriteCommand['input']['TransactItems']>): Promise<boolean> {
+async function transactUnlessConditionFails(
+  items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
+): Promise<boolean> {
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
     return true;
   } catch (error) {
     if (error instanceof Error && error.name === 'TransactionCanceledException') {
-      const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+      const reasons =
+        (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
       if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return false;
     }
     throw error;

@@ -25,5 +25,8 @@ export async function countRequest(keyId: string, now = Date.now()): Promise<Rat
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return { count: Number(Attributes?.count ?? 1), resetInSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000)) };
+  return {
+    count: Number(Attributes?.count ?? 1),
+    resetInSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000)),
+  };
 }

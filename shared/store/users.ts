@@ -39,7 +39,12 @@ export const membershipKey = (accountId: string, userId: string) => ({
 export class EmailTakenError extends Error {}
 
 export async function createUser(email: string, passwordHash: string): Promise<User> {
-  const user: User = { id: `user_${randomUUID()}`, email: normaliseEmail(email), passwordHash, createdAt: new Date().toISOString() };
+  const user: User = {
+    id: `user_${randomUUID()}`,
+    email: normaliseEmail(email),
+    passwordHash,
+    createdAt: new Date().toISOString(),
+  };
   try {
     await db.send(
       new PutCommand({
@@ -58,8 +63,12 @@ export async function createUser(email: string, passwordHash: string): Promise<U
 }
 
 export async function findUserByEmail(email: string): Promise<User | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: userKey(email), ConsistentRead: true }));
-  return Item && { id: Item.id, email: Item.email, passwordHash: Item.passwordHash, createdAt: Item.createdAt };
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: userKey(email), ConsistentRead: true }),
+  );
+  return (
+    Item && { id: Item.id, email: Item.email, passwordHash: Item.passwordHash, createdAt: Item.createdAt }
+  );
 }
 
 /** Adds or replaces a membership (re-running it changes the role). */

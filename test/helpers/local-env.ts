@@ -1,0 +1,32 @@
+/**
+ * The integration suite's own runtime: fixed loopback ports beside a developer's `npm start`,
+ * and the environment that lets tests read stored state with the project's store modules.
+ */
+
+export const testPorts = { PORT: '3310', DYNAMODB_PORT: '8310', SQS_PORT: '9330', S3_PORT: '4590' } as const;
+
+export const testBaseUrl = `http://127.0.0.1:${testPorts.PORT}`;
+
+/** Exactly what the runtime gives its handlers (see infra/local/settings.ts). */
+export const testAwsEnv = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${testPorts.DYNAMODB_PORT}`,
+  AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${testPorts.SQS_PORT}`,
+  AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${testPorts.S3_PORT}`,
+  TABLE_NAME: 'pix-service',
+  /** Shared with the runtime so tests can sign expired or foreign tokens. */
+  JWT_SECRET: 'integration-test-secret-not-used-anywhere-else',
+  LOG_LEVEL: 'silent',
+} as const;
+
+/** Refuse to run against anything but this machine. */
+export function assertLocalEndpoints(env: Record<string, string | undefined> = process.env): void {
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'AWS_ENDPOINT_URL_S3'] as const) {
+    const value = env[name];
+    if (!value || !/^http:\/\/(127\.0\.0\.1|localhost):\d+$/.test(value)) {
+      throw new Error(`Integration tests run only against the local runtime: ${name} is ${value ?? 'unset'}`);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import { fingerprintOf } from '../../shared/auth/api-key-crypto.ts';
+import { newAccount, newKey } from '../helpers/accounts.ts';
+import { api, demo, expectError } from '../helpers/http.ts';
+
+const wallet = (apikey?: string, headers: Record<string, string> = {}) =>
+  api('/v1/wallets/balance', { ...(apikey !== undefined && { apikey }), headers });
+
+describe('apikey authentication', () => {
+  it('accepts the demo test and live keys', async () => {
+    expect((await wallet(demo().test_api_key)).status).toBe(200);
+    expect((await wallet(demo().live_api_key)).status).toBe(200);
+  });
+
+  it('answers 401 unauthorized when the header is missing', async () => {
+    expectError(await wallet(), 401, 'authentication_error', 'unauthorized');
+  });
+
+  it('answers 401 for an unknown, malformed or differently cased key', async () => {
+    const key = demo().test_api_key;
+    const unknown = `ak_test_${Buffer.alloc(24, 7).toString('base64url')}`;
+    for (const value of [
+      unknown,
+      'ak_test_short',
+      key.toUpperCase(),
+      key.slice(0, -1),
+      `${key}x`,
+      `Bearer ${key}`,
+    ]) {
+      expectError(await wallet(value), 401, 'authentication_error', 'unauthorized');
+    }
+  });
+
+  it('compares exactly: surrounding whitespace that survives HTTP makes the key invalid', async () => {
+    const key = demo().test_api_key;
+    // HTTP strips spaces and tabs around header values; a no-break space is kept and must not be trimmed.
+    expectError(await wallet(`${key}\u00a0`), 401, 'authentication_error', 'unauthorized');
+    expectError(await wallet(`\u00a0${key}`), 401, 'authentication_error', 'unauthorized');
+  });
+
+  it('does not accept a dashboard token in place of a key', async () => {
+    expectError(
+      await wallet(undefined, { authorization: 'Bearer x.y.z' }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
+  });
+
+  it('logs the key fingerprint with each request, never the key', async () => {
+    const key = demo().test_api_key;
+    const reply = await wallet(key, { 'x-request-id': `log-check-${Date.now()}` });
+    const requestId = reply.headers.get('x-request-id') ?? '';
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lines = readFileSync(inject('runtimeLog'), 'utf8').split('\n');
+    const line = lines.find((l) => l.includes(requestId));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line ?? '{}')).toMatchObject({
+      message: 'request',
+      apiKeyFingerprint: fingerprintOf(key),
+      status: 200,
+      mode: 'test',
+    });
+    // The startup banner prints the demo keys on purpose; no log record ever does.
+    expect(lines.filter((l) => l.startsWith('{')).some((l) => l.includes(key))).toBe(false);
+  });
+});
+
+describe('X-Request-Id', () => {
+  it('echoes the client’s id on success and on errors', async () => {
+    const ok = await wallet(demo().test_api_key, { 'x-request-id': 'merchant-trace-123' });
+    expect(ok.headers.get('x-request-id')).toBe('merchant-trace-123');
+    const failed = await wallet('nope', { 'x-request-id': 'merchant-trace-456' });
+    expect(failed.headers.get('x-request-id')).toBe('merchant-trace-456');
+    expect(failed.body.request_id).toBe('merchant-trace-456');
+  });
+
+  it('generates a fresh id when none is sent', async () => {
+    const [a, b] = await Promise.all([wallet(demo().test_api_key), wallet()]);
+    expect(a.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(b.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+  });
+});
+
+describe('rate limiting', () => {
+  it('reports the limit and what remains on every response', async () => {
+    const key = await newKey((await newAccount()).id);
+    const first = await wallet(key);
+    expect(first.headers.get('x-ratelimit-limit-minute')).toBe('600');
+    const remaining = Number(first.headers.get('x-ratelimit-remaining-minute'));
+    const second = await wallet(key);
+    expect(Number(second.headers.get('x-ratelimit-remaining-minute'))).toBe(remaining - 1);
+    const invalid = await api('/v1/wallets/balance?currency=EURO', { apikey: key });
+    expect(invalid.status).toBe(400);
+    expect(Number(invalid.headers.get('x-ratelimit-remaining-minute'))).toBe(remaining - 2);
+  });
+
+  it('answers 429 rate_limited with Retry-After past the account’s per-key limit, keys counted apart', async () => {
+    const account = await newAccount({ rateLimitPerMinute: 3 });
+    const key = await newKey(account.id);
+    const replies = await Promise.all(Array.from({ length: 5 }, () => wallet(key)));
+    const limited = replies.filter((r) => r.status === 429);
+    // The window may roll over mid-burst; at most 3 pass in any one window.
+    expect(replies.filter((r) => r.status === 200).length).toBeLessThanOrEqual(
+      3 + (limited.length < 2 ? 3 : 0),
+    );
+    const reply = limited[0] ?? (await wallet(key));
+    expectError(reply, 429, 'rate_limit_error', 'rate_limited');
+    const retryAfter = Number(reply.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(reply.headers.get('x-ratelimit-limit-minute')).toBe('3');
+    expect(reply.headers.get('x-ratelimit-remaining-minute')).toBe('0');
+    expect((await wallet(await newKey(account.id))).status).toBe(200);
+  });
+});
+
+describe('unknown routes', () => {
+  it('answers 404 with the envelope', async () => {
+    const reply = await api('/v1/does-not-exist', { apikey: demo().test_api_key });
+    expectError(reply, 404, 'not_found_error', 'not_found');
+    expectError(await api('/v1/wallets/balance', { method: 'DELETE' }), 404, 'not_found_error', 'not_found');
+  });
+});

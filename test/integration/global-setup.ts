@@ -1,0 +1,77 @@
+/**
+ * Boots the local runtime once for the integration suite, exactly as `npm start --in-memory`
+ * does, on the test ports. Its request log goes to a file the tests can read.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import type { DemoAccount } from '../../infra/local/seed.ts';
+import { testAwsEnv, testPorts } from '../helpers/local-env.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    demo: DemoAccount;
+    runtimeLog: string;
+  }
+}
+
+let child: ChildProcess | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pix-it-'));
+  const runtimeLog = join(dataDir, 'runtime.log');
+  const logStream = createWriteStream(runtimeLog);
+  child = spawn(process.execPath, ['bin/local.ts', '--in-memory'], {
+    env: {
+      ...process.env,
+      ...testPorts,
+      JWT_SECRET: testAwsEnv.JWT_SECRET,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '600',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(
+      () => reject(new Error(`Local runtime not ready after 60 s:\n${output}`)),
+      60_000,
+    );
+    child?.stdout?.on('data', (chunk: Buffer) => {
+      logStream.write(chunk);
+      output += chunk.toString();
+      if (output.includes('Pix service ready on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child?.stderr?.on('data', (chunk: Buffer) => {
+      logStream.write(chunk);
+      output += chunk.toString();
+    });
+    child?.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Local runtime exited (${code}):\n${output}`));
+    });
+  });
+  await ready;
+  project.provide('demo', JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as DemoAccount);
+  project.provide('runtimeLog', runtimeLog);
+}
+
+export async function teardown(): Promise<void> {
+  const running = child;
+  if (!running || running.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
+    running.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    running.kill('SIGTERM');
+  });
+}
