@@ -66,6 +66,7 @@ export class ApiFunctions extends Construct {
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
       byGroup.set(group, fn);
     }
+    // Complete: `groups` is every group that has a route, and only those get a Lambda.
     this.functions = Object.fromEntries(byGroup) as Record<Group, ServiceFunction>;
   }
 }

@@ -63,6 +63,9 @@ export class ServiceFunction extends Construct {
         mainFields: ['module', 'main'],
         // CommonJS dependencies bundled into an ESM file still call require().
         banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        // Bundle the AWS SDK too: the deployed code then runs the SDK version the tests ran,
+        // not whatever copy the Lambda runtime happens to ship.
+        externalModules: [],
         forceDockerBundling: false,
       },
     });

@@ -7,6 +7,7 @@
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
 import type { Group } from '../../shared/routes.ts';
+import type { QueueHandler, StreamHandler } from './pollers.ts';
 
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
@@ -18,3 +19,20 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
 
 /** The group that answers API Gateway's `$default` route (unknown paths → 404 envelope). */
 export const defaultRouteGroup: Group = 'auth';
+
+/**
+ * Background functions and what triggers them, mirroring the stack's event source mappings
+ * and schedules. Later features register their consumers here (outbox fan-out on the table
+ * stream, the webhook dispatcher on the delivery queue, the scheduler).
+ */
+export interface BackgroundFunctions {
+  tableStream: StreamHandler[];
+  webhookQueue: QueueHandler[];
+  schedules: { name: string; everyMs: number; handler: () => Promise<unknown> }[];
+}
+
+export const loadBackgroundFunctions = async (): Promise<BackgroundFunctions> => ({
+  tableStream: [],
+  webhookQueue: [],
+  schedules: [],
+});

@@ -10,6 +10,13 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { assertJava17, startDynamoDbLocal } from './dynamodb.ts';
 import { type Closable, startS3, startSqs } from './emulators.ts';
+import {
+  localStreamsClient,
+  type Poller,
+  startQueuePoller,
+  startSchedule,
+  startStreamPoller,
+} from './pollers.ts';
 import { localDynamoDbClient, localSqsClient, provisionQueues, provisionTable } from './provision.ts';
 import type { DemoAccount } from './seed.ts';
 import { type LocalSettings, localEnvironment } from './settings.ts';
@@ -68,6 +75,7 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     const { seedDemoAccount } = await import('./seed.ts');
     const { createApiServer } = await import('./http-server.ts');
     const demo = await seedDemoAccount(s.dataDir, s.baseUrl);
+    stoppers.push(...(await startBackgroundFunctions(s, queues.deliveryQueueUrl)).map((p) => () => p.stop()));
     const server = createApiServer();
     await new Promise<void>((resolve) => server.listen(s.apiPort, s.host, resolve));
     stoppers.push(() => closeServer(server));
@@ -76,6 +84,23 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     await stop();
     throw error;
   }
+}
+
+async function startBackgroundFunctions(s: LocalSettings, deliveryQueueUrl: string): Promise<Poller[]> {
+  const { loadBackgroundFunctions } = await import('./functions.ts');
+  const functions = await loadBackgroundFunctions();
+  const dynamodb = localDynamoDbClient(s);
+  const streams = localStreamsClient(`http://${s.host}:${s.dynamoDbPort}`);
+  const sqs = localSqsClient(s);
+  return [
+    ...functions.tableStream.map((handler) =>
+      startStreamPoller({ dynamodb, streams, tableName: s.tableName, handler }),
+    ),
+    ...functions.webhookQueue.map((handler) =>
+      startQueuePoller({ sqs, queueUrl: deliveryQueueUrl, handler }),
+    ),
+    ...functions.schedules.map(({ name, everyMs, handler }) => startSchedule(name, everyMs, handler)),
+  ];
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

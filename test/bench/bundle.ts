@@ -77,8 +77,12 @@ export const EMPTY_BUNDLE = '(empty handler)';
 export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
   const bundles: BundleInfo[] = [];
   for (const group of groups) {
-    bundles.push(await bundleEntry(group, join(repoRoot, 'functions', group, 'index.ts'), join(outDir, group)));
+    bundles.push(
+      await bundleEntry(group, join(repoRoot, 'functions', group, 'index.ts'), join(outDir, group)),
+    );
   }
-  bundles.push(await bundleEntry(EMPTY_BUNDLE, join(import.meta.dirname, 'empty-handler.ts'), join(outDir, 'empty')));
+  bundles.push(
+    await bundleEntry(EMPTY_BUNDLE, join(import.meta.dirname, 'empty-handler.ts'), join(outDir, 'empty')),
+  );
   return bundles;
 }

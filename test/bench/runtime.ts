@@ -121,10 +121,13 @@ function waitForReady(
     );
     const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
       reject(new Error(`the runtime exited (${code ?? signal}) before it was ready.\n${diagnostics()}`));
+    const onError = (error: Error) => reject(new Error(`could not start the runtime: ${error.message}`));
     child.once('exit', onExit);
+    child.once('error', onError);
     readyLine.then(() => {
       clearTimeout(timer);
       child.off('exit', onExit);
+      child.off('error', onError);
       resolveReady();
     });
   });

@@ -210,9 +210,8 @@ describe('evidence bucket', () => {
     });
   });
 
-  it('denies every request that is not over TLS', () => {
-    template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      Bucket: { Ref: evidence() },
+  it('denies every request that is not over TLS, on the evidence and the access log bucket', () => {
+    const tlsOnly = {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
@@ -223,7 +222,9 @@ describe('evidence bucket', () => {
           }),
         ]),
       },
-    });
+    };
+    template.hasResourceProperties('AWS::S3::BucketPolicy', { Bucket: { Ref: evidence() }, ...tlsOnly });
+    template.resourcePropertiesCountIs('AWS::S3::BucketPolicy', tlsOnly, 2);
   });
 });
 

@@ -1,0 +1,96 @@
+/**
+ * `npm run admin -- <command> [options]`: accounts, users and memberships, for operators.
+ * Against the local runtime by default (start it first); against AWS when TABLE_NAME is set
+ * (with the usual AWS credentials and region), e.g. TABLE_NAME=<stack output> npm run admin -- …
+ */
+
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { localEnvironment, localSettings } from '../infra/local/settings.ts';
+
+const usage = `Usage: npm run admin -- <command> [options]
+  create-account --name <name> [--rate-limit <requests per minute>]
+  create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
+  add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
+  issue-key      --account <acct_…> [--mode test|live] [--label <label>]`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    account: { type: 'string' },
+    role: { type: 'string' },
+    mode: { type: 'string' },
+    label: { type: 'string' },
+  },
+});
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+const need = (name: keyof typeof values): string => values[name] ?? fail(`Missing --${name}`);
+
+if (!process.env.TABLE_NAME) {
+  // Same endpoints and table the local runtime uses; the JWT secret is not needed here.
+  for (const [name, value] of Object.entries(localEnvironment(localSettings(), 'unused')))
+    process.env[name] ??= value;
+}
+
+const { hashPassword } = await import('../shared/auth/password.ts');
+const { createAccount, getAccount } = await import('../shared/store/accounts.ts');
+const { issueApiKey } = await import('../shared/store/api-keys.ts');
+const { createUser, findUserByEmail, putMembership, roles } = await import('../shared/store/users.ts');
+
+const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+
+switch (positionals[0]) {
+  case 'create-account': {
+    const rateLimit = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
+    if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0))
+      fail('--rate-limit must be a positive integer');
+    print(
+      await createAccount({
+        name: need('name'),
+        ...(rateLimit !== undefined && { rateLimitPerMinute: rateLimit }),
+      }),
+    );
+    break;
+  }
+  case 'create-user': {
+    const password = values.password ?? randomBytes(12).toString('base64url');
+    if (password.length < 8) fail('--password must have at least 8 characters');
+    const user = await createUser(need('email'), await hashPassword(password));
+    print({ id: user.id, email: user.email, ...(values.password === undefined && { password }) });
+    break;
+  }
+  case 'add-member': {
+    const role = need('role').toUpperCase();
+    if (!(roles as readonly string[]).includes(role)) fail(`--role must be one of ${roles.join(', ')}`);
+    const accountId = need('account');
+    if (!(await getAccount(accountId))) fail(`No account ${accountId}`);
+    const user = (await findUserByEmail(need('email'))) ?? fail(`No user with e-mail ${values.email}`);
+    print(await putMembership(accountId, user.id, role as (typeof roles)[number]));
+    break;
+  }
+  case 'issue-key': {
+    const accountId = need('account');
+    if (!(await getAccount(accountId))) fail(`No account ${accountId}`);
+    const mode = values.mode ?? 'test';
+    if (mode !== 'test' && mode !== 'live') fail('--mode must be test or live');
+    const issued = await issueApiKey({
+      accountId,
+      mode,
+      label: values.label ?? '',
+      actorUserId: 'admin-cli',
+    });
+    print({ id: issued.record.id, apiKey: issued.apiKey, mode, fingerprint: issued.record.fingerprint });
+    break;
+  }
+  default:
+    fail(positionals[0] ? `Unknown command ${positionals[0]}` : 'No command given');
+}

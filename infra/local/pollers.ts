@@ -1,0 +1,227 @@
+/**
+ * Stand-ins for the stack's event source mappings and schedules, with Lambda's batch
+ * semantics, so background functions run locally exactly as their handlers are exported:
+ * - DynamoDB Streams → handler: batches in shard order, `batchItemFailures` (report batch item
+ *   failures) retries from the first failed record, a finite number of retries, then the
+ *   batch is skipped and logged (the stack's on-failure destination);
+ * - SQS → handler: batches of up to 10, partial batch responses delete only the successes;
+ *   the rest reappear after their visibility timeout (which the handler may change) and the
+ *   queue's redrive policy moves them to the DLQ after `maxReceiveCount` receives;
+ * - schedules → handler every `everyMs`.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export interface Poller {
+  stop(): Promise<void>;
+}
+
+type BatchResult = { batchItemFailures?: { itemIdentifier: string }[] } | undefined | void;
+export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<BatchResult>;
+export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined | void>;
+
+const logFailure = (message: string, fields: Record<string, unknown>) =>
+  console.error(JSON.stringify({ level: 'error', time: new Date().toISOString(), message, ...fields }));
+
+/** Runs `tick` until stopped; `tick` returns whether it found work (idle ticks sleep). */
+function loop(tick: () => Promise<boolean>, idleMs: number): Poller {
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const busy = await tick().catch((error: unknown) => {
+        logFailure('poller tick failed', { error: String(error) });
+        return false;
+      });
+      if (!busy && running) await sleep(idleMs);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+export interface StreamPollerOptions {
+  dynamodb: DynamoDBClient;
+  streams: DynamoDBStreamsClient;
+  tableName: string;
+  handler: StreamHandler;
+  batchSize?: number;
+  /** Like the mapping's `retryAttempts`: after this many failed retries the batch is skipped. */
+  retryAttempts?: number;
+  idleMs?: number;
+}
+
+export function startStreamPoller(options: StreamPollerOptions): Poller {
+  const { streams, handler } = options;
+  const batchSize = options.batchSize ?? 100;
+  const retryAttempts = options.retryAttempts ?? 10;
+  let streamArn: string | undefined;
+  /** Open iterators per shard; a shard leaves the map when it is closed and drained. */
+  const iterators = new Map<string, string>();
+  const finished = new Set<string>();
+
+  const discoverShards = async () => {
+    streamArn ??= (await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName })))
+      .Table?.LatestStreamArn;
+    if (!streamArn) return;
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const id = shard.ShardId;
+      if (!id || iterators.has(id) || finished.has(id)) continue;
+      // A child shard starts only once its parent is drained, keeping per-key order.
+      if (shard.ParentShardId && iterators.has(shard.ParentShardId)) continue;
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
+      );
+      if (ShardIterator) iterators.set(id, ShardIterator);
+    }
+  };
+
+  const deliver = async (records: StreamRecord[]) => {
+    let pending = records;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const event: DynamoDBStreamEvent = {
+        Records: pending.map((r) => ({ ...r, eventSourceARN: streamArn }) as DynamoDBRecord),
+      };
+      const result = await handler(event).catch((error: unknown) => {
+        logFailure('stream handler threw', { error: String(error) });
+        return { batchItemFailures: [{ itemIdentifier: pending[0]?.dynamodb?.SequenceNumber ?? '' }] };
+      });
+      const firstFailed = result?.batchItemFailures?.[0]?.itemIdentifier;
+      if (firstFailed === undefined) return;
+      if (attempt >= retryAttempts) {
+        logFailure('stream batch skipped after retries (on-failure destination)', {
+          sequenceNumbers: pending.map((r) => r.dynamodb?.SequenceNumber),
+        });
+        return;
+      }
+      const index = pending.findIndex((r) => r.dynamodb?.SequenceNumber === firstFailed);
+      pending = index >= 0 ? pending.slice(index) : pending;
+      await sleep(Math.min(1000 * 2 ** attempt, 5_000));
+    }
+  };
+
+  let lastDiscovery = 0;
+  return loop(async () => {
+    if (Date.now() - lastDiscovery > 1_000 || iterators.size === 0) {
+      lastDiscovery = Date.now();
+      await discoverShards();
+    }
+    let found = false;
+    for (const [shardId, iterator] of iterators) {
+      const { Records = [], NextShardIterator } = await streams.send(
+        new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }),
+      );
+      if (Records.length > 0) {
+        found = true;
+        await deliver(Records);
+      }
+      if (NextShardIterator) iterators.set(shardId, NextShardIterator);
+      else {
+        iterators.delete(shardId);
+        finished.add(shardId);
+      }
+    }
+    return found;
+  }, options.idleMs ?? 200);
+}
+
+export interface QueuePollerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  handler: QueueHandler;
+  batchSize?: number;
+  idleMs?: number;
+}
+
+export function startQueuePoller(options: QueuePollerOptions): Poller {
+  const { sqs, queueUrl, handler } = options;
+  let queueArn: string | undefined;
+  return loop(async () => {
+    queueArn ??= (
+      await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
+    ).Attributes?.QueueArn;
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: options.batchSize ?? 10,
+        // Short polls: the emulator's long poll can return a message twice when its visibility lapses mid-wait.
+        WaitTimeSeconds: 0,
+        AttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length === 0) return false;
+    const records: SQSRecord[] = Messages.map((m) => ({
+      messageId: m.MessageId ?? '',
+      receiptHandle: m.ReceiptHandle ?? '',
+      body: m.Body ?? '',
+      attributes: (m.Attributes ?? {}) as unknown as SQSRecord['attributes'],
+      messageAttributes: (m.MessageAttributes ?? {}) as unknown as SQSRecord['messageAttributes'],
+      md5OfBody: m.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn ?? '',
+      awsRegion: 'us-east-1',
+    }));
+    let failed: Set<string>;
+    try {
+      const result = await handler({ Records: records });
+      failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      // A thrown handler fails the whole batch, as on Lambda.
+      logFailure('queue handler threw', { error: String(error) });
+      failed = new Set(records.map((r) => r.messageId));
+    }
+    const succeeded = records.filter((r) => !failed.has(r.messageId));
+    if (succeeded.length > 0) {
+      const { Failed = [] } = await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: succeeded.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+      if (Failed.length > 0) logFailure('could not delete processed messages', { failed: Failed });
+    }
+    return true;
+  }, options.idleMs ?? 100);
+}
+
+export function startSchedule(name: string, everyMs: number, handler: () => Promise<unknown>): Poller {
+  let last = 0;
+  return loop(
+    async () => {
+      if (Date.now() - last < everyMs) return false;
+      last = Date.now();
+      await handler().catch((error: unknown) =>
+        logFailure('scheduled handler failed', { schedule: name, error: String(error) }),
+      );
+      return false;
+    },
+    Math.min(everyMs, 1_000),
+  );
+}
+
+export const localStreamsClient = (endpoint: string) =>
+  new DynamoDBStreamsClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });

@@ -1,0 +1,148 @@
+/**
+ * Cold init per bundle: each run is a fresh `node` that imports the bundle and invokes it once
+ * (cold-child.ts) against the bench runtime's DynamoDB Local. Runs are interleaved across the
+ * bundles so that a slow moment of the machine is spread over all of them, and medians reported.
+ */
+
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { DemoAccount } from '../../infra/local/seed.ts';
+import { type LocalSettings, localEnvironment } from '../../infra/local/settings.ts';
+import { type Group, routesOfGroup } from '../../shared/routes.ts';
+import type { BundleInfo } from './bundle.ts';
+import { COLD_RESULT_MARKER, type ColdRunResult } from './cold-protocol.ts';
+import { apiGatewayEvent, type RequestSpec } from './events.ts';
+import { type RequestLog, runtimeJwtSecret } from './runtime.ts';
+import { median, round } from './stats.ts';
+
+const run = promisify(execFile);
+const CHILD_SCRIPT = join(import.meta.dirname, 'cold-child.ts');
+/** One import + invoke takes well under a second; a hung child must not hang the bench. */
+const CHILD_TIMEOUT_MS = 20_000;
+
+export interface ColdTarget {
+  bundle: BundleInfo;
+  /** What the first invoke receives; `undefined` for the empty handler. */
+  request?: RequestSpec;
+}
+
+export interface ColdStartResult {
+  name: string;
+  route: string;
+  runs: number;
+  status: number | undefined;
+  dynamodbCalls: number | undefined;
+  medianBootMs: number;
+  medianImportMs: number;
+  medianInvokeMs: number;
+  medianInitPlusInvokeMs: number;
+}
+
+/**
+ * A request per group that runs the whole stack without a dashboard token: the in-memory
+ * runtime signs tokens with a random secret this process cannot know. 401s are expected.
+ */
+export function coldStartRequest(group: Group, demo: DemoAccount): RequestSpec {
+  switch (group) {
+    case 'wallets':
+      return { method: 'GET', path: '/v1/wallets/balance', headers: { apikey: demo.test_api_key } };
+    case 'auth':
+      // A known e-mail with a wrong password: user lookup, one scrypt, then 401.
+      return {
+        method: 'POST',
+        path: '/v1/auth/login',
+        body: { email: demo.email, password: 'not-the-password' },
+      };
+    case 'api-keys':
+      return { method: 'GET', path: '/v1/api-keys' };
+    default: {
+      // A group added later still gets measured: its first route, path parameters filled in.
+      const route = routesOfGroup(group)[0];
+      if (!route) throw new Error(`Group ${String(group)} has no route`);
+      return { method: route.method, path: route.path.replace(/\{[^}]+\}/g, 'bench') };
+    }
+  }
+}
+
+/** What a Lambda of the stack gets, pointed at the bench runtime (plus PATH to find nothing else). */
+function lambdaEnvironment(s: LocalSettings): NodeJS.ProcessEnv {
+  const jwtSecret = runtimeJwtSecret(s) ?? randomBytes(32).toString('base64url');
+  return {
+    PATH: process.env.PATH,
+    ...localEnvironment(s, jwtSecret),
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+  };
+}
+
+function parseChildOutput(stdout: string): { result: ColdRunResult; log?: RequestLog } {
+  let result: ColdRunResult | undefined;
+  let log: RequestLog | undefined;
+  for (const line of stdout.split('\n')) {
+    if (line.startsWith(COLD_RESULT_MARKER))
+      result = JSON.parse(line.slice(COLD_RESULT_MARKER.length)) as ColdRunResult;
+    else if (line.includes('"message":"request"')) log = JSON.parse(line) as RequestLog;
+  }
+  if (!result) throw new Error(`cold-start child printed no result:\n${stdout}`);
+  return log ? { result, log } : { result };
+}
+
+async function runOnce(target: ColdTarget, eventFile: string, env: NodeJS.ProcessEnv) {
+  // --enable-source-maps: ServiceFunction sets it in NODE_OPTIONS, and it costs at import time.
+  const args = ['--enable-source-maps', CHILD_SCRIPT, target.bundle.file, eventFile];
+  try {
+    const { stdout } = await run(process.execPath, args, {
+      env,
+      timeout: CHILD_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+    });
+    return parseChildOutput(stdout);
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    throw new Error(`cold start of ${target.bundle.name} failed: ${String(error)}\n${stderr ?? ''}`);
+  }
+}
+
+function writeEvent(target: ColdTarget): string {
+  const file = join(dirname(target.bundle.file), 'event.json');
+  writeFileSync(file, JSON.stringify(target.request ? apiGatewayEvent(target.request) : {}));
+  return file;
+}
+
+export async function measureColdStarts(targets: readonly ColdTarget[], s: LocalSettings, runs: number) {
+  const env = lambdaEnvironment(s);
+  const eventFiles = targets.map(writeEvent);
+  const samples = targets.map(() => [] as { result: ColdRunResult; log?: RequestLog }[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [t, target] of targets.entries())
+      samples[t]?.push(await runOnce(target, eventFiles[t] ?? '', env));
+  }
+  return targets.map((target, t) => summarizeTarget(target, samples[t] ?? []));
+}
+
+function summarizeTarget(
+  target: ColdTarget,
+  samples: { result: ColdRunResult; log?: RequestLog }[],
+): ColdStartResult {
+  const statuses = new Set(samples.map((s) => s.result.status));
+  const status = samples[0]?.result.status;
+  // A 5xx means the bundle is broken (missing env, failed import): its timings would be meaningless.
+  if (status === undefined || status >= 500 || statuses.size > 1) {
+    throw new Error(`cold start of ${target.bundle.name} answered ${[...statuses].join(', ')}`);
+  }
+  const pick = (f: (r: ColdRunResult) => number) => round(median(samples.map((s) => f(s.result))));
+  return {
+    name: target.bundle.name,
+    route: target.request ? `${target.request.method} ${target.request.path}` : '-',
+    runs: samples.length,
+    status,
+    dynamodbCalls: samples[0]?.log?.dynamodbCalls,
+    medianBootMs: pick((r) => r.bootMs),
+    medianImportMs: pick((r) => r.importMs),
+    medianInvokeMs: pick((r) => r.invokeMs),
+    medianInitPlusInvokeMs: pick((r) => r.importMs + r.invokeMs),
+  };
+}

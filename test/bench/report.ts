@@ -1,0 +1,138 @@
+/** The benchmark report: a readable text for the terminal and the same figures as JSON. */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+import type { BundleInfo } from './bundle.ts';
+import type { ColdStartResult } from './cold-start.ts';
+import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
+import type { LoadResult } from './load.ts';
+import { round } from './stats.ts';
+
+export interface Machine {
+  cpuModel: string;
+  cpus: number;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+}
+
+export interface BenchResults {
+  generatedAt: string;
+  machine: Machine;
+  runtimeBootMs: number;
+  load: LoadResult;
+  dynamodbCalls: RouteCalls[];
+  dynamodbRoundTrip: RoundTrip;
+  bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
+  coldStarts: ColdStartResult[];
+  totalSeconds: number;
+}
+
+export const machine = (): Machine => ({
+  cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+  cpus: availableParallelism(),
+  memoryGiB: round(totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+});
+
+const kb = (bytes: number) => round(bytes / 1024);
+
+export const bundleSizes = (bundles: readonly BundleInfo[]) =>
+  bundles.map((b) => ({
+    name: b.name,
+    kb: kb(b.bytes),
+    gzipKb: kb(b.gzipBytes),
+    sourceMapKb: kb(b.sourceMapBytes),
+  }));
+
+/** Left-aligned first column, right-aligned numbers. */
+function table(
+  header: readonly string[],
+  rows: readonly (readonly (string | number | undefined)[])[],
+): string {
+  const cells = [header, ...rows].map((row) => row.map((cell) => (cell === undefined ? '-' : String(cell))));
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (row: readonly string[]) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  return cells.map((row) => `  ${line(row)}`).join('\n');
+}
+
+function loadSection(l: LoadResult): string {
+  return [
+    `HTTP load: GET ${new URL(l.url).pathname} (API key), ${l.connections} connections, ${l.durationSeconds} s after a warm-up`,
+    `  ${l.requestsPerSecond} requests/s (${l.requests} requests)`,
+    `  latency p50 ${l.latencyMs.p50} ms, p90 ${l.latencyMs.p90} ms, p99 ${l.latencyMs.p99} ms, max ${l.latencyMs.max} ms`,
+    `  non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts} (warm-up failures ${l.warmupNon2xx})`,
+  ].join('\n');
+}
+
+function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
+  const rows = routes.map((r) => [
+    r.routeKey,
+    r.requests,
+    r.dynamodbCalls.mean,
+    r.dynamodbCalls.min,
+    r.dynamodbCalls.max,
+    r.handlerMs.p50,
+    Object.entries(r.statuses)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' '),
+  ]);
+  return [
+    'DynamoDB calls per request (runtime request log)',
+    table(['route', 'requests', 'mean', 'min', 'max', 'handler p50 ms', 'statuses'], rows),
+    `  one DynamoDB Local round trip (GetItem, sequential, ${rtt.calls} calls): p50 ${rtt.p50Ms} ms, p90 ${rtt.p90Ms} ms`,
+  ].join('\n');
+}
+
+function bundleSection(bundles: BenchResults['bundles']): string {
+  const rows = bundles.map((b) => [b.name, b.kb, b.gzipKb, b.sourceMapKb]);
+  return [
+    'Lambda bundles (esbuild, ServiceFunction options, @aws-sdk/* external)',
+    table(['bundle', 'minified KB', 'gzip KB', 'source map KB'], rows),
+  ].join('\n');
+}
+
+function coldSection(cold: readonly ColdStartResult[]): string {
+  const rows = cold.map((c) => [
+    c.name,
+    c.route,
+    c.status,
+    c.dynamodbCalls,
+    c.medianImportMs,
+    c.medianInvokeMs,
+    c.medianInitPlusInvokeMs,
+  ]);
+  return [
+    `Cold init in a fresh node process (median of ${cold[0]?.runs ?? 0} runs)`,
+    table(
+      ['bundle', 'first request', 'status', 'DDB calls', 'import ms', 'first invoke ms', 'total ms'],
+      rows,
+    ),
+  ].join('\n');
+}
+
+export function formatReport(r: BenchResults): string {
+  const m = r.machine;
+  return [
+    `Pix service benchmark, ${r.generatedAt}`,
+    `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform}); runtime booted in ${r.runtimeBootMs} ms`,
+    '',
+    loadSection(r.load),
+    '',
+    callsSection(r.dynamodbCalls, r.dynamodbRoundTrip),
+    '',
+    bundleSection(r.bundles),
+    '',
+    coldSection(r.coldStarts),
+    '',
+    `Total ${r.totalSeconds} s`,
+  ].join('\n');
+}
+
+export function writeResults(file: string, results: BenchResults): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench`: boots the service as a child process on its own ports, load-tests an
+ * authenticated read, reports DynamoDB calls per request, the Lambda bundle sizes and their cold
+ * init, prints the report and writes it to .bench/results.json. Fails (exit 1) on any non-2xx
+ * answer under load or when the runtime does not start. See docs/benchmarks.md.
+ */
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Group, groups } from '../../shared/routes.ts';
+import { type BundleInfo, bundleAll } from './bundle.ts';
+import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
+import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
+import { type LoadResult, loadTest } from './load.ts';
+import { type BenchResults, bundleSizes, formatReport, machine, writeResults } from './report.ts';
+import { type BenchRuntime, benchSettings, repoRoot, startBenchRuntime } from './runtime.ts';
+import { round } from './stats.ts';
+
+const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
+const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10 } as const;
+const COLD_RUNS = 5;
+const ROUND_TRIP_CALLS = 200;
+/** The run takes about a minute; past this something hangs, and the runtime must still be stopped. */
+const WATCHDOG_MS = 180_000;
+
+let runtime: BenchRuntime | undefined;
+
+/** Progress goes to stderr so that stdout carries only the report. */
+const step = (message: string) => console.error(`[bench] ${message}`);
+
+async function abort(reason: string, code: number): Promise<never> {
+  console.error(`[bench] ${reason}`);
+  await runtime?.stop();
+  process.exit(code);
+}
+
+const isGroup = (name: string): name is Group => (groups as readonly string[]).includes(name);
+
+function coldTargets(bundles: readonly BundleInfo[], r: BenchRuntime): ColdTarget[] {
+  return bundles.map((bundle) =>
+    isGroup(bundle.name) ? { bundle, request: coldStartRequest(bundle.name, r.demo) } : { bundle },
+  );
+}
+
+function assertAllOk(load: LoadResult): void {
+  const failures = load.non2xx + load.errors + load.timeouts + load.warmupNon2xx;
+  if (failures > 0) {
+    throw new Error(
+      `the load test got ${load.non2xx} non-2xx answers, ${load.errors} errors, ${load.timeouts} timeouts ` +
+        `(warm-up: ${load.warmupNon2xx} failures): the figures would not describe the route.`,
+    );
+  }
+}
+
+async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
+  const startedAt = performance.now();
+  step('bundling the Lambda handlers');
+  const bundles = await bundleAll(workDir);
+
+  step('starting node bin/local.ts --in-memory');
+  const settings = benchSettings(dataDir);
+  const bootStartedAt = performance.now();
+  runtime = await startBenchRuntime(settings);
+  const runtimeBootMs = Math.round(performance.now() - bootStartedAt);
+
+  step(
+    `load test: ${LOAD.warmupSeconds} s warm-up, then ${LOAD.durationSeconds} s at ${LOAD.connections} connections`,
+  );
+  const load = await loadTest({
+    url: `${settings.baseUrl}/v1/wallets/balance`,
+    headers: { apikey: runtime.demo.test_api_key },
+    ...LOAD,
+  });
+  assertAllOk(load);
+
+  step('dashboard path (login, list API keys) and DynamoDB Local round trips');
+  await runDashboardPath(settings.baseUrl, runtime.demo);
+  const dynamodbRoundTrip = await measureDynamoDbRoundTrip(
+    `http://${settings.host}:${settings.dynamoDbPort}`,
+    ROUND_TRIP_CALLS,
+  );
+  await runtime.settle();
+  const dynamodbCalls = callsPerRoute(runtime.requestLogs);
+
+  step(`cold starts: ${bundles.length} bundles × ${COLD_RUNS} fresh node processes`);
+  const coldStarts = await measureColdStarts(coldTargets(bundles, runtime), settings, COLD_RUNS);
+
+  return {
+    generatedAt: new Date().toISOString(),
+    machine: machine(),
+    runtimeBootMs,
+    load,
+    dynamodbCalls,
+    dynamodbRoundTrip,
+    bundles: bundleSizes(bundles),
+    coldStarts,
+    totalSeconds: round((performance.now() - startedAt) / 1000),
+  };
+}
+
+async function main(): Promise<void> {
+  setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
+  // The runtime runs in its own process group: Ctrl-C reaches only us, so we stop it.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void abort(`${signal}: stopping`, 130));
+
+  // The bundles live under the repository so that `@aws-sdk/*`, external as in Lambda, resolves
+  // from node_modules (Lambda resolves it from its runtime); .bench/ is gitignored.
+  mkdirSync(join(repoRoot, '.bench'), { recursive: true });
+  const workDir = mkdtempSync(join(repoRoot, '.bench', 'run-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+  try {
+    const results = await bench(workDir, dataDir);
+    console.log(formatReport(results));
+    writeResults(RESULTS_FILE, results);
+    step(`results written to ${RESULTS_FILE}`);
+  } finally {
+    await runtime?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  console.error(`[bench] FAILED: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

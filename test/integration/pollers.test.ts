@@ -1,0 +1,132 @@
+/**
+ * The local stand-ins for the stack's event source mappings, against the real DynamoDB Local
+ * stream and the real SQS emulator: partial batch failures, retries, redrive to the DLQ after
+ * maxReceiveCount, and the console's DLQ redrive (StartMessageMoveTask).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  SendMessageCommand,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { localStreamsClient, type Poller, startQueuePoller, startStreamPoller } from '../../infra/local/pollers.ts';
+import { provisionTable } from '../../infra/local/provision.ts';
+import { db } from '../../shared/store/client.ts';
+import { assertLocalEndpoints } from '../helpers/local-env.ts';
+
+assertLocalEndpoints();
+const sqs = new SQSClient({});
+const pollers: Poller[] = [];
+afterEach(async () => {
+  await Promise.all(pollers.splice(0).map((p) => p.stop()));
+});
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await sleep(100);
+  }
+  throw new Error('condition not met in time');
+}
+
+async function queuePair(maxReceiveCount: number) {
+  const name = `poller-test-${randomUUID().slice(0, 8)}`;
+  const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl ?? '';
+  const arnOf = async (url: string) =>
+    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
+  const dlqArn = await arnOf(dlqUrl);
+  const queueUrl =
+    (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: name,
+          Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }) },
+        }),
+      )
+    ).QueueUrl ?? '';
+  return { queueUrl, dlqUrl, dlqArn, queueArn: await arnOf(queueUrl) };
+}
+
+describe('queue poller', () => {
+  it('deletes successes, retries failures, moves them to the DLQ after maxReceiveCount, and redrive delivers them', async () => {
+    const { queueUrl, dlqUrl, dlqArn, queueArn } = await queuePair(3);
+    const receives = new Map<string, number[]>();
+    let failBad = true;
+    pollers.push(
+      startQueuePoller({
+        sqs,
+        queueUrl,
+        idleMs: 50,
+        handler: async (event: SQSEvent) => {
+          const failures = [];
+          for (const record of event.Records) {
+            receives.set(record.body, [...(receives.get(record.body) ?? []), Number(record.attributes.ApproximateReceiveCount)]);
+            if (record.body === 'bad' && failBad) failures.push({ itemIdentifier: record.messageId });
+          }
+          return { batchItemFailures: failures };
+        },
+      }),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'good' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'bad' }));
+
+    const inDlq = await until(async () => {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0 }));
+      return Messages.length > 0 ? Messages : undefined;
+    });
+    expect(inDlq.map((m) => m.Body)).toEqual(['bad']);
+    expect(receives.get('good')).toEqual([1]);
+    expect(receives.get('bad')).toEqual([1, 2, 3]);
+
+    failBad = false;
+    await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: queueArn }));
+    await until(async () => ((receives.get('bad')?.length ?? 0) > 3 ? true : undefined));
+    expect(receives.get('bad')?.at(-1)).toBe(1);
+  });
+});
+
+describe('stream poller', () => {
+  it('delivers every record in order and retries from the first reported failure', async () => {
+    const tableName = `stream-test-${randomUUID().slice(0, 8)}`;
+    const dynamodb = new DynamoDBClient({});
+    await provisionTable(dynamodb, tableName);
+    const seen: string[] = [];
+    let failedOnce = false;
+    pollers.push(
+      startStreamPoller({
+        dynamodb,
+        streams: localStreamsClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''),
+        tableName,
+        idleMs: 50,
+        handler: async (event) => {
+          for (const record of event.Records) {
+            const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+            if (pk === 'item-2' && !failedOnce) {
+              failedOnce = true;
+              return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+            }
+            seen.push(pk);
+          }
+          return { batchItemFailures: [] };
+        },
+      }),
+    );
+    for (const pk of ['item-1', 'item-2', 'item-3']) {
+      await db.send(new PutCommand({ TableName: tableName, Item: { pk, sk: 'x' } }));
+    }
+    await until(async () => (seen.length >= 3 ? true : undefined));
+    expect(seen).toEqual(['item-1', 'item-2', 'item-3']);
+    expect(failedOnce).toBe(true);
+  });
+});
