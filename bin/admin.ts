@@ -37,8 +37,9 @@ const need = (name: keyof typeof values): string => values[name] ?? fail(`Missin
 
 if (!process.env.TABLE_NAME) {
   // Same endpoints and table the local runtime uses; the JWT secret is not needed here.
-  for (const [name, value] of Object.entries(localEnvironment(localSettings(), 'unused')))
-    process.env[name] ??= value;
+  for (const [name, value] of Object.entries(localEnvironment(localSettings(), 'unused'))) {
+    if (!process.env[name]) process.env[name] = value;
+  }
 }
 
 const { hashPassword } = await import('../shared/auth/password.ts');

@@ -1,6 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { Group } from '#shared/routes.ts';
+import { fallbackGroup, type Group } from '#shared/routes.ts';
 import { AlarmTopic } from './constructs/alarm-topic.ts';
 import { HttpApi } from './constructs/api.ts';
 import { ApiFunctions } from './constructs/api-functions.ts';
@@ -38,7 +38,7 @@ export class PixServiceStack extends Stack {
       jwtSecret: this.jwtSecret.secret,
     }).functions;
 
-    this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup: 'auth' });
+    this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the public API' });
     new CfnOutput(this, 'AlarmTopicArn', {

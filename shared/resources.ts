@@ -40,5 +40,8 @@ export const evidenceBucket = {
   infrequentAccessAfterDays: 90,
 } as const;
 
+/** Partition-key prefix of the per-key rate-limit counters: the only items read-only functions may write. */
+export const rateLimitKeyPrefix = 'RATE#';
+
 /** Stage throttling (per API, before our per-key limit). */
 export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;

@@ -39,6 +39,9 @@ export type RouteId = Route['id'];
 export type RoutesOf<G extends Group> = Extract<Route, { group: G }>;
 export type RouteIdOf<G extends Group> = RoutesOf<G>['id'];
 
+/** The group whose Lambda answers API Gateway's `$default` route: unknown paths get the 404 envelope. */
+export const fallbackGroup: Group = 'auth';
+
 /** `POST /v1/api-keys/{id}/rotate`: the same string API Gateway puts in `event.routeKey`. */
 export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
 

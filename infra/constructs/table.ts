@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { table as tableDefinition } from '#shared/resources.ts';
+import { rateLimitKeyPrefix, table as tableDefinition } from '#shared/resources.ts';
 
 export type TableAccess = 'read' | 'readWrite';
 
@@ -22,11 +22,8 @@ const writeActions = [
   'dynamodb:BatchWriteItem',
 ];
 
-/**
- * Partition keys of the per-key rate-limit counters (fixed one-minute windows). Must match the
- * key builder of the rate limiter in `shared/`.
- */
-const rateLimitCounterKeys = 'RATE#*';
+/** Partition keys of the per-key rate-limit counters (fixed one-minute windows). */
+const rateLimitCounterKeys = `${rateLimitKeyPrefix}*`;
 
 /**
  * The service's single DynamoDB table, built from `shared/resources.ts` so the local runtime

@@ -17,9 +17,6 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   wallets: async () => (await import('../../functions/wallets/index.ts')).handler,
 };
 
-/** The group that answers API Gateway's `$default` route (unknown paths → 404 envelope). */
-export const defaultRouteGroup: Group = 'auth';
-
 /**
  * Background functions and what triggers them, mirroring the stack's event source mappings
  * and schedules. Later features register their consumers here (outbox fan-out on the table

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
-import { type Group, matchRoute, routeKey } from '../../shared/routes.ts';
-import { type ApiHandler, apiHandlers, defaultRouteGroup } from './functions.ts';
+import { fallbackGroup, type Group, matchRoute, routeKey } from '../../shared/routes.ts';
+import { type ApiHandler, apiHandlers } from './functions.ts';
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -112,8 +112,7 @@ export function createApiServer(): Server {
         return;
       }
       const event = await toApiEvent(req, body);
-      const group =
-        matchRoute(event.requestContext.http.method, event.rawPath)?.route.group ?? defaultRouteGroup;
+      const group = matchRoute(event.requestContext.http.method, event.rawPath)?.route.group ?? fallbackGroup;
       const result: ApiResult = await (await handlerOf(group))(event, lambdaContext(group));
       const payload =
         result.body === undefined

@@ -13,9 +13,8 @@ import { repoRoot } from './runtime.ts';
 /**
  * The `bundling` props of `ServiceFunction` (infra/constructs/service-function.ts), which does
  * not export them: KEEP IN SYNC until the construct and this file share one constant.
- * `externalModules` is NodejsFunction's default for Node 18+ runtimes: the SDK v3 comes with the
- * Lambda runtime, so `@aws-sdk/*` is not in the bundle (`@smithy/*` is, the feature flag that
- * would also exclude it is not set in cdk.json).
+ * `externalModules: []` bundles the AWS SDK too (NodejsFunction's default would leave
+ * `@aws-sdk/*` to the copy in the Lambda runtime).
  */
 export const lambdaBundling = {
   format: 'esm',
@@ -24,7 +23,7 @@ export const lambdaBundling = {
   target: 'node24',
   mainFields: ['module', 'main'],
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  externalModules: ['@aws-sdk/*'],
+  externalModules: [] as readonly string[],
 } as const;
 
 /** The esbuild options NodejsFunction derives from those props (its `esbuild --bundle …` command line). */
@@ -70,10 +69,13 @@ export async function bundleEntry(name: string, entry: string, dir: string): Pro
   };
 }
 
-/** Name of the baseline bundle: a handler that does nothing, bundled the same way. */
-export const EMPTY_BUNDLE = '(empty handler)';
+/** Baselines bundled the same way: nothing at all, then only the SDK client every group uses. */
+export const BASELINES = [
+  { name: '(empty handler)', dir: 'empty', entry: join(import.meta.dirname, 'empty-handler.ts') },
+  { name: '(DynamoDB client only)', dir: 'sdk', entry: join(import.meta.dirname, 'sdk-handler.ts') },
+] as const;
 
-/** Every API group's bundle, then the empty-handler baseline. */
+/** Every API group's bundle, then the baselines. */
 export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
   const bundles: BundleInfo[] = [];
   for (const group of groups) {
@@ -81,8 +83,8 @@ export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
       await bundleEntry(group, join(repoRoot, 'functions', group, 'index.ts'), join(outDir, group)),
     );
   }
-  bundles.push(
-    await bundleEntry(EMPTY_BUNDLE, join(import.meta.dirname, 'empty-handler.ts'), join(outDir, 'empty')),
-  );
+  for (const baseline of BASELINES) {
+    bundles.push(await bundleEntry(baseline.name, baseline.entry, join(outDir, baseline.dir)));
+  }
   return bundles;
 }

@@ -3,16 +3,12 @@
 import autocannon from 'autocannon';
 import { round } from './stats.ts';
 
-export interface LoadOptions {
+export interface LoadTarget {
   url: string;
   headers: Record<string, string>;
-  connections: number;
-  warmupSeconds: number;
-  durationSeconds: number;
 }
 
 export interface LoadResult {
-  url: string;
   connections: number;
   durationSeconds: number;
   requests: number;
@@ -21,30 +17,20 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
-  /** Non-2xx answers of the warm-up, which count as failures too. */
-  warmupNon2xx: number;
 }
 
-const attack = (o: LoadOptions, seconds: number) =>
-  autocannon({
-    url: o.url,
-    headers: o.headers,
-    connections: o.connections,
+/** `connections` keep one request in flight each, for `seconds`. */
+export async function runLoad(target: LoadTarget, connections: number, seconds: number): Promise<LoadResult> {
+  const r = await autocannon({
+    url: target.url,
+    headers: target.headers,
+    connections,
     duration: seconds,
     // Seconds per request: a stuck server shows up as timeouts, not as a hung bench.
     timeout: 10,
   });
-
-/**
- * A short warm-up first, whose figures are dropped: it loads the handler module, fills the
- * account cache and lets V8 and DynamoDB Local's JIT settle, none of which is steady state.
- */
-export async function loadTest(o: LoadOptions): Promise<LoadResult> {
-  const warmup = await attack(o, o.warmupSeconds);
-  const r = await attack(o, o.durationSeconds);
   return {
-    url: o.url,
-    connections: o.connections,
+    connections,
     durationSeconds: r.duration,
     requests: r.requests.total,
     requestsPerSecond: round(r.requests.average),
@@ -52,6 +38,16 @@ export async function loadTest(o: LoadOptions): Promise<LoadResult> {
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
-    warmupNon2xx: warmup.non2xx + warmup.errors,
   };
+}
+
+/** Any failed request makes the figures describe something else than the route: the bench fails. */
+export function assertAllOk(runs: Record<string, LoadResult>): void {
+  for (const [name, r] of Object.entries(runs)) {
+    if (r.non2xx + r.errors + r.timeouts > 0) {
+      throw new Error(
+        `${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts under load.`,
+      );
+    }
+  }
 }

@@ -3,8 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import type { BundleInfo } from './bundle.ts';
+import { type BundleInfo, lambdaBundling } from './bundle.ts';
 import type { ColdStartResult } from './cold-start.ts';
+import type { CpuShare } from './cpu.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { LoadResult } from './load.ts';
 import { round } from './stats.ts';
@@ -21,7 +22,9 @@ export interface BenchResults {
   generatedAt: string;
   machine: Machine;
   runtimeBootMs: number;
-  load: LoadResult;
+  load: { url: string; concurrent: LoadResult; sequential: LoadResult };
+  /** CPU during the concurrent run; absent where /proc is not available. */
+  cpu: CpuShare[] | undefined;
   dynamodbCalls: RouteCalls[];
   dynamodbRoundTrip: RoundTrip;
   bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
@@ -59,13 +62,27 @@ function table(
   return cells.map((row) => `  ${line(row)}`).join('\n');
 }
 
-function loadSection(l: LoadResult): string {
-  return [
-    `HTTP load: GET ${new URL(l.url).pathname} (API key), ${l.connections} connections, ${l.durationSeconds} s after a warm-up`,
-    `  ${l.requestsPerSecond} requests/s (${l.requests} requests)`,
-    `  latency p50 ${l.latencyMs.p50} ms, p90 ${l.latencyMs.p90} ms, p99 ${l.latencyMs.p99} ms, max ${l.latencyMs.max} ms`,
-    `  non-2xx ${l.non2xx}, errors ${l.errors}, timeouts ${l.timeouts} (warm-up failures ${l.warmupNon2xx})`,
-  ].join('\n');
+function loadLine(r: LoadResult): string {
+  const { p50, p90, p99, max } = r.latencyMs;
+  return (
+    `  ${r.connections} connection${r.connections > 1 ? 's' : ''}, ${r.durationSeconds} s: ${r.requestsPerSecond} requests/s ` +
+    `(${r.requests} requests), latency p50 ${p50} ms, p90 ${p90} ms, p99 ${p99} ms, max ${max} ms, ` +
+    `non-2xx ${r.non2xx}, errors ${r.errors + r.timeouts}`
+  );
+}
+
+function loadSection(load: BenchResults['load'], cpu: BenchResults['cpu']): string {
+  const lines = [
+    `HTTP load: GET ${new URL(load.url).pathname} with the test API key (after a warm-up)`,
+    loadLine(load.concurrent),
+    loadLine(load.sequential),
+  ];
+  if (cpu) {
+    const rows = cpu.map((c) => [c.process, c.cpuSeconds, c.cores, c.cpuMsPerRequest]);
+    lines.push(`  CPU during the ${load.concurrent.connections}-connection run:`);
+    lines.push(table(['process', 'CPU s', 'cores busy', 'CPU ms / request'], rows));
+  }
+  return lines.join('\n');
 }
 
 function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
@@ -90,7 +107,7 @@ function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
 function bundleSection(bundles: BenchResults['bundles']): string {
   const rows = bundles.map((b) => [b.name, b.kb, b.gzipKb, b.sourceMapKb]);
   return [
-    'Lambda bundles (esbuild, ServiceFunction options, @aws-sdk/* external)',
+    `Lambda bundles (esbuild with the ServiceFunction options; external: ${lambdaBundling.externalModules.join(', ') || 'none, AWS SDK bundled'})`,
     table(['bundle', 'minified KB', 'gzip KB', 'source map KB'], rows),
   ].join('\n');
 }
@@ -120,7 +137,7 @@ export function formatReport(r: BenchResults): string {
     `Pix service benchmark, ${r.generatedAt}`,
     `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform}); runtime booted in ${r.runtimeBootMs} ms`,
     '',
-    loadSection(r.load),
+    loadSection(r.load, r.cpu),
     '',
     callsSection(r.dynamodbCalls, r.dynamodbRoundTrip),
     '',

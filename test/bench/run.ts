@@ -9,16 +9,18 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Group, groups } from '../../shared/routes.ts';
-import { type BundleInfo, bundleAll } from './bundle.ts';
+import { type BundleInfo, bundleAll, lambdaBundling } from './bundle.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
+import { cpuShares, sampleCpu } from './cpu.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
-import { type LoadResult, loadTest } from './load.ts';
+import { assertAllOk, type LoadTarget, runLoad } from './load.ts';
 import { type BenchResults, bundleSizes, formatReport, machine, writeResults } from './report.ts';
 import { type BenchRuntime, benchSettings, repoRoot, startBenchRuntime } from './runtime.ts';
 import { round } from './stats.ts';
 
 const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
-const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10 } as const;
+/** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
+const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 const COLD_RUNS = 5;
 const ROUND_TRIP_CALLS = 200;
 /** The run takes about a minute; past this something hangs, and the runtime must still be stopped. */
@@ -43,14 +45,17 @@ function coldTargets(bundles: readonly BundleInfo[], r: BenchRuntime): ColdTarge
   );
 }
 
-function assertAllOk(load: LoadResult): void {
-  const failures = load.non2xx + load.errors + load.timeouts + load.warmupNon2xx;
-  if (failures > 0) {
-    throw new Error(
-      `the load test got ${load.non2xx} non-2xx answers, ${load.errors} errors, ${load.timeouts} timeouts ` +
-        `(warm-up: ${load.warmupNon2xx} failures): the figures would not describe the route.`,
-    );
-  }
+/** Warm-up (dropped: it loads the handler, fills caches, lets V8 and the JVM's JIT settle), then the runs. */
+async function loadTests(target: LoadTarget, r: BenchRuntime) {
+  const warmup = await runLoad(target, LOAD.connections, LOAD.warmupSeconds);
+  const cpuBefore = sampleCpu(r.pid);
+  const concurrent = await runLoad(target, LOAD.connections, LOAD.durationSeconds);
+  const cpuAfter = sampleCpu(r.pid);
+  const sequential = await runLoad(target, 1, LOAD.sequentialSeconds);
+  assertAllOk({ warmup, concurrent, sequential });
+  const cpu =
+    cpuBefore && cpuAfter && cpuShares(cpuBefore, cpuAfter, concurrent.durationSeconds, concurrent.requests);
+  return { load: { url: target.url, concurrent, sequential }, cpu };
 }
 
 async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
@@ -65,14 +70,10 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   const runtimeBootMs = Math.round(performance.now() - bootStartedAt);
 
   step(
-    `load test: ${LOAD.warmupSeconds} s warm-up, then ${LOAD.durationSeconds} s at ${LOAD.connections} connections`,
+    `load test: ${LOAD.warmupSeconds} s warm-up, ${LOAD.durationSeconds} s at ${LOAD.connections} connections, ${LOAD.sequentialSeconds} s at 1`,
   );
-  const load = await loadTest({
-    url: `${settings.baseUrl}/v1/wallets/balance`,
-    headers: { apikey: runtime.demo.test_api_key },
-    ...LOAD,
-  });
-  assertAllOk(load);
+  const url = `${settings.baseUrl}/v1/wallets/balance`;
+  const { load, cpu } = await loadTests({ url, headers: { apikey: runtime.demo.test_api_key } }, runtime);
 
   step('dashboard path (login, list API keys) and DynamoDB Local round trips');
   await runDashboardPath(settings.baseUrl, runtime.demo);
@@ -91,6 +92,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     machine: machine(),
     runtimeBootMs,
     load,
+    cpu,
     dynamodbCalls,
     dynamodbRoundTrip,
     bundles: bundleSizes(bundles),
@@ -105,10 +107,12 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void abort(`${signal}: stopping`, 130));
 
-  // The bundles live under the repository so that `@aws-sdk/*`, external as in Lambda, resolves
-  // from node_modules (Lambda resolves it from its runtime); .bench/ is gitignored.
-  mkdirSync(join(repoRoot, '.bench'), { recursive: true });
-  const workDir = mkdtempSync(join(repoRoot, '.bench', 'run-'));
+  // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
+  // repository, unless modules are left external, which then resolve from node_modules as they
+  // would from the Lambda runtime (.bench/ is gitignored).
+  const bundleParent = lambdaBundling.externalModules.length > 0 ? join(repoRoot, '.bench') : tmpdir();
+  mkdirSync(bundleParent, { recursive: true });
+  const workDir = mkdtempSync(join(bundleParent, 'pix-bench-bundles-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
   try {
     const results = await bench(workDir, dataDir);

@@ -33,6 +33,8 @@ export interface RequestLog {
 
 export interface BenchRuntime {
   settings: LocalSettings;
+  /** The child's pid, also its process group id (the JVM is in that group). */
+  pid: number;
   demo: DemoAccount;
   /** Every request log line seen so far, in order. */
   requestLogs: RequestLog[];
@@ -178,7 +180,14 @@ export async function startBenchRuntime(s: LocalSettings): Promise<BenchRuntime>
   try {
     await waitForReady(child, readyLine, diagnostics);
     const demo = JSON.parse(readFileSync(join(s.dataDir, 'demo.json'), 'utf8')) as DemoAccount;
-    return { settings: s, demo, requestLogs, settle: () => settle(() => lastOutputAt), stop };
+    return {
+      settings: s,
+      pid: child.pid ?? -1,
+      demo,
+      requestLogs,
+      settle: () => settle(() => lastOutputAt),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -11,14 +11,19 @@ import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
-  SQSClient,
   SendMessageCommand,
+  SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { localStreamsClient, type Poller, startQueuePoller, startStreamPoller } from '../../infra/local/pollers.ts';
+import {
+  localStreamsClient,
+  type Poller,
+  startQueuePoller,
+  startStreamPoller,
+} from '../../infra/local/pollers.ts';
 import { provisionTable } from '../../infra/local/provision.ts';
 import { db } from '../../shared/store/client.ts';
 import { assertLocalEndpoints } from '../helpers/local-env.ts';
@@ -44,14 +49,18 @@ async function queuePair(maxReceiveCount: number) {
   const name = `poller-test-${randomUUID().slice(0, 8)}`;
   const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl ?? '';
   const arnOf = async (url: string) =>
-    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
+    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })))
+      .Attributes?.QueueArn ?? '';
   const dlqArn = await arnOf(dlqUrl);
   const queueUrl =
     (
       await sqs.send(
         new CreateQueueCommand({
           QueueName: name,
-          Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }) },
+          Attributes: {
+            VisibilityTimeout: '1',
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+          },
         }),
       )
     ).QueueUrl ?? '';
@@ -71,7 +80,10 @@ describe('queue poller', () => {
         handler: async (event: SQSEvent) => {
           const failures = [];
           for (const record of event.Records) {
-            receives.set(record.body, [...(receives.get(record.body) ?? []), Number(record.attributes.ApproximateReceiveCount)]);
+            receives.set(record.body, [
+              ...(receives.get(record.body) ?? []),
+              Number(record.attributes.ApproximateReceiveCount),
+            ]);
             if (record.body === 'bad' && failBad) failures.push({ itemIdentifier: record.messageId });
           }
           return { batchItemFailures: failures };
@@ -82,7 +94,9 @@ describe('queue poller', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'bad' }));
 
     const inDlq = await until(async () => {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0 }));
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0 }),
+      );
       return Messages.length > 0 ? Messages : undefined;
     });
     expect(inDlq.map((m) => m.Body)).toEqual(['bad']);

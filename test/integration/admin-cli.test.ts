@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { api, expectError } from '../helpers/http.ts';
+import { testPorts } from '../helpers/local-env.ts';
+
+const run = promisify(execFile);
+
+/** `npm run admin -- …` against the test runtime (the CLI defaults to the local runtime's ports). */
+async function admin(...args: string[]): Promise<any> {
+  const env = { ...process.env, ...testPorts, TABLE_NAME: '' };
+  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
+  return JSON.parse(stdout);
+}
+
+describe('admin CLI', () => {
+  it('creates an account, a user and a membership that can log in and manage keys', async () => {
+    const account = await admin('create-account', '--name', 'Acme CLI');
+    expect(account.id).toMatch(/^acct_/);
+    const email = `cli-${Date.now()}@example.com`;
+    await admin('create-user', '--email', email, '--password', 'long-enough-password');
+    const membership = await admin(
+      'add-member',
+      '--account',
+      account.id,
+      '--email',
+      email,
+      '--role',
+      'admin',
+    );
+    expect(membership).toMatchObject({ accountId: account.id, role: 'ADMIN' });
+
+    const login = await api('/v1/auth/login', { body: { email, password: 'long-enough-password' } });
+    expect(login.body).toMatchObject({ account_id: account.id, role: 'ADMIN' });
+    expect((await api('/v1/api-keys', { token: login.body.token, body: { test: true } })).status).toBe(201);
+  });
+
+  it('refuses unknown roles and missing users with exit code 2, writing nothing', async () => {
+    const account = await admin('create-account', '--name', 'Acme CLI 2');
+    await expect(
+      admin('add-member', '--account', account.id, '--email', 'nobody@example.com', '--role', 'ADMIN'),
+    ).rejects.toMatchObject({ code: 2 });
+    await expect(
+      admin('add-member', '--account', account.id, '--email', 'x@example.com', '--role', 'ROOT'),
+    ).rejects.toMatchObject({ code: 2 });
+    expectError(
+      await api('/v1/auth/login', { body: { email: 'nobody@example.com', password: 'whatever' } }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
+  });
+});

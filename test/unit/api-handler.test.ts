@@ -1,0 +1,122 @@
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { createApiHandler } from '../../shared/http/api-handler.ts';
+import { HttpError } from '../../shared/http/errors.ts';
+import type { ApiEvent } from '../../shared/http/types.ts';
+
+const event = (overrides: Partial<ApiEvent> = {}): ApiEvent => ({
+  version: '2.0',
+  routeKey: 'POST /v1/auth/login',
+  rawPath: '/v1/auth/login',
+  rawQueryString: '',
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  isBase64Encoded: false,
+  requestContext: {
+    accountId: 'local',
+    apiId: 'local',
+    domainName: 'localhost',
+    domainPrefix: 'localhost',
+    http: {
+      method: 'POST',
+      path: '/v1/auth/login',
+      protocol: 'HTTP/1.1',
+      sourceIp: '127.0.0.1',
+      userAgent: 'test',
+    },
+    requestId: 'gw',
+    routeKey: 'POST /v1/auth/login',
+    stage: '$default',
+    time: '',
+    timeEpoch: 0,
+  },
+  ...overrides,
+});
+
+const context = {} as Context;
+const logout = async () => ({ status: 204 });
+
+describe('createApiHandler', () => {
+  it('turns an unexpected error into a 500 api_error that reveals nothing', async () => {
+    const handler = createApiHandler('auth', {
+      login: async () => {
+        throw new Error('connection string postgres://admin:hunter2@db');
+      },
+      logout,
+    });
+    const result = await handler(event(), context);
+    expect(result.statusCode).toBe(500);
+    const body = JSON.parse(result.body ?? '{}');
+    expect(body.error).toEqual({
+      type: 'api_error',
+      code: 'internal_error',
+      message: 'An unexpected error occurred.',
+    });
+    expect(result.body).not.toContain('hunter2');
+    expect(body.request_id).toBe(result.headers?.['X-Request-Id']);
+  });
+
+  it('renders HttpErrors with param and details, and echoes a sent X-Request-Id', async () => {
+    const handler = createApiHandler('auth', {
+      login: async () => {
+        throw new HttpError(400, 'invalid_request_error', 'invalid_amount', 'Bad amount', {
+          param: 'amount',
+          details: [{ param: 'amount', message: 'must be > 0' }],
+        });
+      },
+      logout,
+    });
+    const result = await handler(
+      event({ headers: { 'content-type': 'application/json', 'x-request-id': 'abc-123' } }),
+      context,
+    );
+    expect(result.statusCode).toBe(400);
+    expect(result.headers?.['X-Request-Id']).toBe('abc-123');
+    expect(JSON.parse(result.body ?? '{}')).toEqual({
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_amount',
+        message: 'Bad amount',
+        param: 'amount',
+        details: [{ param: 'amount', message: 'must be > 0' }],
+      },
+      request_id: 'abc-123',
+    });
+  });
+
+  it('replaces an unusable X-Request-Id with a generated one', async () => {
+    const handler = createApiHandler('auth', { login: async () => ({ status: 200, body: {} }), logout });
+    const result = await handler(
+      event({ headers: { 'content-type': 'application/json', 'x-request-id': 'has space' } }),
+      context,
+    );
+    expect(result.headers?.['X-Request-Id']).toMatch(/^req_/);
+  });
+
+  it('answers 404 for a route key of another group or API Gateway’s $default', async () => {
+    const handler = createApiHandler('auth', { login: async () => ({ status: 200 }), logout });
+    for (const routeKey of ['$default', 'GET /v1/wallets']) {
+      const result = await handler(event({ routeKey }), context);
+      expect(result.statusCode).toBe(404);
+      expect(JSON.parse(result.body ?? '{}').error.code).toBe('not_found');
+    }
+  });
+
+  it('decodes base64 bodies and passes the parsed JSON to the route', async () => {
+    let seen: unknown;
+    const handler = createApiHandler('auth', {
+      login: async ({ body }) => {
+        seen = body;
+        return { status: 200, body: { ok: true } };
+      },
+      logout,
+    });
+    const result = await handler(
+      event({ body: Buffer.from('{"a":1}').toString('base64'), isBase64Encoded: true }),
+      context,
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Content-Type']).toBe('application/json');
+    expect(seen).toEqual({ a: 1 });
+  });
+});
