@@ -8,8 +8,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { round } from './stats.ts';
 
-/** CPU seconds by process label. */
-export type CpuSample = Record<string, number>;
+/** CPU seconds so far, by process label, and of the whole machine (all cores, all processes). */
+export interface CpuSample {
+  processes: Record<string, number>;
+  machine: number;
+}
+
+const OTHERS = 'other processes on the machine';
 
 export interface CpuShare {
   process: string;
@@ -41,35 +46,52 @@ function readStat(pid: string, ticks: number): { pgrp: number; comm: string; sec
   }
 }
 
-/** The runtime's process group (node bin/local.ts and the JVM it started) and this process. */
+/** Busy time of all cores from the first line of /proc/stat (user nice system idle iowait irq softirq steal). */
+function machineBusySeconds(ticks: number): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return (user + nice + system + irq + softirq + steal) / ticks;
+}
+
+/** The runtime's process group (node bin/local.ts and the JVM it started), this process and the machine. */
 export function sampleCpu(runtimePid: number): CpuSample | undefined {
   if (!existsSync('/proc/self/stat')) return undefined;
   const ticks = clockTicks();
-  const sample: CpuSample = {};
+  const processes: Record<string, number> = {};
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     const stat = readStat(pid, ticks);
     if (stat?.pgrp !== runtimePid) continue;
     const label = Number(pid) === runtimePid ? 'runtime (node bin/local.ts)' : `runtime child (${stat.comm})`;
-    sample[label] = (sample[label] ?? 0) + stat.seconds;
+    processes[label] = (processes[label] ?? 0) + stat.seconds;
   }
   const own = process.cpuUsage();
-  sample['bench + autocannon (this process)'] = (own.user + own.system) / 1e6;
-  return sample;
+  processes['bench + autocannon (this process)'] = (own.user + own.system) / 1e6;
+  return { processes, machine: machineBusySeconds(ticks) };
 }
 
+/**
+ * What each process used between two samples. "Other processes" is the machine's busy time
+ * minus ours: when it is not near zero, something else competed for the cores during the run.
+ */
 export function cpuShares(
   before: CpuSample,
   after: CpuSample,
   wallSeconds: number,
   requests: number,
 ): CpuShare[] {
-  return Object.entries(after).map(([name, seconds]) => {
-    const used = seconds - (before[name] ?? 0);
-    return {
-      process: name,
-      cpuSeconds: round(used, 2),
-      cores: round(used / wallSeconds, 2),
-      cpuMsPerRequest: round((used * 1000) / Math.max(1, requests), 2),
-    };
-  });
+  const used: Record<string, number> = {};
+  for (const [name, seconds] of Object.entries(after.processes))
+    used[name] = seconds - (before.processes[name] ?? 0);
+  const ours = Object.values(used).reduce((sum, s) => sum + s, 0);
+  used[OTHERS] = Math.max(0, after.machine - before.machine - ours);
+  return Object.entries(used).map(([name, seconds]) => ({
+    process: name,
+    cpuSeconds: round(seconds, 2),
+    cores: round(seconds / wallSeconds, 2),
+    cpuMsPerRequest: round((seconds * 1000) / Math.max(1, requests), 2),
+  }));
 }

@@ -1,6 +1,7 @@
 /** The HTTP load test: autocannon against one authenticated route of the bench runtime. */
 
 import autocannon from 'autocannon';
+import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
 import { round } from './stats.ts';
 
 export interface LoadTarget {
@@ -17,6 +18,11 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+}
+
+export interface MeasuredLoad extends LoadResult {
+  /** CPU used during the run, per process; absent where /proc is not available. */
+  cpu: CpuShare[] | undefined;
 }
 
 /** `connections` keep one request in flight each, for `seconds`. */
@@ -39,6 +45,20 @@ export async function runLoad(target: LoadTarget, connections: number, seconds: 
     errors: r.errors,
     timeouts: r.timeouts,
   };
+}
+
+/** A run with the CPU each process used during it (`runtimePid`: the runtime's process group). */
+export async function measureLoad(
+  target: LoadTarget,
+  connections: number,
+  seconds: number,
+  runtimePid: number,
+): Promise<MeasuredLoad> {
+  const before = sampleCpu(runtimePid);
+  const result = await runLoad(target, connections, seconds);
+  const after = sampleCpu(runtimePid);
+  const cpu = before && after ? cpuShares(before, after, result.durationSeconds, result.requests) : undefined;
+  return { ...result, cpu };
 }
 
 /** Any failed request makes the figures describe something else than the route: the bench fails. */

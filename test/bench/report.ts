@@ -5,9 +5,8 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { type BundleInfo, lambdaBundling } from './bundle.ts';
 import type { ColdStartResult } from './cold-start.ts';
-import type { CpuShare } from './cpu.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
-import type { LoadResult } from './load.ts';
+import type { LoadResult, MeasuredLoad } from './load.ts';
 import { round } from './stats.ts';
 
 export interface Machine {
@@ -22,9 +21,7 @@ export interface BenchResults {
   generatedAt: string;
   machine: Machine;
   runtimeBootMs: number;
-  load: { url: string; concurrent: LoadResult; sequential: LoadResult };
-  /** CPU during the concurrent run; absent where /proc is not available. */
-  cpu: CpuShare[] | undefined;
+  load: { url: string; concurrent: MeasuredLoad; sequential: MeasuredLoad };
   dynamodbCalls: RouteCalls[];
   dynamodbRoundTrip: RoundTrip;
   bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
@@ -71,18 +68,32 @@ function loadLine(r: LoadResult): string {
   );
 }
 
-function loadSection(load: BenchResults['load'], cpu: BenchResults['cpu']): string {
-  const lines = [
-    `HTTP load: GET ${new URL(load.url).pathname} with the test API key (after a warm-up)`,
-    loadLine(load.concurrent),
-    loadLine(load.sequential),
+/** Per process: cores kept busy and CPU ms per request, in each run. */
+function cpuTable(runs: readonly MeasuredLoad[]): string | undefined {
+  const [first] = runs;
+  if (!first?.cpu) return undefined;
+  const header = [
+    'CPU by process',
+    ...runs.flatMap((r) => [`cores @${r.connections}`, `ms/req @${r.connections}`]),
   ];
-  if (cpu) {
-    const rows = cpu.map((c) => [c.process, c.cpuSeconds, c.cores, c.cpuMsPerRequest]);
-    lines.push(`  CPU during the ${load.concurrent.connections}-connection run:`);
-    lines.push(table(['process', 'CPU s', 'cores busy', 'CPU ms / request'], rows));
-  }
-  return lines.join('\n');
+  const rows = first.cpu.map((share) => [
+    share.process,
+    ...runs.flatMap((r) => {
+      const same = r.cpu?.find((c) => c.process === share.process);
+      return [same?.cores, same?.cpuMsPerRequest];
+    }),
+  ]);
+  return table(header, rows);
+}
+
+function loadSection(load: BenchResults['load']): string {
+  const runs = [load.concurrent, load.sequential];
+  const cpu = cpuTable(runs);
+  return [
+    `HTTP load: GET ${new URL(load.url).pathname} with the test API key (after a warm-up)`,
+    ...runs.map(loadLine),
+    ...(cpu ? [cpu] : []),
+  ].join('\n');
 }
 
 function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
@@ -137,7 +148,7 @@ export function formatReport(r: BenchResults): string {
     `Pix service benchmark, ${r.generatedAt}`,
     `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform}); runtime booted in ${r.runtimeBootMs} ms`,
     '',
-    loadSection(r.load, r.cpu),
+    loadSection(r.load),
     '',
     callsSection(r.dynamodbCalls, r.dynamodbRoundTrip),
     '',

@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { type Group, groups } from '../../shared/routes.ts';
 import { type BundleInfo, bundleAll, lambdaBundling } from './bundle.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
-import { cpuShares, sampleCpu } from './cpu.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
-import { assertAllOk, type LoadTarget, runLoad } from './load.ts';
+import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
 import { type BenchResults, bundleSizes, formatReport, machine, writeResults } from './report.ts';
 import { type BenchRuntime, benchSettings, repoRoot, startBenchRuntime } from './runtime.ts';
 import { round } from './stats.ts';
@@ -48,14 +47,10 @@ function coldTargets(bundles: readonly BundleInfo[], r: BenchRuntime): ColdTarge
 /** Warm-up (dropped: it loads the handler, fills caches, lets V8 and the JVM's JIT settle), then the runs. */
 async function loadTests(target: LoadTarget, r: BenchRuntime) {
   const warmup = await runLoad(target, LOAD.connections, LOAD.warmupSeconds);
-  const cpuBefore = sampleCpu(r.pid);
-  const concurrent = await runLoad(target, LOAD.connections, LOAD.durationSeconds);
-  const cpuAfter = sampleCpu(r.pid);
-  const sequential = await runLoad(target, 1, LOAD.sequentialSeconds);
+  const concurrent = await measureLoad(target, LOAD.connections, LOAD.durationSeconds, r.pid);
+  const sequential = await measureLoad(target, 1, LOAD.sequentialSeconds, r.pid);
   assertAllOk({ warmup, concurrent, sequential });
-  const cpu =
-    cpuBefore && cpuAfter && cpuShares(cpuBefore, cpuAfter, concurrent.durationSeconds, concurrent.requests);
-  return { load: { url: target.url, concurrent, sequential }, cpu };
+  return { url: target.url, concurrent, sequential };
 }
 
 async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
@@ -73,7 +68,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     `load test: ${LOAD.warmupSeconds} s warm-up, ${LOAD.durationSeconds} s at ${LOAD.connections} connections, ${LOAD.sequentialSeconds} s at 1`,
   );
   const url = `${settings.baseUrl}/v1/wallets/balance`;
-  const { load, cpu } = await loadTests({ url, headers: { apikey: runtime.demo.test_api_key } }, runtime);
+  const load = await loadTests({ url, headers: { apikey: runtime.demo.test_api_key } }, runtime);
 
   step('dashboard path (login, list API keys) and DynamoDB Local round trips');
   await runDashboardPath(settings.baseUrl, runtime.demo);
@@ -92,7 +87,6 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     machine: machine(),
     runtimeBootMs,
     load,
-    cpu,
     dynamodbCalls,
     dynamodbRoundTrip,
     bundles: bundleSizes(bundles),
