@@ -31,9 +31,9 @@ export interface Poller {
   stop(): Promise<void>;
 }
 
-type BatchResult = { batchItemFailures?: { itemIdentifier: string }[] } | undefined | void;
+type BatchResult = { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<BatchResult>;
-export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined | void>;
+export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 const logFailure = (message: string, fields: Record<string, unknown>) =>
   console.error(JSON.stringify({ level: 'error', time: new Date().toISOString(), message, ...fields }));

@@ -14,7 +14,7 @@ export interface CpuSample {
   machine: number;
 }
 
-const OTHERS = 'other processes on the machine';
+export const OTHERS = 'other processes on the machine';
 
 export interface CpuShare {
   process: string;

@@ -2,7 +2,8 @@
 
 import autocannon from 'autocannon';
 import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
-import { round } from './stats.ts';
+import type { BenchRuntime } from './runtime.ts';
+import { percentile, round } from './stats.ts';
 
 export interface LoadTarget {
   url: string;
@@ -18,9 +19,12 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  statusCodes: Record<string, number>;
 }
 
 export interface MeasuredLoad extends LoadResult {
+  /** Time inside the handler (the runtime's `durationMs`), i.e. without HTTP and queueing in front of it. */
+  handlerMs: { p50: number; p90: number };
   /** CPU used during the run, per process; absent where /proc is not available. */
   cpu: CpuShare[] | undefined;
 }
@@ -44,30 +48,39 @@ export async function runLoad(target: LoadTarget, connections: number, seconds: 
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(
+      Object.entries(r.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count ?? 0]),
+    ),
   };
 }
 
-/** A run with the CPU each process used during it (`runtimePid`: the runtime's process group). */
+/** A run, with the handler time from the runtime's log lines and the CPU each process used meanwhile. */
 export async function measureLoad(
   target: LoadTarget,
   connections: number,
   seconds: number,
-  runtimePid: number,
+  runtime: BenchRuntime,
 ): Promise<MeasuredLoad> {
-  const before = sampleCpu(runtimePid);
+  const before = sampleCpu(runtime.pid);
+  const firstLog = runtime.requestLogs.length;
   const result = await runLoad(target, connections, seconds);
-  const after = sampleCpu(runtimePid);
-  const cpu = before && after ? cpuShares(before, after, result.durationSeconds, result.requests) : undefined;
-  return { ...result, cpu };
+  const after = sampleCpu(runtime.pid);
+  await runtime.settle();
+  const durations = runtime.requestLogs.slice(firstLog).map((log) => log.durationMs);
+  return {
+    ...result,
+    handlerMs: { p50: percentile(durations, 50), p90: percentile(durations, 90) },
+    cpu: before && after ? cpuShares(before, after, result.durationSeconds, result.requests) : undefined,
+  };
 }
 
 /** Any failed request makes the figures describe something else than the route: the bench fails. */
-export function assertAllOk(runs: Record<string, LoadResult>): void {
-  for (const [name, r] of Object.entries(runs)) {
-    if (r.non2xx + r.errors + r.timeouts > 0) {
-      throw new Error(
-        `${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts under load.`,
-      );
-    }
-  }
+export function assertAllOk(name: string, r: LoadResult): void {
+  if (r.non2xx + r.errors + r.timeouts === 0) return;
+  const statuses = Object.entries(r.statusCodes)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(', ');
+  throw new Error(
+    `${name}: ${r.non2xx} non-2xx answers (${statuses}), ${r.errors} errors, ${r.timeouts} timeouts under load.`,
+  );
 }

@@ -5,8 +5,9 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { type BundleInfo, lambdaBundling } from './bundle.ts';
 import type { ColdStartResult } from './cold-start.ts';
+import { OTHERS } from './cpu.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
-import type { LoadResult, MeasuredLoad } from './load.ts';
+import type { MeasuredLoad } from './load.ts';
 import { round } from './stats.ts';
 
 export interface Machine {
@@ -59,13 +60,44 @@ function table(
   return cells.map((row) => `  ${line(row)}`).join('\n');
 }
 
-function loadLine(r: LoadResult): string {
-  const { p50, p90, p99, max } = r.latencyMs;
-  return (
-    `  ${r.connections} connection${r.connections > 1 ? 's' : ''}, ${r.durationSeconds} s: ${r.requestsPerSecond} requests/s ` +
-    `(${r.requests} requests), latency p50 ${p50} ms, p90 ${p90} ms, p99 ${p99} ms, max ${max} ms, ` +
-    `non-2xx ${r.non2xx}, errors ${r.errors + r.timeouts}`
-  );
+function loadTable(runs: readonly MeasuredLoad[]): string {
+  const header = [
+    'connections',
+    'req/s',
+    'requests',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'max ms',
+    'handler p50',
+    'handler p90',
+    'non-2xx',
+    'errors',
+  ];
+  const rows = runs.map((r) => [
+    `${r.connections} for ${r.durationSeconds} s`,
+    r.requestsPerSecond,
+    r.requests,
+    r.latencyMs.p50,
+    r.latencyMs.p90,
+    r.latencyMs.p99,
+    r.latencyMs.max,
+    r.handlerMs.p50,
+    r.handlerMs.p90,
+    r.non2xx,
+    r.errors + r.timeouts,
+  ]);
+  return table(header, rows);
+}
+
+/** Other processes busy on the machine make every figure of the run pessimistic: say so. */
+const INTERFERENCE_CORES = 0.2;
+
+function interference(runs: readonly MeasuredLoad[]): string | undefined {
+  const worst = Math.max(...runs.map((r) => r.cpu?.find((c) => c.process === OTHERS)?.cores ?? 0));
+  return worst > INTERFERENCE_CORES
+    ? `  WARNING: other processes kept ${worst} cores busy during the load test: these figures are disturbed, run again on a quiet machine.`
+    : undefined;
 }
 
 /** Per process: cores kept busy and CPU ms per request, in each run. */
@@ -88,12 +120,14 @@ function cpuTable(runs: readonly MeasuredLoad[]): string | undefined {
 
 function loadSection(load: BenchResults['load']): string {
   const runs = [load.concurrent, load.sequential];
-  const cpu = cpuTable(runs);
   return [
-    `HTTP load: GET ${new URL(load.url).pathname} with the test API key (after a warm-up)`,
-    ...runs.map(loadLine),
-    ...(cpu ? [cpu] : []),
-  ].join('\n');
+    `HTTP load: GET ${new URL(load.url).pathname} with the test API key, after a warm-up (latencies in ms, handler = time inside the Lambda handler)`,
+    loadTable(runs),
+    cpuTable(runs),
+    interference(runs),
+  ]
+    .filter((part) => part !== undefined)
+    .join('\n');
 }
 
 function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {

@@ -99,11 +99,13 @@ const exited = (child: ChildProcess): boolean => child.exitCode !== null || chil
 
 /** SIGTERM lets bin/local.ts stop DynamoDB Local itself; SIGKILL to the group after the grace period. */
 async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined) return; // Never started.
   if (!exited(child)) {
     const gone = new Promise<void>((done) => child.once('exit', () => done()));
     child.kill('SIGTERM');
     const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
-    await gone;
+    // Bounded even if the exit event never comes: the SIGKILL above is the last word.
+    await Promise.race([gone, sleep(STOP_GRACE_MS + 2_000)]);
     clearTimeout(timer);
   }
   // Nothing of the group may outlive the bench, even if the runtime died without stopping the JVM.
@@ -124,11 +126,12 @@ function waitForReady(
     const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
       reject(new Error(`the runtime exited (${code ?? signal}) before it was ready.\n${diagnostics()}`));
     const onError = (error: Error) => reject(new Error(`could not start the runtime: ${error.message}`));
-    child.once('exit', onExit);
+    // 'close', not 'exit': by then its last output lines have been read for the message.
+    child.once('close', onExit);
     child.once('error', onError);
     readyLine.then(() => {
       clearTimeout(timer);
-      child.off('exit', onExit);
+      child.off('close', onExit);
       child.off('error', onError);
       resolveReady();
     });

@@ -105,7 +105,7 @@ describe('createApiHandler', () => {
   it('decodes base64 bodies and passes the parsed JSON to the route', async () => {
     let seen: unknown;
     const handler = createApiHandler('auth', {
-      login: async ({ body }) => {
+      login: async ({ body }: { body: unknown }) => {
         seen = body;
         return { status: 200, body: { ok: true } };
       },
