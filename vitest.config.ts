@@ -4,7 +4,7 @@ import { testAwsEnv } from './test/helpers/local-env.ts';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { LOG_LEVEL: 'silent' } } },
       {
         test: {
           name: 'integration',

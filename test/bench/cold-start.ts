@@ -25,6 +25,13 @@ const CHILD_TIMEOUT_MS = 20_000;
 
 export interface ColdTarget {
   bundle: BundleInfo;
+  /** Defaults to the bundle's name. */
+  label?: string;
+  /**
+   * ServiceFunction sets NODE_OPTIONS=--enable-source-maps, which makes Node read and parse the
+   * bundle's source map at import: on by default, off to show what that costs.
+   */
+  sourceMaps?: boolean;
   /** What the first invoke receives; `undefined` for the empty handler. */
   request?: RequestSpec;
 }
@@ -91,8 +98,8 @@ function parseChildOutput(stdout: string): { result: ColdRunResult; log?: Reques
 }
 
 async function runOnce(target: ColdTarget, eventFile: string, env: NodeJS.ProcessEnv) {
-  // --enable-source-maps: ServiceFunction sets it in NODE_OPTIONS, and it costs at import time.
-  const args = ['--enable-source-maps', CHILD_SCRIPT, target.bundle.file, eventFile];
+  const sourceMaps = target.sourceMaps === false ? [] : ['--enable-source-maps'];
+  const args = [...sourceMaps, CHILD_SCRIPT, target.bundle.file, eventFile];
   try {
     const { stdout } = await run(process.execPath, args, {
       env,
@@ -102,9 +109,11 @@ async function runOnce(target: ColdTarget, eventFile: string, env: NodeJS.Proces
     return parseChildOutput(stdout);
   } catch (error) {
     const { stderr } = error as { stderr?: string };
-    throw new Error(`cold start of ${target.bundle.name} failed: ${String(error)}\n${stderr ?? ''}`);
+    throw new Error(`cold start of ${labelOf(target)} failed: ${String(error)}\n${stderr ?? ''}`);
   }
 }
+
+const labelOf = (target: ColdTarget): string => target.label ?? target.bundle.name;
 
 function writeEvent(target: ColdTarget): string {
   const file = join(dirname(target.bundle.file), 'event.json');
@@ -131,11 +140,11 @@ function summarizeTarget(
   const status = samples[0]?.result.status;
   // A 5xx means the bundle is broken (missing env, failed import): its timings would be meaningless.
   if (status === undefined || status >= 500 || statuses.size > 1) {
-    throw new Error(`cold start of ${target.bundle.name} answered ${[...statuses].join(', ')}`);
+    throw new Error(`cold start of ${labelOf(target)} answered ${[...statuses].join(', ')}`);
   }
   const pick = (f: (r: ColdRunResult) => number) => round(median(samples.map((s) => f(s.result))));
   return {
-    name: target.bundle.name,
+    name: labelOf(target),
     route: target.request ? `${target.request.method} ${target.request.path}` : '-',
     runs: samples.length,
     status,

@@ -1,0 +1,91 @@
+/**
+ * `npm start` itself: a second runtime on its own ports, with a data folder, stopped with
+ * Ctrl-C (SIGINT) and started again.
+ */
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ports = { PORT: '3350', DYNAMODB_PORT: '8350', SQS_PORT: '9350', S3_PORT: '4650' };
+
+function start(dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['bin/local.ts'], {
+    env: { ...process.env, ...ports, DATA_DIR: dataDir },
+    stdio: 'pipe',
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`not ready in 20 s:\n${output}`)), 20_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Pix service ready on')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
+  });
+}
+
+const stopWithCtrlC = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGINT');
+  });
+
+const listening = (port: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+const balance = (apikey: string) =>
+  fetch(`http://127.0.0.1:${ports.PORT}/v1/wallets/balance`, { headers: { apikey } });
+
+describe('local runtime', () => {
+  it('keeps its data across a Ctrl-C and a restart, and stops every process', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pix-restart-'));
+    const first = await start(dataDir);
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
+    expect(demo).toEqual({
+      account_id: expect.stringMatching(/^acct_/),
+      email: 'demo@example.com',
+      password: expect.any(String),
+      test_api_key: expect.stringMatching(/^ak_test_/),
+      live_api_key: expect.stringMatching(/^ak_live_/),
+      base_url: `http://127.0.0.1:${ports.PORT}`,
+    });
+    expect((await balance(demo.test_api_key)).status).toBe(200);
+
+    expect(await stopWithCtrlC(first)).toBe(0);
+    for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
+
+    const second = await start(dataDir);
+    try {
+      expect(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).account_id).toBe(demo.account_id);
+      expect((await balance(demo.test_api_key)).status).toBe(200);
+    } finally {
+      await stopWithCtrlC(second);
+    }
+  }, 60_000);
+
+  it('exits with one clear line when Java is missing', () => {
+    const result = spawnSync(process.execPath, ['bin/local.ts', '--in-memory'], {
+      env: { ...process.env, ...ports, PATH: '/nonexistent' },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^DynamoDB Local needs Java 17 or newer \(found none\): install it/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
