@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import {
+  deriveTxid,
+  END_TO_END_ID_PATTERN,
+  newChargeId,
+  newEndToEndId,
+  parseChargeId,
+  publicChargeId,
+  TXID_PATTERN,
+} from '../../shared/domain/pix-ids.ts';
+
+describe('deriveTxid', () => {
+  it('is 32 lower-case hex characters and satisfies the API Pix txid rule', () => {
+    const txid = deriveTxid('acc_1', 'live', 'order-123-attempt');
+    expect(txid).toMatch(/^[0-9a-f]{32}$/);
+    expect(txid).toMatch(TXID_PATTERN);
+    expect(txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+  });
+
+  it('is deterministic for the same inputs', () => {
+    expect(deriveTxid('acc_1', 'live', 'key-00000001')).toBe(deriveTxid('acc_1', 'live', 'key-00000001'));
+  });
+
+  it('changes with the key, the mode or the account', () => {
+    const base = deriveTxid('acc_1', 'live', 'key-00000001');
+    expect(deriveTxid('acc_1', 'live', 'key-00000002')).not.toBe(base);
+    expect(deriveTxid('acc_1', 'test', 'key-00000001')).not.toBe(base);
+    expect(deriveTxid('acc_2', 'live', 'key-00000001')).not.toBe(base);
+  });
+
+  it('does not collide when separators move between the parts', () => {
+    expect(deriveTxid('a:live', 'x', 'k')).not.toBe(deriveTxid('a', 'live:x', 'k'));
+    expect(deriveTxid('a', 'live', 'x:k')).not.toBe(deriveTxid('a:live', 'x', 'k'));
+  });
+});
+
+describe('newEndToEndId', () => {
+  const at = new Date('2026-03-07T09:05:59.999Z');
+
+  it('follows the BCB layout E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics', () => {
+    const id = newEndToEndId('12345678', at);
+    expect(id).toHaveLength(32);
+    expect(id).toMatch(END_TO_END_ID_PATTERN);
+    expect(id.slice(0, 21)).toBe('E12345678202603070905');
+  });
+
+  it('uses UTC regardless of the date object origin', () => {
+    const id = newEndToEndId('00000000', new Date(Date.UTC(2025, 11, 31, 23, 59)));
+    expect(id.slice(9, 21)).toBe('202512312359');
+  });
+
+  it('is random in the tail', () => {
+    const ids = new Set(Array.from({ length: 200 }, () => newEndToEndId('12345678', at)));
+    expect(ids.size).toBe(200);
+  });
+
+  it('rejects a malformed ISPB or an invalid date', () => {
+    expect(() => newEndToEndId('1234567', at)).toThrow(/ISPB/);
+    expect(() => newEndToEndId('1234567A', at)).toThrow(/ISPB/);
+    expect(() => newEndToEndId('12345678', new Date('nope'))).toThrow(RangeError);
+  });
+
+  it('exposes a pattern that rejects near misses', () => {
+    expect(END_TO_END_ID_PATTERN.test('E12345678202603070905abcdefghijk')).toBe(true);
+    expect(END_TO_END_ID_PATTERN.test('D12345678202603070905abcdefghijk')).toBe(false);
+    expect(END_TO_END_ID_PATTERN.test('E12345678202603070905abcdefghij')).toBe(false);
+    expect(END_TO_END_ID_PATTERN.test('E12345678202603070905abcdefghij-')).toBe(false);
+  });
+});
+
+describe('charge ids', () => {
+  it('creates 24 lower-case hex raw ids, unique per call', () => {
+    const ids = Array.from({ length: 100 }, () => newChargeId());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(100);
+  });
+
+  it('round-trips through the public form', () => {
+    const raw = newChargeId();
+    const pub = publicChargeId(raw);
+    expect(pub).toBe(`ch_${raw}`);
+    expect(parseChargeId(pub)).toBe(raw);
+    expect(parseChargeId(raw)).toBe(raw);
+  });
+
+  it('rejects anything that is not exactly a 24-hex raw id', () => {
+    for (const bad of [
+      '',
+      'ch_',
+      'ch_0123456789abcdef0123456',
+      'ch_0123456789abcdef012345678',
+      'ch_0123456789ABCDEF01234567',
+      'ch_ch_0123456789abcdef01234567',
+      'CH_0123456789abcdef01234567',
+      'py_0123456789abcdef01234567',
+      '0123456789abcdef0123456g',
+      ' 0123456789abcdef01234567',
+    ]) {
+      expect(parseChargeId(bad)).toBeUndefined();
+    }
+  });
+});
+
+describe('charge id ordering', () => {
+  it('sorts raw ids by creation time, and chargeIdFloor bounds them', async () => {
+    const { newChargeId: next, chargeIdFloor } = await import('../../shared/domain/pix-ids.ts');
+    const early = next(1_700_000_000_000);
+    const late = next(1_700_000_000_001);
+    expect(early < late).toBe(true);
+    expect(chargeIdFloor(1_700_000_000_000) <= early).toBe(true);
+    expect(chargeIdFloor(1_700_000_000_001) > early).toBe(true);
+  });
+});
