@@ -3,7 +3,7 @@
  * are those of the deployed artifacts.
  */
 
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
@@ -79,9 +79,11 @@ export const BASELINES = [
 export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
   const bundles: BundleInfo[] = [];
   for (const group of groups) {
-    bundles.push(
-      await bundleEntry(group, join(repoRoot, 'functions', group, 'index.ts'), join(outDir, group)),
-    );
+    const entry = join(repoRoot, 'functions', group, 'index.ts');
+    // Say which group, rather than esbuild's bare "could not resolve".
+    if (!existsSync(entry))
+      throw new Error(`group "${group}" is in shared/routes.ts but ${entry} does not exist`);
+    bundles.push(await bundleEntry(group, entry, join(outDir, group)));
   }
   for (const baseline of BASELINES) {
     bundles.push(await bundleEntry(baseline.name, baseline.entry, join(outDir, baseline.dir)));

@@ -25,6 +25,8 @@ export interface BenchResults {
   load: { url: string; concurrent: MeasuredLoad; sequential: MeasuredLoad };
   dynamodbCalls: RouteCalls[];
   dynamodbRoundTrip: RoundTrip;
+  /** The options the bundles were built with (a copy of ServiceFunction's). */
+  bundling: typeof lambdaBundling;
   bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
   coldStarts: ColdStartResult[];
   totalSeconds: number;
@@ -144,7 +146,7 @@ function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
   ]);
   return [
     'DynamoDB calls per request (runtime request log)',
-    table(['route', 'requests', 'mean', 'min', 'max', 'handler p50 ms', 'statuses'], rows),
+    table(['route', 'requests', 'mean', 'min', 'max', 'handler p50 ms (all runs)', 'statuses'], rows),
     `  one DynamoDB Local round trip (GetItem, sequential, ${rtt.calls} calls): p50 ${rtt.p50Ms} ms, p90 ${rtt.p90Ms} ms`,
   ].join('\n');
 }
@@ -170,9 +172,10 @@ function coldSection(cold: readonly ColdStartResult[]): string {
   return [
     `Cold init in a fresh node process (median of ${cold[0]?.runs ?? 0} runs)`,
     table(
-      ['bundle', 'first request', 'status', 'DDB calls', 'import ms', 'first invoke ms', 'total ms'],
+      ['target', 'first request', 'status', 'DDB calls', 'import ms', 'first invoke ms', 'total ms'],
       rows,
     ),
+    ...cold.flatMap((c) => (c.warning ? [`  WARNING: ${c.warning}`] : [])),
   ].join('\n');
 }
 

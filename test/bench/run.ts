@@ -102,6 +102,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     load,
     dynamodbCalls,
     dynamodbRoundTrip,
+    bundling: lambdaBundling,
     bundles: bundleSizes(bundles),
     coldStarts,
     totalSeconds: round((performance.now() - startedAt) / 1000),
@@ -132,8 +133,13 @@ async function main(): Promise<void> {
   }
 }
 
+/** On macOS a piped stdout is asynchronous: let the report reach the pipe before exiting. */
+const flushStdout = () => new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+
 try {
   await main();
+  await flushStdout();
+  // Explicit: keep-alive sockets of fetch and the SDK would otherwise hold the process a while.
   process.exit(0);
 } catch (error) {
   console.error(`[bench] FAILED: ${error instanceof Error ? error.message : String(error)}`);
