@@ -9,8 +9,15 @@ export const table = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB deletes expired idempotency records, rate counters, revoked tokens. */
   ttlAttribute: 'expiresAt',
-  /** GSI1: secondary access patterns (user → memberships). See docs/data-model.md. */
-  indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  /**
+   * GSI1: look-ups by another key (user → memberships, customer document → charges).
+   * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases).
+   * See docs/data-model.md.
+   */
+  indexes: [
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
 } as const;
 
 /** Webhook deliveries. A message is received once per attempt; after 15 it moves to the DLQ. */
@@ -42,6 +49,9 @@ export const evidenceBucket = {
 
 /** Partition-key prefix of the per-key rate-limit counters: the only items read-only functions may write. */
 export const rateLimitKeyPrefix = 'RATE#';
+
+/** How often the scheduler runs when deployed (EventBridge rule). Expiry happens within one period. */
+export const schedulerPeriodSeconds = 60;
 
 /** Stage throttling (per API, before our per-key limit). */
 export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;

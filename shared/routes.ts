@@ -4,7 +4,7 @@
  * local HTTP server all read the same list: a route exists in exactly one place.
  */
 
-export type Group = 'auth' | 'api-keys' | 'wallets';
+export type Group = 'auth' | 'api-keys' | 'charges' | 'wallets' | 'checkout' | 'sandbox';
 
 /** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
 export type AuthKind = 'none' | 'jwt' | 'apikey';
@@ -30,8 +30,43 @@ export const routes = [
   { id: 'rotateApiKey', group: 'api-keys', method: 'POST', path: '/v1/api-keys/{id}/rotate', auth: 'jwt' },
   { id: 'revokeApiKey', group: 'api-keys', method: 'DELETE', path: '/v1/api-keys/{id}', auth: 'jwt' },
 
+  { id: 'createCharge', group: 'charges', method: 'POST', path: '/v1/charges', auth: 'apikey' },
+  { id: 'createPixCharge', group: 'charges', method: 'POST', path: '/v1/pix/charges', auth: 'apikey' },
+  { id: 'listCharges', group: 'charges', method: 'GET', path: '/v1/charges', auth: 'apikey' },
+  { id: 'getCharge', group: 'charges', method: 'GET', path: '/v1/charges/{id}', auth: 'apikey' },
+
   { id: 'getWalletBalance', group: 'wallets', method: 'GET', path: '/v1/wallets/balance', auth: 'apikey' },
   { id: 'listWallets', group: 'wallets', method: 'GET', path: '/v1/wallets', auth: 'apikey' },
+
+  // Public pages and documents a payer's phone or bank fetches: capability URLs, no auth.
+  { id: 'getCheckoutPage', group: 'checkout', method: 'GET', path: '/checkout/{id}', auth: 'none' },
+  { id: 'getCheckoutStatus', group: 'checkout', method: 'GET', path: '/checkout/{id}/status', auth: 'none' },
+  { id: 'getChargeQrCode', group: 'checkout', method: 'GET', path: '/checkout/{id}/qr.png', auth: 'none' },
+  { id: 'getPixPayload', group: 'checkout', method: 'GET', path: '/pix/{id}', auth: 'none' },
+  { id: 'getPixSigningKeys', group: 'checkout', method: 'GET', path: '/.well-known/jwks.json', auth: 'none' },
+
+  // Test mode only (live keys get 404): drive a charge through the real pipeline.
+  {
+    id: 'simulatePayment',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/charges/{id}/pay',
+    auth: 'apikey',
+  },
+  {
+    id: 'simulateExpiry',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/charges/{id}/expire',
+    auth: 'apikey',
+  },
+  {
+    id: 'setSandboxAcquirer',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/acquirer',
+    auth: 'apikey',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof routes)[number];

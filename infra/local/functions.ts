@@ -14,7 +14,10 @@ export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResul
 export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   auth: async () => (await import('../../functions/auth/index.ts')).handler,
   'api-keys': async () => (await import('../../functions/api-keys/index.ts')).handler,
+  charges: async () => (await import('../../functions/charges/index.ts')).handler,
   wallets: async () => (await import('../../functions/wallets/index.ts')).handler,
+  checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
+  sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
 };
 
 /**
@@ -31,5 +34,12 @@ export interface BackgroundFunctions {
 export const loadBackgroundFunctions = async (): Promise<BackgroundFunctions> => ({
   tableStream: [],
   webhookQueue: [],
-  schedules: [],
+  schedules: [
+    {
+      name: 'scheduler',
+      // The stack runs it every minute; locally more often so expiry is visible quickly.
+      everyMs: Number(process.env.SCHEDULER_INTERVAL_MS ?? 5_000),
+      handler: (await import('../../functions/scheduler/index.ts')).handler,
+    },
+  ],
 });

@@ -29,15 +29,17 @@ export interface RunningService {
 }
 
 /**
- * `JWT_SECRET` when set (the tests sign their own edge-case tokens); otherwise persisted across
- * restarts so dashboard sessions survive them, or random for in-memory runs.
+ * A service secret: the environment's value when set (the tests sign their own edge-case
+ * tokens), otherwise kept in the data folder so sessions and signatures survive restarts, or
+ * random for in-memory runs.
  */
-function jwtSecret(s: LocalSettings): string {
-  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
+function localSecret(s: LocalSettings, envName: string, file: string): string {
+  const fromEnv = process.env[envName];
+  if (fromEnv) return fromEnv;
   if (s.inMemory) return randomBytes(32).toString('base64url');
-  const file = join(s.dataDir, 'jwt-secret');
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
+  const path = join(s.dataDir, file);
+  if (!existsSync(path)) writeFileSync(path, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(path, 'utf8').trim();
 }
 
 export async function startService(s: LocalSettings): Promise<RunningService> {
@@ -66,7 +68,8 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
 
     await provisionTable(localDynamoDbClient(s), s.tableName);
     const queues = await provisionQueues(localSqsClient(s), s);
-    Object.assign(process.env, localEnvironment(s, jwtSecret(s)), {
+    Object.assign(process.env, localEnvironment(s, localSecret(s, 'JWT_SECRET', 'jwt-secret')), {
+      PIX_SIGNING_SECRET: localSecret(s, 'PIX_SIGNING_SECRET', 'pix-signing-secret'),
       WEBHOOK_QUEUE_URL: queues.deliveryQueueUrl,
       WEBHOOK_DLQ_URL: queues.deadLetterQueueUrl,
     });

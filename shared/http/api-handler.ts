@@ -125,6 +125,7 @@ const parseRequest = (group: Group): ApiMiddleware => ({
       headers: Object.fromEntries(
         Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined),
       ),
+      baseUrl: process.env.PUBLIC_BASE_URL ?? `https://${event.requestContext.domainName}`,
     };
   },
 });
@@ -168,14 +169,25 @@ const jsonBody = (): ApiMiddleware => ({
   },
 });
 
-const toResult = (response: ApiResponse): ApiResult => ({
-  statusCode: response.status,
-  headers: {
-    ...(response.body !== undefined && { 'Content-Type': 'application/json' }),
-    ...response.headers,
-  },
-  ...(response.body !== undefined && { body: JSON.stringify(response.body) }),
-});
+function toResult(response: ApiResponse): ApiResult {
+  if (response.raw) {
+    const { contentType, body } = response.raw;
+    return {
+      statusCode: response.status,
+      headers: { 'Content-Type': contentType, ...response.headers },
+      body: typeof body === 'string' ? body : body.toString('base64'),
+      isBase64Encoded: typeof body !== 'string',
+    };
+  }
+  return {
+    statusCode: response.status,
+    headers: {
+      ...(response.body !== undefined && { 'Content-Type': 'application/json' }),
+      ...response.headers,
+    },
+    ...(response.body !== undefined && { body: JSON.stringify(response.body) }),
+  };
+}
 
 export function createApiHandler<G extends Group>(group: G, handlers: GroupHandlers<G>) {
   const table = handlers as unknown as Record<string, RouteHandler<KeyPrincipal | UserPrincipal | undefined>>;

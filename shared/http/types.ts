@@ -34,11 +34,16 @@ export interface ApiRequest<P = KeyPrincipal | UserPrincipal | undefined> {
   query: Record<string, string>;
   pathParameters: Record<string, string>;
   headers: Record<string, string>;
+  /** Where this service is reached (`https://…`), for URLs in responses. */
+  baseUrl: string;
 }
 
 export interface ApiResponse {
   status: number;
+  /** Serialized as JSON. */
   body?: unknown;
+  /** A non-JSON body (HTML page, PNG image, JWS), sent as is. */
+  raw?: { contentType: string; body: string | Buffer };
   headers?: Record<string, string>;
 }
 

@@ -5,7 +5,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type AccountSettings, DEFAULT_SETTINGS } from '../domain/account-settings.ts';
 import { db, tableName } from './client.ts';
 import { accountPk } from './keys.ts';
 
@@ -15,14 +16,33 @@ export interface Account {
   createdAt: string;
   /** Per-key requests per minute; the service default applies when absent. */
   rateLimitPerMinute?: number;
+  settings: AccountSettings;
+  /** Sandbox only: the simulated acquirer answers as unavailable (503 on create). */
+  sandboxAcquirerDown?: boolean;
 }
+
+export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'velocity'>> & {
+  feePlan?: Partial<AccountSettings['feePlan']>;
+  velocity?: Partial<AccountSettings['velocity']>;
+};
 
 const key = (accountId: string) => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
 
 export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
 
-export async function createAccount(input: { name: string; rateLimitPerMinute?: number }): Promise<Account> {
-  const account: Account = { id: newAccountId(), name: input.name, createdAt: new Date().toISOString() };
+export const accountKey = key;
+
+export async function createAccount(input: {
+  name: string;
+  rateLimitPerMinute?: number;
+  settings?: AccountOverrides;
+}): Promise<Account> {
+  const account: Account = {
+    id: newAccountId(),
+    name: input.name,
+    createdAt: new Date().toISOString(),
+    settings: withDefaults(input.name, input.settings),
+  };
   if (input.rateLimitPerMinute !== undefined) account.rateLimitPerMinute = input.rateLimitPerMinute;
   await db.send(
     new PutCommand({
@@ -51,12 +71,37 @@ export async function getAccountCached(accountId: string): Promise<Account | und
   return account;
 }
 
-function toAccount(item: Record<string, unknown>): Account {
+/** Stored settings over the defaults, so settings added later apply to old accounts too. */
+function withDefaults(name: string, overrides: AccountOverrides = {}): AccountSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    merchantName: name,
+    ...overrides,
+    feePlan: { ...DEFAULT_SETTINGS.feePlan, ...overrides.feePlan },
+    velocity: { ...DEFAULT_SETTINGS.velocity, ...overrides.velocity },
+  };
+}
+
+export function toAccount(item: Record<string, unknown>): Account {
   const account: Account = {
     id: String(item.id),
     name: String(item.name),
     createdAt: String(item.createdAt),
+    settings: withDefaults(String(item.name), (item.settings ?? {}) as AccountOverrides),
   };
   if (typeof item.rateLimitPerMinute === 'number') account.rateLimitPerMinute = item.rateLimitPerMinute;
+  if (item.sandboxAcquirerDown === true) account.sandboxAcquirerDown = true;
   return account;
+}
+
+export async function setSandboxAcquirerDown(accountId: string, down: boolean): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key(accountId),
+      UpdateExpression: 'SET sandboxAcquirerDown = :down',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':down': down },
+    }),
+  );
 }

@@ -1,0 +1,13 @@
+import { serializeCharge } from '#shared/domain/charges.ts';
+import { parseChargeId } from '#shared/domain/pix-ids.ts';
+import { notFound } from '#shared/http/errors.ts';
+import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
+import { getCharge as read } from '#shared/store/charges.ts';
+
+/** GET /v1/charges/{id}: `ch_<id>` or the raw id; another account's (or mode's) charge is 404. */
+export const getCharge: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
+  const rawId = parseChargeId(pathParameters.id ?? '');
+  const charge = rawId === undefined ? undefined : await read(principal, rawId);
+  if (!charge) throw notFound('No such charge.');
+  return { status: 200, body: serializeCharge(charge) };
+};

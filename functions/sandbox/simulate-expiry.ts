@@ -1,0 +1,17 @@
+import { serializeCharge } from '#shared/domain/charges.ts';
+import { parseChargeId } from '#shared/domain/pix-ids.ts';
+import { badRequest, notFound } from '#shared/http/errors.ts';
+import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
+import { expireCharge } from '#shared/store/charge-transitions.ts';
+import { getCharge } from '#shared/store/charges.ts';
+import { requireTestMode } from './sandbox-only.ts';
+
+/** POST /v1/sandbox/charges/{id}/expire: the charge's window closes now. */
+export const simulateExpiry: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
+  requireTestMode(principal);
+  const rawId = parseChargeId(pathParameters.id ?? '');
+  if (rawId === undefined || !(await getCharge(principal, rawId))) throw notFound('No such charge.');
+  const expired = await expireCharge(principal, rawId, new Date(), true);
+  if (!expired) throw badRequest('Only a pending charge can expire.', { param: 'id' });
+  return { status: 200, body: serializeCharge(expired) };
+};

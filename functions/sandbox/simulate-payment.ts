@@ -1,0 +1,80 @@
+import * as v from 'valibot';
+import { serializeCharge } from '#shared/domain/charges.ts';
+import { newEndToEndId, parseChargeId } from '#shared/domain/pix-ids.ts';
+import { classifyTaxId, normalizeTaxId } from '#shared/domain/tax-id.ts';
+import { badRequest, notFound } from '#shared/http/errors.ts';
+import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { sandboxProvider } from '#shared/providers/sandbox.ts';
+import { getAccountCached } from '#shared/store/accounts.ts';
+import { receivePix } from '#shared/store/charge-transitions.ts';
+import { getCharge } from '#shared/store/charges.ts';
+import { requireTestMode } from './sandbox-only.ts';
+
+/** The ISPB the sandbox's simulated payer banks use in end-to-end ids. */
+const SANDBOX_ISPB = '99999999';
+
+const SimulatePaymentBody = v.optional(
+  v.strictObject({
+    /** The payer's CPF/CNPJ as their bank reports it; omitted = not reported. */
+    payer_document: v.optional(
+      v.pipe(
+        v.string(),
+        v.transform(normalizeTaxId),
+        v.check((d) => classifyTaxId(d) !== undefined, 'Must be a valid CPF or CNPJ'),
+      ),
+    ),
+    payer_name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    /** Defaults to the charge amount; less is an underpayment (returned, the charge stays pending). */
+    amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  }),
+  {},
+);
+
+const OUTCOME: Record<string, string> = {
+  credit: 'paid',
+  hold: 'held_for_review',
+  refund: 'refunded',
+  return: 'returned',
+};
+
+/** POST /v1/sandbox/charges/{id}/pay: a Pix arrives for the charge, as the acquirer would report it. */
+export const simulatePayment: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters, body }) => {
+  requireTestMode(principal);
+  const input = parseInput(SimulatePaymentBody, body, 'body');
+  const rawId = parseChargeId(pathParameters.id ?? '');
+  const charge = rawId === undefined ? undefined : await getCharge(principal, rawId);
+  const account = await getAccountCached(principal.accountId);
+  if (!charge || !rawId || !account) throw notFound('No such charge.');
+  if (input.amount !== undefined && input.amount > charge.amount) {
+    throw badRequest('A dynamic Pix cannot pay more than the charge amount.', { param: 'amount' });
+  }
+  const now = new Date();
+  const endToEndId = newEndToEndId(SANDBOX_ISPB, now);
+  const result = await receivePix(
+    principal,
+    rawId,
+    {
+      endToEndId,
+      amount: input.amount ?? charge.amount,
+      receivedAt: now.toISOString(),
+      ...(input.payer_document !== undefined && { payerDocument: input.payer_document }),
+      ...(input.payer_name !== undefined && { payerName: input.payer_name }),
+    },
+    account.settings,
+    sandboxProvider({ acquirerDown: false }),
+  );
+  if (!result) throw notFound('No such charge.');
+  return {
+    status: 200,
+    body: {
+      object: 'sandbox_payment',
+      end_to_end_id: endToEndId,
+      outcome: OUTCOME[result.outcome.kind],
+      ...(result.outcome.kind === 'return' || result.outcome.kind === 'refund'
+        ? { return_reason: result.outcome.reason }
+        : {}),
+      charge: serializeCharge(result.charge),
+    },
+  };
+};

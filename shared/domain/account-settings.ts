@@ -1,0 +1,49 @@
+/**
+ * Per-account settings with the defaults DESIGN.md fixes: charge expiry window, fee plan,
+ * settlement hold, velocity limits and the profile printed in BR Codes.
+ */
+
+export interface FeePlan {
+  /** The acquirer's fee: basis points of the amount plus a fixed part, in centavos. */
+  providerFeeBps: number;
+  providerFeeFixed: number;
+  /** The platform's fee, basis points of the amount. */
+  platformFeeBps: number;
+}
+
+export interface VelocityLimits {
+  /** Live (`pending`) charges per customer document within the window. */
+  customerMaxCharges: number;
+  customerWindowSeconds: number;
+  /** Live (`pending`) charges per account and mode. */
+  accountMaxPending: number;
+}
+
+export interface AccountSettings {
+  merchantName: string;
+  merchantCity: string;
+  mcc: string;
+  defaultExpiresIn: number;
+  settlementHoldDays: number;
+  feePlan: FeePlan;
+  velocity: VelocityLimits;
+}
+
+export const DEFAULT_SETTINGS: Omit<AccountSettings, 'merchantName'> = {
+  merchantCity: 'SAO PAULO',
+  mcc: '0000',
+  defaultExpiresIn: 3600,
+  settlementHoldDays: 0,
+  feePlan: { providerFeeBps: 80, providerFeeFixed: 0, platformFeeBps: 120 },
+  velocity: { customerMaxCharges: 5, customerWindowSeconds: 600, accountMaxPending: 1000 },
+};
+
+/** Basis points of an amount in centavos, rounded half up (fees never go negative). */
+const bps = (amount: number, basisPoints: number) => Math.floor((amount * basisPoints + 5_000) / 10_000);
+
+/** Fees for a settled amount; `netAmount` = amount − providerFee − platformFee, never below 0. */
+export function computeFees(amount: number, plan: FeePlan) {
+  const providerFee = Math.min(amount, bps(amount, plan.providerFeeBps) + plan.providerFeeFixed);
+  const platformFee = Math.min(amount - providerFee, bps(amount, plan.platformFeeBps));
+  return { providerFee, platformFee, netAmount: amount - providerFee - platformFee };
+}

@@ -1,0 +1,194 @@
+/**
+ * `POST /v1/charges` and `POST /v1/pix/charges` input: the body schema, the cross-field payer
+ * lock rules, metadata sanitising and the Idempotency-Key header. Everything here runs before
+ * anything is read or written.
+ */
+
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { badRequest } from '../http/errors.ts';
+import { parseInput } from '../http/validation.ts';
+import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
+
+/** API Pix `valor` is at most 10 integer digits with 2 decimals: R$ 9,999,999,999.99. */
+export const PIX_MAX_AMOUNT = 999_999_999_999;
+export const MIN_EXPIRES_IN = 60;
+export const MAX_EXPIRES_IN = 86_400;
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/**
+ * Metadata keys the service owns: `description` is folded in from the `description` field,
+ * `failure` and `med` carry the service's own information on transactions (Part 2), and the
+ * rest name internal fields that must never be spoofed by a client. Keys starting with `_` are
+ * stripped too.
+ */
+export const RESERVED_METADATA_KEYS = [
+  'description',
+  'failure',
+  'med',
+  'provider',
+  'providerFee',
+  'platformFee',
+  'netAmount',
+  'txid',
+  'end_to_end_id',
+] as const;
+
+const MAX_METADATA_KEYS = 50;
+const MAX_METADATA_KEY_LENGTH = 40;
+const MAX_METADATA_VALUE_LENGTH = 500;
+
+const TaxId = v.pipe(
+  v.string(),
+  v.transform(normalizeTaxId),
+  v.check(
+    (value) => classifyTaxId(value) !== undefined,
+    'Must be a CPF (11 digits) or CNPJ (14 characters) with valid check digits',
+  ),
+);
+
+const Customer = v.strictObject({
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(200))),
+  document: v.optional(TaxId),
+  email: v.optional(v.pipe(v.string(), v.trim(), v.email('Must be an e-mail address'), v.maxLength(254))),
+  phone: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ()-]{8,20}$/, 'Must be a phone number'))),
+});
+
+const MetadataValue = v.union(
+  [v.pipe(v.string(), v.maxLength(MAX_METADATA_VALUE_LENGTH)), v.number(), v.boolean(), v.null()],
+  `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers, booleans or null`,
+);
+
+const Metadata = v.pipe(
+  v.record(
+    v.pipe(
+      v.string(),
+      v.maxLength(MAX_METADATA_KEY_LENGTH, `Keys must be at most ${MAX_METADATA_KEY_LENGTH} characters`),
+    ),
+    MetadataValue,
+  ),
+  v.check((m) => Object.keys(m).length <= MAX_METADATA_KEYS, `At most ${MAX_METADATA_KEYS} keys`),
+);
+
+const body = (paymentMethod: v.GenericSchema<unknown, 'pix' | undefined>) =>
+  v.strictObject({
+    amount: v.pipe(
+      v.number('Must be an integer amount in centavos'),
+      v.integer('Must be an integer amount in centavos'),
+      v.minValue(1, 'Must be greater than 0'),
+      v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT} (the Pix maximum, R$ 9,999,999,999.99)`),
+    ),
+    currency: v.optional(v.pipe(v.string(), v.toUpperCase(), v.literal('BRL', 'Pix requires BRL')), 'BRL'),
+    payment_method: paymentMethod,
+    description: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(MAX_DESCRIPTION_LENGTH, `Must be at most ${MAX_DESCRIPTION_LENGTH} characters`),
+      ),
+    ),
+    expires_in: v.optional(
+      v.pipe(
+        v.number('Must be an integer number of seconds'),
+        v.integer('Must be an integer number of seconds'),
+        v.minValue(MIN_EXPIRES_IN, `Must be at least ${MIN_EXPIRES_IN} seconds`),
+        // Larger windows are accepted and capped, as the spec says.
+        v.transform((seconds) => Math.min(seconds, MAX_EXPIRES_IN)),
+      ),
+    ),
+    customer: v.optional(Customer, {}),
+    expected_payer_tax_id: v.optional(TaxId),
+    metadata: v.optional(Metadata, {}),
+  });
+
+const Pix = v.literal('pix', 'Only pix is accepted');
+export const CreateChargeBody = body(Pix);
+export const CreatePixChargeBody = body(v.optional(Pix));
+export type CreateChargeBody = v.InferOutput<typeof CreatePixChargeBody>;
+
+/** Validates the body, then the payer-lock rules that span fields. */
+export function parseCreateCharge(
+  input: unknown,
+  route: 'createCharge' | 'createPixCharge',
+): CreateChargeBody {
+  if (input === undefined) throw badRequest('A JSON body is required.', { param: 'amount' });
+  const parsed = parseAmountFirst(input, route);
+  const lock = parsed.expected_payer_tax_id;
+  if (lock !== undefined) {
+    if (parsed.customer.name === undefined) {
+      throw badRequest('expected_payer_tax_id requires customer.name.', { param: 'customer.name' });
+    }
+    if (parsed.customer.document !== undefined && parsed.customer.document !== lock) {
+      throw badRequest('expected_payer_tax_id must equal customer.document when both are sent.', {
+        param: 'expected_payer_tax_id',
+      });
+    }
+  }
+  return parsed;
+}
+
+/** A failing `amount` gets the specific `invalid_amount` code. */
+function parseAmountFirst(input: unknown, route: 'createCharge' | 'createPixCharge'): CreateChargeBody {
+  try {
+    return parseInput(route === 'createCharge' ? CreateChargeBody : CreatePixChargeBody, input, 'body');
+  } catch (error) {
+    if (error instanceof Error && 'param' in error && error.param === 'amount') {
+      throw badRequest(error.message, {
+        code: 'invalid_amount',
+        param: 'amount',
+        details: (error as { details?: [] }).details ?? [],
+      });
+    }
+    throw error;
+  }
+}
+
+/** Public metadata: client keys minus reserved and `_` ones, plus the folded description. */
+export function sanitizeMetadata(
+  metadata: Record<string, unknown>,
+  description: string | undefined,
+): Record<string, unknown> {
+  const reserved = new Set<string>(RESERVED_METADATA_KEYS);
+  const kept = Object.fromEntries(
+    Object.entries(metadata).filter(([key]) => !key.startsWith('_') && !reserved.has(key)),
+  );
+  return description === undefined ? kept : { ...kept, description };
+}
+
+export const IDEMPOTENCY_KEY_MIN = 8;
+export const IDEMPOTENCY_KEY_MAX = 128;
+
+/** The `Idempotency-Key` header: required, 8–128 visible ASCII characters. */
+export function idempotencyKeyFrom(headers: Record<string, string>): string {
+  const key = headers['idempotency-key'];
+  if (key === undefined || key === '') {
+    throw badRequest('The Idempotency-Key header is required.', { param: 'Idempotency-Key' });
+  }
+  if (key.length < IDEMPOTENCY_KEY_MIN || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+    throw badRequest(
+      `Idempotency-Key must be ${IDEMPOTENCY_KEY_MIN}–${IDEMPOTENCY_KEY_MAX} visible ASCII characters.`,
+      {
+        param: 'Idempotency-Key',
+      },
+    );
+  }
+  return key;
+}
+
+/** Fingerprint of a request for idempotency: the same key with another body is a conflict. */
+export function requestFingerprint(routeId: string, input: unknown): string {
+  return createHash('sha256')
+    .update(`${routeId}\n${canonicalJson(input)}`)
+    .digest('hex');
+}
+
+/** JSON with object keys sorted, so key order in the client's body does not matter. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

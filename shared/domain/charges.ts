@@ -1,0 +1,156 @@
+/**
+ * The charge: its stored record, the transaction-format statuses it moves through, the public
+ * vocabulary those map to, and the allowlist serializer of the public Charge (Part 1).
+ */
+
+import { publicChargeId } from './pix-ids.ts';
+
+/** Transaction statuses (Part 2). The record stores these; the public status is derived. */
+export type TxStatus =
+  | 'PENDING'
+  | 'WAITING_PAYMENT'
+  | 'PROCESSING'
+  | 'PAID'
+  | 'APPROVED'
+  | 'REFUSED'
+  | 'CANCELLED'
+  | 'EXPIRED'
+  | 'REFUNDED'
+  | 'CHARGEBACK'
+  | 'DISPUTE';
+
+export const publicStatuses = [
+  'pending',
+  'processing',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'refunded',
+  'disputed',
+] as const;
+export type PublicStatus = (typeof publicStatuses)[number];
+
+const PUBLIC_STATUS: Record<TxStatus, PublicStatus> = {
+  PENDING: 'pending',
+  WAITING_PAYMENT: 'pending',
+  PROCESSING: 'processing',
+  PAID: 'paid',
+  APPROVED: 'paid',
+  REFUSED: 'failed',
+  CANCELLED: 'cancelled',
+  EXPIRED: 'expired',
+  REFUNDED: 'refunded',
+  CHARGEBACK: 'disputed',
+  DISPUTE: 'disputed',
+};
+
+/** The transaction statuses that show as `status` publicly. */
+export const txStatusesOf = (status: PublicStatus): TxStatus[] =>
+  (Object.keys(PUBLIC_STATUS) as TxStatus[]).filter((tx) => PUBLIC_STATUS[tx] === status);
+
+export interface Customer {
+  name?: string;
+  document?: string;
+  email?: string;
+  phone?: string;
+}
+
+export interface Fees {
+  providerFee: number;
+  platformFee: number;
+  netAmount: number;
+}
+
+export interface ChargeRecord {
+  /** Raw id (the public id is `ch_<id>`). */
+  id: string;
+  accountId: string;
+  mode: 'live' | 'test';
+  amount: number;
+  currency: string;
+  status: TxStatus;
+  paymentMethod: 'pix';
+  customer: Customer;
+  metadata: Record<string, unknown>;
+  expectedPayerTaxId?: string;
+  idempotencyKey: string;
+  /** The service address the charge was created at: its URLs (checkout, QR, location) use it. */
+  baseUrl: string;
+  provider: string;
+  txid?: string;
+  brCode?: string;
+  qrCodeBase64?: string;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  endToEndId?: string;
+  paidAt?: string;
+  fees?: Fees;
+  /** Who actually paid: never exposed (payer lock only). */
+  payer?: { document?: string; name?: string };
+  failure?: { reason: string; providerErrorCode: string; ttlSeconds?: number; at: string };
+}
+
+/**
+ * The status a reader must see: a charge past its expiry is `EXPIRED` even before the
+ * scheduler has recorded it (a read after `expires_at` never shows pending).
+ */
+export function effectiveStatus(
+  charge: Pick<ChargeRecord, 'status' | 'expiresAt'>,
+  now = Date.now(),
+): TxStatus {
+  const awaiting = charge.status === 'WAITING_PAYMENT' || charge.status === 'PENDING';
+  return awaiting && Date.parse(charge.expiresAt) <= now ? 'EXPIRED' : charge.status;
+}
+
+export const publicStatusOf = (
+  charge: Pick<ChargeRecord, 'status' | 'expiresAt'>,
+  now = Date.now(),
+): PublicStatus => PUBLIC_STATUS[effectiveStatus(charge, now)];
+
+export const checkoutUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}`;
+export const qrCodeUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}/qr.png`;
+/** The BR Code location: no scheme, at most 77 characters (API Pix `PayloadLocation`). */
+export const pixLocation = (baseUrl: string, rawId: string) =>
+  `${baseUrl.replace(/^https?:\/\//, '')}/pix/${rawId}`;
+
+/**
+ * The public Charge, field by field (allowlist): no internal or provider fields, no fees, no
+ * customer e-mail or phone, never the payer's document.
+ */
+export function serializeCharge(charge: ChargeRecord, now = Date.now()) {
+  const status = publicStatusOf(charge, now);
+  const hasPix = charge.brCode !== undefined;
+  return {
+    id: publicChargeId(charge.id),
+    object: 'charge' as const,
+    amount: charge.amount,
+    currency: charge.currency,
+    status,
+    payment_method: charge.paymentMethod,
+    customer: {
+      ...(charge.customer.name !== undefined && { name: charge.customer.name }),
+      ...(charge.customer.document !== undefined && { document: charge.customer.document }),
+    },
+    pix: {
+      ...(hasPix && {
+        br_code: charge.brCode,
+        qr_code_url: qrCodeUrl(charge.baseUrl, charge.id),
+        ...(charge.qrCodeBase64 !== undefined && { qr_code_base64: charge.qrCodeBase64 }),
+      }),
+      expires_at: charge.expiresAt,
+      ...(charge.txid !== undefined && { txid: charge.txid }),
+    },
+    checkout_url: checkoutUrl(charge.baseUrl, charge.id),
+    settlement: {
+      ...(charge.endToEndId !== undefined &&
+        ['paid', 'disputed'].includes(status) && { end_to_end_id: charge.endToEndId }),
+    },
+    metadata: charge.metadata,
+    ...(charge.expectedPayerTaxId !== undefined && { expected_payer_tax_id: charge.expectedPayerTaxId }),
+    created_at: charge.createdAt,
+  };
+}
+
+export type PublicCharge = ReturnType<typeof serializeCharge>;

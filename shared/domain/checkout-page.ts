@@ -1,0 +1,157 @@
+/**
+ * The hosted checkout page: amount, QR, copy-and-paste code, a countdown to `expires_at` and a
+ * status that turns to paid or expired without a reload (it polls the status document). Pure
+ * HTML with inline CSS and a small inline script under a nonce-based CSP; no payer data.
+ */
+
+import type { PublicStatus } from './charges.ts';
+
+export interface CheckoutView {
+  chargeId: string;
+  merchantName: string;
+  amount: number;
+  currency: string;
+  status: PublicStatus;
+  brCode: string | undefined;
+  qrCodeUrl: string;
+  statusUrl: string;
+  expiresAt: string;
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+
+/** BRL as Brazilians read it: R$ 1.234,56. */
+export const formatBrl = (centavos: number, currency = 'BRL'): string =>
+  new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(centavos / 100);
+
+export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
+  const data = JSON.stringify({
+    status: view.status,
+    expiresAt: view.expiresAt,
+    statusUrl: view.statusUrl,
+  }).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="pt-BR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Pagamento Pix · ${escapeHtml(view.merchantName)}</title>
+<style nonce="${nonce}">
+  :root { color-scheme: light; --ink: #0f172a; --muted: #64748b; --brand: #32bcad; --ok: #15803d; --bad: #b91c1c; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f1f5f9; }
+  main { max-width: 420px; margin: 0 auto; padding: 20px 16px 32px; }
+  .card { background: #fff; border-radius: 16px; padding: 20px; box-shadow: 0 1px 3px rgb(0 0 0 / .08); text-align: center; }
+  .merchant { color: var(--muted); font-size: 14px; margin: 0; }
+  .amount { font-size: 34px; font-weight: 700; margin: 4px 0 12px; }
+  .status { display: inline-block; padding: 4px 12px; border-radius: 999px; font-size: 14px; font-weight: 600; background: #e0f2fe; color: #075985; }
+  .status.paid { background: #dcfce7; color: var(--ok); }
+  .status.expired, .status.failed, .status.cancelled { background: #fee2e2; color: var(--bad); }
+  .qr { width: 100%; max-width: 260px; aspect-ratio: 1; margin: 16px auto 8px; display: block; image-rendering: pixelated; }
+  .countdown { color: var(--muted); font-size: 14px; margin: 0 0 16px; }
+  textarea { width: 100%; height: 72px; font: 12px/1.3 ui-monospace, monospace; border: 1px solid #cbd5e1; border-radius: 8px; padding: 8px; resize: none; color: var(--muted); }
+  button { width: 100%; margin-top: 10px; padding: 14px; border: 0; border-radius: 10px; background: var(--brand); color: #fff; font-size: 16px; font-weight: 600; }
+  button:active { filter: brightness(.95); }
+  .done { display: none; font-size: 18px; font-weight: 600; margin: 24px 0 8px; }
+  .settled .pay { display: none; }
+  .settled .done { display: block; }
+  .help { color: var(--muted); font-size: 13px; margin-top: 16px; }
+</style>
+</head>
+<body>
+<main>
+  <div class="card${view.status === 'pending' ? '' : ' settled'}" id="card">
+    <p class="merchant">${escapeHtml(view.merchantName)}</p>
+    <p class="amount" data-testid="amount">${escapeHtml(formatBrl(view.amount, view.currency))}</p>
+    <span class="status ${view.status}" id="status" data-testid="status">${statusLabel(view.status)}</span>
+    <div class="pay">
+      ${view.brCode ? `<img class="qr" src="${escapeHtml(view.qrCodeUrl)}" alt="QR Code Pix" width="260" height="260">` : ''}
+      <p class="countdown" id="countdown" data-testid="countdown"></p>
+      ${
+        view.brCode
+          ? `<textarea id="code" readonly aria-label="Pix copia e cola" data-testid="br-code">${escapeHtml(view.brCode)}</textarea>
+      <button type="button" id="copy">Copiar código Pix</button>`
+          : ''
+      }
+      <p class="help">Abra o app do seu banco, escolha Pix e leia o QR Code ou cole o código.</p>
+    </div>
+    <p class="done" id="done" data-testid="done">${doneText(view.status)}</p>
+  </div>
+</main>
+<script nonce="${nonce}">
+(() => {
+  const state = ${data};
+  const labels = ${JSON.stringify(Object.fromEntries(STATUSES.map((s) => [s, statusLabel(s)])))};
+  const done = ${JSON.stringify(Object.fromEntries(STATUSES.map((s) => [s, doneText(s)])))};
+  const el = (id) => document.getElementById(id);
+  const show = (status) => {
+    state.status = status;
+    el('status').textContent = labels[status] || status;
+    el('status').className = 'status ' + status;
+    el('done').textContent = done[status] || '';
+    el('card').classList.toggle('settled', status !== 'pending');
+  };
+  const tick = () => {
+    const left = Math.max(0, Math.floor((Date.parse(state.expiresAt) - Date.now()) / 1000));
+    const m = Math.floor(left / 60), s = left % 60;
+    el('countdown').textContent = 'Expira em ' + (m >= 60 ? Math.floor(m / 60) + 'h ' + (m % 60) + 'min' : m + ':' + String(s).padStart(2, '0'));
+    if (left === 0 && state.status === 'pending') show('expired');
+  };
+  const poll = async () => {
+    try {
+      const r = await fetch(state.statusUrl, { cache: 'no-store' });
+      if (r.ok) { const body = await r.json(); if (body.status !== state.status) show(body.status); }
+    } catch {}
+    if (state.status === 'pending') setTimeout(poll, 2000);
+  };
+  const copy = el('copy');
+  if (copy) copy.addEventListener('click', async () => {
+    const code = el('code');
+    try { await navigator.clipboard.writeText(code.value); } catch { code.select(); document.execCommand('copy'); }
+    copy.textContent = 'Código copiado!';
+    setTimeout(() => { copy.textContent = 'Copiar código Pix'; }, 2500);
+  });
+  tick(); setInterval(tick, 1000);
+  if (state.status === 'pending') setTimeout(poll, 2000);
+})();
+</script>
+</body>
+</html>`;
+}
+
+const STATUSES: PublicStatus[] = [
+  'pending',
+  'processing',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'refunded',
+  'disputed',
+];
+
+function statusLabel(status: PublicStatus): string {
+  return {
+    pending: 'Aguardando pagamento',
+    processing: 'Em análise',
+    paid: 'Pago',
+    failed: 'Falhou',
+    expired: 'Expirado',
+    cancelled: 'Cancelado',
+    refunded: 'Devolvido',
+    disputed: 'Em disputa',
+  }[status];
+}
+
+function doneText(status: PublicStatus): string {
+  if (status === 'paid' || status === 'disputed') return 'Pagamento confirmado. Obrigado!';
+  if (status === 'expired') return 'Este Pix expirou. Peça um novo código à loja.';
+  if (status === 'processing') return 'Pagamento recebido, em análise.';
+  if (status === 'pending') return '';
+  return 'Esta cobrança não pode mais ser paga.';
+}

@@ -1,0 +1,108 @@
+/**
+ * Double-entry ledger. Every money movement is a journal of entries that sum to zero
+ * (debits positive, credits negative). Merchant balances are credit-normal: a wallet's
+ * `available` is minus the sum of its `merchant_available` entries, and likewise `pending`.
+ */
+
+import type { Fees } from './charges.ts';
+
+export type LedgerAccount =
+  | 'psp_clearing'
+  | 'merchant_available'
+  | 'merchant_pending'
+  | 'provider_fees'
+  | 'platform_fees'
+  | 'payer_returns'
+  /** Received but held for manual review (payer lock without a reported payer document). */
+  | 'review_hold';
+
+export interface LedgerEntry {
+  account: LedgerAccount;
+  amount: number;
+}
+
+export type JournalKind = 'charge_settled' | 'payment_returned' | 'payment_held' | 'balance_released';
+
+export interface Journal {
+  kind: JournalKind;
+  currency: string;
+  chargeId: string;
+  entries: LedgerEntry[];
+}
+
+const nonZero = (entries: LedgerEntry[]) => entries.filter((e) => e.amount !== 0);
+
+/** A settled charge: the acquirer holds `amount`; the merchant is owed `netAmount`; fees are earned. */
+export function settlementJournal(
+  chargeId: string,
+  currency: string,
+  amount: number,
+  fees: Fees,
+  held: boolean,
+): Journal {
+  return {
+    kind: 'charge_settled',
+    currency,
+    chargeId,
+    entries: nonZero([
+      { account: 'psp_clearing', amount },
+      { account: held ? 'merchant_pending' : 'merchant_available', amount: -fees.netAmount },
+      { account: 'provider_fees', amount: -fees.providerFee },
+      { account: 'platform_fees', amount: -fees.platformFee },
+    ]),
+  };
+}
+
+/**
+ * A payment that is not credited (payer lock mismatch, late or partial payment): it reaches
+ * the acquirer and goes straight back to the payer. The merchant's balances never move.
+ */
+export function returnJournal(chargeId: string, currency: string, amount: number): Journal {
+  return {
+    kind: 'payment_returned',
+    currency,
+    chargeId,
+    entries: [
+      { account: 'psp_clearing', amount },
+      { account: 'payer_returns', amount: -amount },
+      { account: 'payer_returns', amount },
+      { account: 'psp_clearing', amount: -amount },
+    ],
+  };
+}
+
+/** A Pix held for review: received, owed to nobody yet, never credited to the merchant. */
+export function reviewHoldJournal(chargeId: string, currency: string, amount: number): Journal {
+  return {
+    kind: 'payment_held',
+    currency,
+    chargeId,
+    entries: [
+      { account: 'psp_clearing', amount },
+      { account: 'review_hold', amount: -amount },
+    ],
+  };
+}
+
+/** A held tranche becomes spendable. */
+export function releaseJournal(chargeId: string, currency: string, amount: number): Journal {
+  return {
+    kind: 'balance_released',
+    currency,
+    chargeId,
+    entries: [
+      { account: 'merchant_pending', amount },
+      { account: 'merchant_available', amount: -amount },
+    ],
+  };
+}
+
+/** How a journal moves the merchant's wallet (what the balance item's `ADD` must apply). */
+export function walletDelta(journal: Journal): { available: number; pending: number } {
+  const sum = (account: LedgerAccount) =>
+    -journal.entries.filter((e) => e.account === account).reduce((t, e) => t + e.amount, 0);
+  return { available: sum('merchant_available'), pending: sum('merchant_pending') };
+}
+
+export const isBalanced = (journal: Journal): boolean =>
+  journal.entries.reduce((t, e) => t + e.amount, 0) === 0;

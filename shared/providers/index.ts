@@ -1,0 +1,13 @@
+import type { KeyMode } from '../auth/api-key-crypto.ts';
+import type { Account } from '../store/accounts.ts';
+import type { PixProvider } from './provider.ts';
+import { sandboxProvider } from './sandbox.ts';
+
+/**
+ * The acquirer for a charge: test keys always use the sandbox; live keys need a configured
+ * acquirer (the live adapter comes later), so until then there is none and creation is 422.
+ */
+export function providerFor(mode: KeyMode, account: Account): PixProvider | undefined {
+  if (mode === 'test') return sandboxProvider({ acquirerDown: account.sandboxAcquirerDown === true });
+  return undefined;
+}

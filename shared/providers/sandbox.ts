@@ -1,0 +1,43 @@
+/**
+ * The sandbox acquirer for `ak_test_` keys: never reaches a bank. Creation is deterministic in
+ * the txid (like `PUT /cob/{txid}`, a retry is the same charge), and two documented triggers
+ * simulate failures:
+ * - amount 1313 (R$ 13,13): the acquirer refuses the charge → the charge is `failed`;
+ * - `POST /v1/sandbox/acquirer {"status":"down"}`: the acquirer is unavailable → 503.
+ */
+
+import { log } from '../log.ts';
+import {
+  type CreateCobInput,
+  type CreatedCob,
+  type PixProvider,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from './provider.ts';
+
+export const SANDBOX_REFUSED_AMOUNT = 1313;
+
+export function sandboxProvider(options: { acquirerDown: boolean }): PixProvider {
+  return {
+    name: 'sandbox',
+    async createCob(input: CreateCobInput): Promise<CreatedCob> {
+      // One line per call: the tests count acquirer calls per txid from the log.
+      log.info('provider.createCob', { provider: 'sandbox', txid: input.txid });
+      if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
+      if (input.amount === SANDBOX_REFUSED_AMOUNT) {
+        throw new ProviderRejectedError(
+          'Sandbox acquirer refused the charge (amount 1313)',
+          'sandbox_refused',
+        );
+      }
+      return { providerChargeId: input.txid, txid: input.txid };
+    },
+    async requestDevolution(input) {
+      log.info('provider.requestDevolution', {
+        provider: 'sandbox',
+        endToEndId: input.endToEndId,
+        returnId: input.returnId,
+      });
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * Creating a charge (Part 1 and DESIGN.md principle 2): idempotent without an in-progress
+ * state. One read gathers the idempotency record, the account and the live-charge counter; the
+ * fraud/velocity guard runs before the acquirer is called; the acquirer call is itself
+ * idempotent (the txid derives from account, mode and Idempotency-Key); then ONE transaction
+ * writes the charge, its idempotency record, the counter and the outbox events. The loser of a
+ * race, or a retry after a 5xx, replays the stored response.
+ */
+
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import QRCode from 'qrcode';
+import { buildDynamicBrCode } from '../domain/br-code.ts';
+import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
+import { type ChargeRecord, pixLocation, serializeCharge } from '../domain/charges.ts';
+import { eventsForTransition } from '../domain/events.ts';
+import { deriveTxid, newChargeId } from '../domain/pix-ids.ts';
+import { conflict, forbidden, notFound, serviceUnavailable, unprocessable } from '../http/errors.ts';
+import type { ApiResponse, KeyPrincipal } from '../http/types.ts';
+import { providerFor } from '../providers/index.ts';
+import { type CreatedCob, ProviderRejectedError, ProviderUnavailableError } from '../providers/provider.ts';
+import {
+  createChargeItems,
+  type IdempotencyRecord,
+  liveCustomerChargeTimes,
+  MAX_CUSTOMER_WINDOW_SECONDS,
+  readCreateContext,
+  readIdempotencyRecord,
+} from '../store/charges.ts';
+import { db } from '../store/client.ts';
+import { outboxItems } from '../store/events.ts';
+import { injectFault } from '../testing/faults.ts';
+
+export interface CreateChargeRequest {
+  principal: KeyPrincipal;
+  routeId: 'createCharge' | 'createPixCharge';
+  idempotencyKey: string;
+  /** The body as sent (its fingerprint decides replay or conflict). */
+  rawBody: unknown;
+  input: CreateChargeBody;
+  baseUrl: string;
+  headers: Record<string, string>;
+}
+
+function replay(record: IdempotencyRecord, requestHash: string): ApiResponse {
+  if (record.requestHash !== requestHash) {
+    throw conflict(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request body.',
+    );
+  }
+  return {
+    status: record.response.status,
+    body: record.response.body,
+    headers: { 'Idempotent-Replayed': 'true' },
+  };
+}
+
+export async function createCharge(request: CreateChargeRequest): Promise<ApiResponse> {
+  const { principal, input, idempotencyKey, routeId } = request;
+  const scope = { accountId: principal.accountId, mode: principal.mode };
+  const requestHash = requestFingerprint(routeId, request.rawBody);
+  const now = new Date();
+  const document = input.customer.document;
+  // In parallel: the customer's live charges of the longest window any account may set.
+  const [context, customerCharges] = await Promise.all([
+    readCreateContext(scope, routeId, idempotencyKey),
+    document === undefined
+      ? Promise.resolve([])
+      : liveCustomerChargeTimes(
+          scope,
+          document,
+          new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString(),
+          now.toISOString(),
+        ),
+  ]);
+  if (context.idempotency) return replay(context.idempotency, requestHash);
+  const account = context.account;
+  if (!account) throw notFound('No such account.');
+  const { settings } = account;
+
+  // Fraud/velocity guard: before any acquirer call. Only live (pending) charges count.
+  const velocity = settings.velocity;
+  const windowStart = new Date(now.getTime() - velocity.customerWindowSeconds * 1000).toISOString();
+  if (customerCharges.filter((createdAt) => createdAt >= windowStart).length >= velocity.customerMaxCharges) {
+    throw customerVelocity();
+  }
+  if (context.pendingCount >= velocity.accountMaxPending) throw accountVelocity();
+
+  const provider = providerFor(principal.mode, account);
+  if (!provider)
+    throw unprocessable('No Pix provider is configured for this account in live mode.', {
+      param: 'payment_method',
+    });
+
+  const txid = deriveTxid(scope.accountId, scope.mode, idempotencyKey);
+  const expiresIn = input.expires_in ?? settings.defaultExpiresIn;
+  const id = newChargeId(now.getTime());
+  const at = now.toISOString();
+  let cob: CreatedCob | undefined;
+  let failure: ChargeRecord['failure'];
+  try {
+    cob = await provider.createCob({
+      txid,
+      amount: input.amount,
+      expiresIn,
+      ...(input.expected_payer_tax_id !== undefined && { payerDocument: input.expected_payer_tax_id }),
+      ...(input.customer.name !== undefined && { payerName: input.customer.name }),
+      ...(input.description !== undefined && { description: input.description }),
+    });
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) throw serviceUnavailable();
+    if (!(error instanceof ProviderRejectedError)) throw error;
+    failure = { reason: error.message, providerErrorCode: error.providerErrorCode, at };
+  }
+  injectFault('after-provider', request.headers);
+
+  const charge: ChargeRecord = {
+    id,
+    accountId: scope.accountId,
+    mode: scope.mode,
+    amount: input.amount,
+    currency: input.currency,
+    status: cob ? 'WAITING_PAYMENT' : 'REFUSED',
+    paymentMethod: 'pix',
+    customer: input.customer,
+    metadata: sanitizeMetadata(input.metadata, input.description),
+    ...(input.expected_payer_tax_id !== undefined && { expectedPayerTaxId: input.expected_payer_tax_id }),
+    idempotencyKey,
+    baseUrl: request.baseUrl,
+    provider: provider.name,
+    expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+    ...(failure && { failure }),
+  };
+  if (cob) {
+    charge.txid = cob.txid;
+    charge.brCode = buildDynamicBrCode({
+      locationUrl: pixLocation(request.baseUrl, id),
+      merchantName: settings.merchantName,
+      merchantCity: settings.merchantCity,
+      mcc: settings.mcc,
+      amount: input.amount,
+    });
+    charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
+  }
+
+  const response = { status: 201, body: serializeCharge(charge, now.getTime()) };
+  const items = createChargeItems({
+    charge,
+    routeId,
+    idempotencyKey,
+    requestHash,
+    response,
+    maxPending: velocity.accountMaxPending,
+    events: outboxItems(scope, eventsForTransition(charge, null, at)),
+  });
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    if (!(error instanceof Error && error.name === 'TransactionCanceledException')) throw error;
+    // Items: 0 charge, 1 pointer, 2 idempotency record, …, last the counter.
+    if (reasons[2]?.Code === 'ConditionalCheckFailed') {
+      const winner = await readIdempotencyRecord(scope, routeId, idempotencyKey);
+      if (winner) return replay(winner, requestHash);
+    }
+    if (reasons.at(-1)?.Code === 'ConditionalCheckFailed' && charge.status === 'WAITING_PAYMENT')
+      throw accountVelocity();
+    throw error;
+  }
+  injectFault('after-write', request.headers);
+  return response;
+}
+
+const customerVelocity = () =>
+  forbidden(
+    'fraud.customer_velocity_exceeded',
+    'Too many live charges for this customer in a short window; try again later.',
+  );
+const accountVelocity = () =>
+  forbidden(
+    'fraud.account_velocity_exceeded',
+    'This account has reached its limit of live charges; wait for some to be paid or expire.',
+  );
+
+/** The QR image of a BR Code, as the base64 PNG the Charge carries. */
+export const qrPngBase64 = async (brCode: string): Promise<string> =>
+  (await QRCode.toBuffer(brCode, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 })).toString(
+    'base64',
+  );

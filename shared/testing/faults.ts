@@ -1,0 +1,16 @@
+/**
+ * Fault injection for the local test runtime only: with `FAULT_INJECTION=true` (never set by
+ * the stack), a request header `x-fault-inject: <point>` makes the service fail at that point,
+ * so tests can prove a retry after a failure at any step creates nothing twice.
+ */
+
+import { HttpError } from '../http/errors.ts';
+
+export type FaultPoint = 'after-provider' | 'after-write';
+
+export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
+  if (process.env.FAULT_INJECTION !== 'true') return;
+  if (headers['x-fault-inject'] === point) {
+    throw new HttpError(500, 'api_error', 'injected_fault', `Injected fault at ${point}`);
+  }
+}
