@@ -4,16 +4,47 @@ import { fallbackGroup, type Group } from '#shared/routes.ts';
 import { AlarmTopic } from './constructs/alarm-topic.ts';
 import { HttpApi } from './constructs/api.ts';
 import { ApiFunctions } from './constructs/api-functions.ts';
+import { BackgroundFunctions } from './constructs/background-functions.ts';
 import { EvidenceBucket } from './constructs/evidence-bucket.ts';
 import { JwtSecret } from './constructs/jwt-secret.ts';
+import { PixSigningSecret } from './constructs/pix-signing-secret.ts';
 import type { ServiceFunction } from './constructs/service-function.ts';
 import { SingleTable } from './constructs/table.ts';
 import { WebhookQueues } from './constructs/webhook-queues.ts';
 
+export interface PixServiceStackProps extends StackProps {
+  /**
+   * Base URL of the public links (checkout pages, Pix payload locations) when the API is served on
+   * a custom domain, e.g. `https://pay.example.com`: HTTPS, no query, no trailing slash (one is
+   * removed). Becomes `PUBLIC_BASE_URL` on the API Lambdas; absent, the code derives the base URL
+   * from the request's domain name. `bin/app.ts` reads it from the `publicBaseUrl` context value.
+   */
+  readonly publicBaseUrl?: string;
+}
+
+/** Checks and normalises `publicBaseUrl`: a mistyped value fails the synth, not a payer's scan. */
+export function parsePublicBaseUrl(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const invalid = (why: string) => new Error(`publicBaseUrl ${JSON.stringify(value)} ${why}`);
+  if (typeof value !== 'string') throw invalid('must be a string');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid('is not a URL');
+  }
+  if (url.protocol !== 'https:') throw invalid('must use https');
+  if (url.search || url.hash || url.username || url.password) {
+    throw invalid('must have no query, fragment or credentials');
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
 /**
- * The Pix payment service: stateful resources (table, webhook queues, evidence bucket, JWT key),
- * one Lambda per API group and the HTTP API in front of them. Environment-agnostic, and no
- * physical names, so the same stack deploys to any account, region or stage side by side.
+ * The Pix payment service: stateful resources (table, webhook queues, evidence bucket, JWT and
+ * Pix signing keys), one Lambda per API group, the HTTP API in front of them, and the background
+ * Lambdas (scheduler). Environment-agnostic, and no physical names, so the same stack deploys to
+ * any account, region or stage side by side.
  */
 export class PixServiceStack extends Stack {
   readonly table: SingleTable;
@@ -21,22 +52,29 @@ export class PixServiceStack extends Stack {
   readonly evidence: EvidenceBucket;
   readonly alarms: AlarmTopic;
   readonly jwtSecret: JwtSecret;
+  readonly pixSigningSecret: PixSigningSecret;
   readonly functions: Readonly<Record<Group, ServiceFunction>>;
+  readonly background: BackgroundFunctions;
   readonly api: HttpApi;
 
-  constructor(scope: Construct, id: string, props: StackProps = {}) {
-    super(scope, id, { description: 'Pix payment service', ...props });
+  constructor(scope: Construct, id: string, props: PixServiceStackProps = {}) {
+    const { publicBaseUrl, ...stackProps } = props;
+    super(scope, id, { description: 'Pix payment service', ...stackProps });
 
     this.table = new SingleTable(this, 'Table');
     this.alarms = new AlarmTopic(this, 'Alarms');
     this.webhookQueues = new WebhookQueues(this, 'WebhookQueues', { alarmTopic: this.alarms.topic });
     this.evidence = new EvidenceBucket(this, 'Evidence');
     this.jwtSecret = new JwtSecret(this, 'JwtSecret');
+    this.pixSigningSecret = new PixSigningSecret(this, 'PixSigningSecret');
 
     this.functions = new ApiFunctions(this, 'ApiFunctions', {
       table: this.table,
       jwtSecret: this.jwtSecret.secret,
+      pixSigningSecret: this.pixSigningSecret.secret,
+      publicBaseUrl: parsePublicBaseUrl(publicBaseUrl),
     }).functions;
+    this.background = new BackgroundFunctions(this, 'BackgroundFunctions', { table: this.table });
 
     this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup });
 

@@ -3,15 +3,17 @@ import type { Duration } from 'aws-cdk-lib';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type Group, groups } from '#shared/routes.ts';
-import { ServiceFunction } from './service-function.ts';
+import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable, TableAccess } from './table.ts';
 
 /** What one API group's Lambda may do. Everything not listed here is denied. */
 export interface GroupAccess {
   /** Item access to the single table. */
   readonly table: TableAccess;
-  /** Reads the dashboard JWT signing key (issues or verifies dashboard tokens). */
+  /** Reads the dashboard JWT signing key (issues or verifies dashboard tokens): `JWT_SECRET_ARN`. */
   readonly jwtSecret: boolean;
+  /** Reads the seed of the Pix payload signing key (signs `/pix/{id}`): `PIX_SIGNING_SECRET_ARN`. */
+  readonly pixSigningSecret: boolean;
   /** May bump its per-key rate-limit counters although its table access is read-only. */
   readonly rateLimitCounters: boolean;
   /** @default 10 seconds */
@@ -24,25 +26,35 @@ export interface GroupAccess {
  */
 export const groupAccess: Record<Group, GroupAccess> = {
   // Login checks passwords and issues tokens; logout writes the token to the deny-list.
-  auth: { table: 'readWrite', jwtSecret: true, rateLimitCounters: false },
+  auth: { table: 'readWrite', jwtSecret: true, pixSigningSecret: false, rateLimitCounters: false },
   // Dashboard routes (JWT): issue, rotate, revoke keys and write their audit log.
-  'api-keys': { table: 'readWrite', jwtSecret: true, rateLimitCounters: false },
+  'api-keys': { table: 'readWrite', jwtSecret: true, pixSigningSecret: false, rateLimitCounters: false },
+  // API-key routes: create charges (with their idempotency record and outbox event, in transactions).
+  charges: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes that only read balances; the key lookup is a table read.
-  wallets: { table: 'read', jwtSecret: false, rateLimitCounters: true },
+  wallets: { table: 'read', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: true },
+  // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
+  // payload. No API key, hence no per-key counters either; the stage throttle protects it.
+  checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },
+  // Test-mode only: drives a charge through payment or expiry, as the acquirer would.
+  sandbox: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
 };
 
 /** Settings every API Lambda reads at cold start. */
-const commonEnvironment = {
-  API_VERSION: '2026-11-01',
-  LOG_LEVEL: 'info',
-  ALLOW_HTTP_WEBHOOKS: 'false',
-} as const;
+const apiEnvironment = { ...serviceEnvironment, ALLOW_HTTP_WEBHOOKS: 'false' } as const;
 
 const functionsDir = join(import.meta.dirname, '..', '..', 'functions');
 
 export interface ApiFunctionsProps {
   readonly table: SingleTable;
   readonly jwtSecret: ISecret;
+  readonly pixSigningSecret: ISecret;
+  /**
+   * Base URL of the public links (checkout pages, Pix payload locations) when the API is served
+   * on a custom domain, set as `PUBLIC_BASE_URL`. Absent, the code derives it from the request's
+   * domain name.
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /** One `ServiceFunction` per API group, entry `functions/<group>/index.ts`, granted per `groupAccess`. */
@@ -52,6 +64,9 @@ export class ApiFunctions extends Construct {
   constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
     super(scope, id);
 
+    const environment: Record<string, string> = { ...apiEnvironment };
+    if (props.publicBaseUrl !== undefined) environment.PUBLIC_BASE_URL = props.publicBaseUrl;
+
     const byGroup = new Map<Group, ServiceFunction>();
     for (const group of groups) {
       const access = groupAccess[group];
@@ -59,10 +74,11 @@ export class ApiFunctions extends Construct {
         entry: join(functionsDir, group, 'index.ts'),
         description: `Pix API: the ${group} routes`,
         timeout: access.timeout,
-        environment: commonEnvironment,
+        environment,
       });
       fn.bindTable(props.table, { access: access.table });
-      if (access.jwtSecret) fn.bindSecret(props.jwtSecret);
+      if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
+      if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
       byGroup.set(group, fn);
     }

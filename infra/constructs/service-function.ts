@@ -7,6 +7,15 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { SingleTable, TableAccess } from './table.ts';
 
+/** Environment variables that carry a secret's ARN (never the secret itself) end in `_SECRET_ARN`. */
+export type SecretArnVariable = `${string}_SECRET_ARN`;
+
+/** Settings every service Lambda (API or background) reads at cold start. */
+export const serviceEnvironment = {
+  API_VERSION: '2026-11-01',
+  LOG_LEVEL: 'info',
+} as const;
+
 export interface ServiceFunctionProps {
   /** Absolute path of the TypeScript module exporting the handler. */
   readonly entry: string;
@@ -85,10 +94,13 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** Grants reading the dashboard JWT signing secret and sets `JWT_SECRET_ARN`. */
-  bindSecret(secret: ISecret): this {
+  /**
+   * Grants reading one secret (`GetSecretValue`/`DescribeSecret` on its ARN only) and sets its
+   * ARN in `envName`, e.g. `JWT_SECRET_ARN`; the code fetches the value once per cold start.
+   */
+  bindSecret(secret: ISecret, envName: SecretArnVariable): this {
     secret.grantRead(this.role);
-    this.function.addEnvironment('JWT_SECRET_ARN', secret.secretArn);
+    this.function.addEnvironment(envName, secret.secretArn);
     return this;
   }
 

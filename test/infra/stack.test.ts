@@ -6,8 +6,15 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { groupAccess } from '#infra/constructs/api-functions.ts';
-import { PixServiceStack } from '#infra/stack.ts';
-import { apiThrottle, evidenceBucket, table, webhookQueues } from '#shared/resources.ts';
+import type { ServiceFunction } from '#infra/constructs/service-function.ts';
+import { PixServiceStack, parsePublicBaseUrl } from '#infra/stack.ts';
+import {
+  apiThrottle,
+  evidenceBucket,
+  schedulerPeriodSeconds,
+  table,
+  webhookQueues,
+} from '#shared/resources.ts';
 import { type Group, groups, routeKey, routes } from '#shared/routes.ts';
 
 interface NagReport {
@@ -23,6 +30,7 @@ interface NagReport {
 interface PolicyStatement {
   readonly Effect: 'Allow' | 'Deny';
   readonly Action: string | readonly string[];
+  readonly Resource: unknown;
   readonly Condition?: Readonly<Record<string, unknown>>;
 }
 
@@ -64,9 +72,9 @@ const pixStack = stack!;
 
 const logicalId = (element: CfnElement): string => Stack.of(element).getLogicalId(element);
 
-/** Every statement of the policies attached to a group's Lambda role. */
-function statementsOf(group: Group): PolicyStatement[] {
-  const role = pixStack.functions[group].role.node.defaultChild as CfnElement;
+/** Every statement of the policies attached to a Lambda's role (an API group's, or the one given). */
+function statementsOf(fn: Group | ServiceFunction): PolicyStatement[] {
+  const role = (typeof fn === 'string' ? pixStack.functions[fn] : fn).role.node.defaultChild as CfnElement;
   const policies = template.findResources('AWS::IAM::Policy', {
     Properties: { Roles: [{ Ref: logicalId(role) }] },
   });
@@ -78,6 +86,39 @@ function statementsOf(group: Group): PolicyStatement[] {
 const actionsOf = (statement: PolicyStatement): readonly string[] =>
   typeof statement.Action === 'string' ? [statement.Action] : statement.Action;
 
+const tableWriteActions = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/** Unconditional item writes anywhere in the table (the rate-limit counter grant is conditional). */
+const canWriteTable = (fn: Group | ServiceFunction): boolean =>
+  statementsOf(fn).some(
+    (statement) =>
+      !statement.Condition && actionsOf(statement).some((action) => tableWriteActions.includes(action)),
+  );
+
+type StackSecret = 'jwtSecret' | 'pixSigningSecret';
+
+/** Whether the Lambda may read that secret's value (and only that secret's: the statement names its ARN). */
+function readsSecret(fn: Group | ServiceFunction, secret: StackSecret): boolean {
+  const arn = { Ref: logicalId(pixStack[secret].secret.node.defaultChild as CfnElement) };
+  return statementsOf(fn).some(
+    (statement) =>
+      actionsOf(statement).includes('secretsmanager:GetSecretValue') &&
+      JSON.stringify(statement.Resource) === JSON.stringify(arn),
+  );
+}
+
+/** Environment variables of a Lambda. */
+function environmentOf(fn: ServiceFunction, source: Template = template): Record<string, unknown> {
+  const id = logicalId(fn.function.node.defaultChild as CfnElement);
+  const resource = source.toJSON().Resources[id] as { Properties: { Environment: { Variables: object } } };
+  return resource.Properties.Environment.Variables as Record<string, unknown>;
+}
+
 describe('single table', () => {
   it('is on-demand, point-in-time recoverable, deletion-protected and retained', () => {
     template.hasResource('AWS::DynamoDB::Table', {
@@ -88,6 +129,30 @@ describe('single table', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         DeletionProtectionEnabled: true,
       }),
+    });
+  });
+
+  it("has both GSIs: gsi1 (look-ups) and gsi2 (the scheduler's due-work queues)", () => {
+    expect(table.indexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2']);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'gsi1',
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'gsi2',
+          KeySchema: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
     });
   });
 
@@ -228,17 +293,22 @@ describe('evidence bucket', () => {
   });
 });
 
-describe('JWT secret', () => {
-  it('is a generated 64-character alphanumeric string', () => {
-    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+describe('secrets', () => {
+  it('are two, each a generated 64-character alphanumeric string: the JWT key and the Pix signing seed', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    template.allResourcesProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('ES256 key that signs Pix location payloads'),
     });
   });
 });
 
 describe('API Lambdas', () => {
-  it('runs one Node.js 24 arm64 function per API group', () => {
-    template.resourceCountIs('AWS::Lambda::Function', groups.length);
+  it('runs one Node.js 24 arm64 function per API group (plus the background scheduler)', () => {
+    expect(groups).toEqual(['auth', 'api-keys', 'charges', 'wallets', 'checkout', 'sandbox']);
+    template.resourceCountIs('AWS::Lambda::Function', groups.length + 1);
     for (const group of groups) {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: `Pix API: the ${group} routes`,
@@ -259,7 +329,8 @@ describe('API Lambdas', () => {
   });
 
   it('gives each function its own log group with a retention, and no managed policy', () => {
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, groups.length + 1);
+    // One per API group, the scheduler's, and the API access logs.
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, groups.length + 2);
     template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
   });
 
@@ -270,9 +341,79 @@ describe('API Lambdas', () => {
     );
     expect(actions).toContain('dynamodb:Query');
     expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
-    expect(actions.includes('secretsmanager:GetSecretValue')).toBe(access.jwtSecret);
+    expect(canWriteTable(group)).toBe(access.table === 'readWrite');
+    expect(readsSecret(group, 'jwtSecret')).toBe(access.jwtSecret);
+    expect(readsSecret(group, 'pixSigningSecret')).toBe(access.pixSigningSecret);
+    expect(actions.filter((action) => action.startsWith('secretsmanager:')).length > 0).toBe(
+      access.jwtSecret || access.pixSigningSecret,
+    );
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+
+    const environment = environmentOf(pixStack.functions[group]);
+    expect('JWT_SECRET_ARN' in environment).toBe(access.jwtSecret);
+    expect('PIX_SIGNING_SECRET_ARN' in environment).toBe(access.pixSigningSecret);
+  });
+
+  it.each(groups)('grants the %s group the table and each GSI by name, never /index/*', (group) => {
+    const resources = JSON.stringify(
+      statementsOf(group)
+        .filter((statement) => actionsOf(statement).includes('dynamodb:Query'))
+        .map((statement) => statement.Resource),
+    );
+    for (const index of table.indexes) expect(resources).toContain(`/index/${index.name}`);
+    expect(resources).not.toContain('/index/*');
+  });
+
+  it('lets the public checkout group read the table and the Pix signing seed, and nothing else', () => {
+    const statements = statementsOf('checkout');
+    const allActions = statements.flatMap(actionsOf);
+    for (const action of tableWriteActions) expect(allActions).not.toContain(action);
+    expect(allActions).not.toContain('dynamodb:Scan');
+    expect(readsSecret('checkout', 'pixSigningSecret')).toBe(true);
+    expect(readsSecret('checkout', 'jwtSecret')).toBe(false);
+    expect(environmentOf(pixStack.functions.checkout)).toMatchObject({
+      PIX_SIGNING_SECRET_ARN: {
+        Ref: logicalId(pixStack.pixSigningSecret.secret.node.defaultChild as CfnElement),
+      },
+    });
+  });
+
+  it('lets the charges and sandbox groups write the table, without any secret', () => {
+    for (const group of ['charges', 'sandbox'] as const) {
+      expect(canWriteTable(group)).toBe(true);
+      expect(readsSecret(group, 'jwtSecret')).toBe(false);
+      expect(readsSecret(group, 'pixSigningSecret')).toBe(false);
+    }
+  });
+
+  it('sets no PUBLIC_BASE_URL unless the publicBaseUrl context value is given', () => {
+    for (const group of groups)
+      expect(environmentOf(pixStack.functions[group])).not.toHaveProperty('PUBLIC_BASE_URL');
+  });
+
+  it('sets PUBLIC_BASE_URL on every API Lambda (not the scheduler) for a custom domain', () => {
+    // Bundling skipped: only the environment is under test.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const custom = new PixServiceStack(app, 'Custom', { publicBaseUrl: 'https://Pay.Example.com/' });
+    const customTemplate = Template.fromStack(custom);
+    for (const group of groups) {
+      expect(environmentOf(custom.functions[group], customTemplate)).toMatchObject({
+        PUBLIC_BASE_URL: 'https://pay.example.com',
+      });
+    }
+    expect(environmentOf(custom.background.scheduler, customTemplate)).not.toHaveProperty('PUBLIC_BASE_URL');
+  });
+
+  it('accepts only an https publicBaseUrl without query, and drops a trailing slash', () => {
+    expect(parsePublicBaseUrl(undefined)).toBeUndefined();
+    expect(parsePublicBaseUrl('')).toBeUndefined();
+    expect(parsePublicBaseUrl('https://pay.example.com')).toBe('https://pay.example.com');
+    expect(parsePublicBaseUrl('https://api.example.com/pix/')).toBe('https://api.example.com/pix');
+    expect(() => parsePublicBaseUrl('http://pay.example.com')).toThrow(/https/);
+    expect(() => parsePublicBaseUrl('pay.example.com')).toThrow(/not a URL/);
+    expect(() => parsePublicBaseUrl('https://pay.example.com/?x=1')).toThrow(/query/);
+    expect(() => parsePublicBaseUrl(42)).toThrow(/string/);
   });
 
   it('lets the read-only wallets group update nothing but its rate-limit counters', () => {
@@ -290,6 +431,62 @@ describe('API Lambdas', () => {
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } },
       }),
     ]);
+  });
+});
+
+describe('scheduler', () => {
+  const scheduler = (): ServiceFunction => pixStack.background.scheduler;
+  const schedulerId = (): string => logicalId(scheduler().function.node.defaultChild as CfnElement);
+
+  it('is a house Lambda with a 60 s timeout and the service environment', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('scheduler'),
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Timeout: 60,
+      LoggingConfig: { LogGroup: Match.anyValue() },
+    });
+    expect(environmentOf(scheduler())).toMatchObject({
+      TABLE_NAME: { Ref: logicalId(pixStack.table.table.node.defaultChild as CfnElement) },
+      API_VERSION: '2026-11-01',
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('reads and writes the table (and GSI2), and reads no secret', () => {
+    expect(canWriteTable(scheduler())).toBe(true);
+    const resources = JSON.stringify(statementsOf(scheduler()).map((statement) => statement.Resource));
+    expect(resources).toContain('/index/gsi2');
+    expect(readsSecret(scheduler(), 'jwtSecret')).toBe(false);
+    expect(readsSecret(scheduler(), 'pixSigningSecret')).toBe(false);
+  });
+
+  it('runs every schedulerPeriodSeconds from an EventBridge rule, without retries', () => {
+    expect(schedulerPeriodSeconds).toBe(60);
+    template.resourceCountIs('AWS::Events::Rule', 1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [schedulerId(), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [schedulerId(), 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+  });
+
+  it('is not reachable from the API', () => {
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration', {
+      Properties: { IntegrationUri: { 'Fn::GetAtt': [schedulerId(), 'Arn'] } },
+    });
+    expect(integrations).toEqual({});
   });
 });
 
