@@ -54,5 +54,5 @@ export function expectError(reply: ApiReply, status: number, type: string, code:
   if (typeof reply.body?.error?.message !== 'string') problems.push('no message');
   if (!reply.body?.request_id || reply.body.request_id !== reply.headers.get('x-request-id'))
     problems.push('request_id ≠ X-Request-Id');
-  if (problems.length) throw new Error(`${problems.join('; ')}: ${JSON.stringify(reply.body)}`);
+  if (problems.length) throw new Error(`${problems.join('; ')}: ${JSON.stringify(reply.body).slice(0, 600)}`);
 }

@@ -32,6 +32,9 @@ export async function setup(project: TestProject): Promise<void> {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '600',
+      // Test-only switches: fault injection headers and a fast scheduler.
+      FAULT_INJECTION: 'true',
+      SCHEDULER_INTERVAL_MS: '1000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

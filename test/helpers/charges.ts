@@ -1,0 +1,68 @@
+/** Charge helpers for the integration tests: every call goes over HTTP like a merchant's. */
+
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/store/client.ts';
+import { newAccount, newKey } from './accounts.ts';
+import { type ApiReply, api } from './http.ts';
+
+export const newIdempotencyKey = () => `idem-${randomUUID()}`;
+
+export function createCharge(
+  apikey: string,
+  body: unknown = { amount: 1050, payment_method: 'pix' },
+  idempotencyKey = newIdempotencyKey(),
+  headers: Record<string, string> = {},
+): Promise<ApiReply> {
+  return api('/v1/charges', { apikey, body, headers: { 'idempotency-key': idempotencyKey, ...headers } });
+}
+
+/** A charge that must be created (throws otherwise). */
+export async function newCharge(apikey: string, body: Record<string, unknown> = {}): Promise<any> {
+  const reply = await createCharge(apikey, { amount: 1050, payment_method: 'pix', ...body });
+  if (reply.status !== 201) throw new Error(`create failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body;
+}
+
+export const pay = (apikey: string, chargeId: string, body: Record<string, unknown> = {}) =>
+  api(`/v1/sandbox/charges/${chargeId}/pay`, { apikey, body });
+
+export const expire = (apikey: string, chargeId: string) =>
+  api(`/v1/sandbox/charges/${chargeId}/expire`, { apikey, method: 'POST' });
+
+export const getCharge = (apikey: string, chargeId: string) => api(`/v1/charges/${chargeId}`, { apikey });
+
+export const balance = async (apikey: string) => (await api('/v1/wallets/balance', { apikey })).body;
+
+/** A fresh account (optionally with settings) and a test key for it. */
+export async function merchant(settings: Parameters<typeof newAccount>[0] = {}) {
+  const account = await newAccount(settings);
+  return { accountId: account.id, apikey: await newKey(account.id, 'test') };
+}
+
+/** Stored outbox events of a charge (raw id), oldest first. */
+export async function storedEvents(accountId: string, rawId: string, mode = 'test') {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'chargeId = :id',
+      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}#${mode}`, ':prefix': 'EVENT#', ':id': rawId },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
+
+export async function storedCharge(accountId: string, rawId: string, mode = 'test') {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: { pk: `ACCOUNT#${accountId}#${mode}`, sk: `CHARGE#${rawId}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
+export const rawId = (chargeId: string) => chargeId.replace(/^ch_/, '');

@@ -1,0 +1,61 @@
+/**
+ * Runs after every integration test file: each wallet equals the sum of its ledger entries,
+ * and each journal sums to zero (DESIGN.md principle 5).
+ */
+
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, expect } from 'vitest';
+import { db, tableName } from '../../shared/store/client.ts';
+
+export async function ledgerDiscrepancies(): Promise<string[]> {
+  const items: Record<string, any>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#type IN (:wallet, :ledger)',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':wallet': 'wallet', ':ledger': 'ledger' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+
+  const problems: string[] = [];
+  const journals = new Map<string, number>();
+  const fromLedger = new Map<string, { available: number; pending: number }>();
+  for (const entry of items.filter((i) => i.type === 'ledger')) {
+    journals.set(entry.journalId, (journals.get(entry.journalId) ?? 0) + entry.amount);
+    const key = `${entry.pk}|${entry.currency}`;
+    const sums = fromLedger.get(key) ?? { available: 0, pending: 0 };
+    if (entry.account === 'merchant_available') sums.available -= entry.amount;
+    if (entry.account === 'merchant_pending') sums.pending -= entry.amount;
+    fromLedger.set(key, sums);
+  }
+  for (const [journal, sum] of journals) if (sum !== 0) problems.push(`journal ${journal} sums to ${sum}`);
+  const wallets = items.filter((i) => i.type === 'wallet');
+  for (const wallet of wallets) {
+    const sums = fromLedger.get(`${wallet.pk}|${wallet.currency}`) ?? { available: 0, pending: 0 };
+    if (wallet.available !== sums.available || wallet.pending !== sums.pending) {
+      problems.push(
+        `${wallet.pk} ${wallet.currency}: wallet ${wallet.available}/${wallet.pending}, ledger ${sums.available}/${sums.pending}`,
+      );
+    }
+  }
+  for (const key of fromLedger.keys()) {
+    const [pk, currency] = key.split('|');
+    const sums = fromLedger.get(key);
+    if ((sums?.available || sums?.pending) && !wallets.some((w) => w.pk === pk && w.currency === currency)) {
+      problems.push(`${key}: ledger moves money but no wallet exists`);
+    }
+  }
+  return problems;
+}
+
+afterAll(async () => {
+  expect(await ledgerDiscrepancies()).toEqual([]);
+});

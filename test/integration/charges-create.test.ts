@@ -1,0 +1,471 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { deriveTxid } from '../../shared/domain/pix-ids.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { newKey } from '../helpers/accounts.ts';
+import {
+  createCharge,
+  expire,
+  merchant,
+  newCharge,
+  newIdempotencyKey,
+  pay,
+  rawId,
+  storedCharge,
+  storedEvents,
+} from '../helpers/charges.ts';
+import { api, demo, expectError } from '../helpers/http.ts';
+
+const CHARGE_FIELDS = [
+  'amount',
+  'checkout_url',
+  'created_at',
+  'currency',
+  'customer',
+  'id',
+  'metadata',
+  'object',
+  'payment_method',
+  'pix',
+  'settlement',
+  'status',
+];
+
+let m: { accountId: string; apikey: string };
+beforeAll(async () => {
+  m = await merchant();
+});
+
+const invalid = async (body: unknown, param: string | RegExp, code = 'invalid_request') => {
+  const reply = await createCharge(m.apikey, body);
+  expectError(reply, 400, 'invalid_request_error', code);
+  if (typeof param === 'string') expect(reply.body.error.param).toBe(param);
+  else expect(reply.body.error.param).toMatch(param);
+  return reply;
+};
+
+describe('POST /v1/charges: the created charge', () => {
+  it('answers 201 with exactly the public Charge fields', async () => {
+    const before = Date.now();
+    const reply = await createCharge(m.apikey, {
+      amount: 1050,
+      payment_method: 'pix',
+      description: 'Pedido 42',
+      customer: {
+        name: 'Maria Silva',
+        document: '529.982.247-25',
+        email: 'maria@example.com',
+        phone: '+55 11 99999-0000',
+      },
+      metadata: {
+        order_id: '42',
+        _internal: 'x',
+        description: 'spoofed',
+        provider: 'spoofed',
+        failure: 'x',
+        flag: true,
+      },
+    });
+    expect(reply.status).toBe(201);
+    const charge = reply.body;
+    expect(Object.keys(charge).sort()).toEqual(CHARGE_FIELDS);
+    expect(charge).toMatchObject({
+      object: 'charge',
+      amount: 1050,
+      currency: 'BRL',
+      status: 'pending',
+      payment_method: 'pix',
+      settlement: {},
+    });
+    expect(charge.id).toMatch(/^ch_[0-9a-f]{24}$/);
+    expect(charge.customer).toEqual({ name: 'Maria Silva', document: '52998224725' });
+    expect(charge.metadata).toEqual({ order_id: '42', flag: true, description: 'Pedido 42' });
+    expect(Object.keys(charge.pix).sort()).toEqual([
+      'br_code',
+      'expires_at',
+      'qr_code_base64',
+      'qr_code_url',
+      'txid',
+    ]);
+    expect(charge.pix.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+    expect(charge.pix.txid).not.toBe(charge.id);
+    expect(charge.pix.txid).not.toBe(rawId(charge.id));
+    expect(charge.checkout_url).toBe(`http://127.0.0.1:3310/checkout/${rawId(charge.id)}`);
+    const expiresIn = (Date.parse(charge.pix.expires_at) - Date.parse(charge.created_at)) / 1000;
+    expect(expiresIn).toBe(3600);
+    expect(Date.parse(charge.created_at)).toBeGreaterThanOrEqual(before - 1000);
+    const text = JSON.stringify(charge);
+    for (const leak of [
+      'maria@example.com',
+      '99999-0000',
+      'sandbox',
+      'providerFee',
+      'netAmount',
+      'idempotency',
+      'accountId',
+    ]) {
+      expect(text).not.toContain(leak);
+    }
+  });
+
+  it('is readable as created and has its charge.created and payment.created events in the outbox', async () => {
+    const charge = await newCharge(m.apikey);
+    const read = await api(`/v1/charges/${charge.id}`, { apikey: m.apikey });
+    expect(read.body).toEqual(charge);
+    const events = await storedEvents(m.accountId, rawId(charge.id));
+    expect(events.map((e) => e.eventType).sort()).toEqual(['charge.created', 'payment.created']);
+    const canonical = events.find((e) => e.eventType === 'charge.created');
+    expect(canonical?.payload).toEqual({
+      id: canonical?.id,
+      object: 'event',
+      api_version: '2026-11-01',
+      type: 'charge.created',
+      created_at: charge.created_at,
+      data: { object: charge },
+    });
+    expect(canonical?.id).toMatch(/^evt_/);
+    const legacy = events.find((e) => e.eventType === 'payment.created');
+    expect(legacy?.payload).toEqual({
+      event: 'payment.created',
+      data: {
+        transactionId: rawId(charge.id),
+        amount: 1050,
+        status: 'WAITING_PAYMENT',
+        previousStatus: null,
+        occurredAt: charge.created_at,
+      },
+    });
+  });
+
+  it('accepts /v1/pix/charges without payment_method, with the same Charge', async () => {
+    const reply = await api('/v1/pix/charges', {
+      apikey: m.apikey,
+      body: { amount: 500 },
+      headers: { 'idempotency-key': newIdempotencyKey() },
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.payment_method).toBe('pix');
+    const other = await api('/v1/pix/charges', {
+      apikey: m.apikey,
+      body: { amount: 500, payment_method: 'card' },
+      headers: { 'idempotency-key': newIdempotencyKey() },
+    });
+    expectError(other, 400, 'invalid_request_error', 'invalid_request');
+    expect(other.body.error.param).toBe('payment_method');
+  });
+
+  it('caps expires_in at 86400 and honours smaller windows', async () => {
+    const capped = await newCharge(m.apikey, { expires_in: 200_000 });
+    expect((Date.parse(capped.pix.expires_at) - Date.parse(capped.created_at)) / 1000).toBe(86_400);
+    const short = await newCharge(m.apikey, { expires_in: 60 });
+    expect((Date.parse(short.pix.expires_at) - Date.parse(short.created_at)) / 1000).toBe(60);
+  });
+
+  it('uses the account’s default window when expires_in is omitted', async () => {
+    const custom = await merchant({ settings: { defaultExpiresIn: 900 } });
+    const charge = await newCharge(custom.apikey);
+    expect((Date.parse(charge.pix.expires_at) - Date.parse(charge.created_at)) / 1000).toBe(900);
+  });
+
+  it('returns expected_payer_tax_id when set, alphanumeric CNPJ included', async () => {
+    const cpf = await newCharge(m.apikey, {
+      customer: { name: 'Maria' },
+      expected_payer_tax_id: '529.982.247-25',
+    });
+    expect(cpf.expected_payer_tax_id).toBe('52998224725');
+    const cnpj = await newCharge(m.apikey, {
+      customer: { name: 'ACME', document: '12.ABC.345/01DE-35' },
+      expected_payer_tax_id: '12ABC34501DE35',
+    });
+    expect(cnpj.expected_payer_tax_id).toBe('12ABC34501DE35');
+  });
+});
+
+describe('POST /v1/charges: validation (400, nothing written)', () => {
+  it('requires an integer amount above 0, up to the Pix maximum, with invalid_amount', async () => {
+    for (const amount of [0, -5, 10.5, '1050', null, 1_000_000_000_000]) {
+      await invalid({ amount, payment_method: 'pix' }, 'amount', 'invalid_amount');
+    }
+    await invalid({ payment_method: 'pix' }, 'amount', 'invalid_amount');
+    expect((await createCharge(m.apikey, { amount: 999_999_999_999, payment_method: 'pix' })).status).toBe(
+      201,
+    );
+  });
+
+  it('requires payment_method pix on /v1/charges', async () => {
+    await invalid({ amount: 100 }, 'payment_method');
+    await invalid({ amount: 100, payment_method: 'boleto' }, 'payment_method');
+  });
+
+  it('requires BRL', async () => {
+    await invalid({ amount: 100, payment_method: 'pix', currency: 'USD' }, 'currency');
+    expect((await newCharge(m.apikey, { currency: 'brl' })).currency).toBe('BRL');
+  });
+
+  it('limits description to 500 characters and expires_in to at least 60 seconds', async () => {
+    await invalid({ amount: 100, payment_method: 'pix', description: 'x'.repeat(501) }, 'description');
+    await invalid({ amount: 100, payment_method: 'pix', expires_in: 59 }, 'expires_in');
+    await invalid({ amount: 100, payment_method: 'pix', expires_in: 60.5 }, 'expires_in');
+  });
+
+  it('checks customer fields and rejects unknown ones', async () => {
+    await invalid(
+      { amount: 100, payment_method: 'pix', customer: { document: '529.982.247-24' } },
+      'customer.document',
+    );
+    await invalid({ amount: 100, payment_method: 'pix', customer: { email: 'nope' } }, 'customer.email');
+    await invalid({ amount: 100, payment_method: 'pix', customer: { nickname: 'x' } }, 'customer.nickname');
+    await invalid({ amount: 100, payment_method: 'pix', tip: 5 }, 'tip');
+  });
+
+  it('enforces the payer lock rules', async () => {
+    await invalid(
+      { amount: 100, payment_method: 'pix', customer: { name: 'M' }, expected_payer_tax_id: '11111111111' },
+      'expected_payer_tax_id',
+    );
+    await invalid(
+      { amount: 100, payment_method: 'pix', expected_payer_tax_id: '52998224725' },
+      'customer.name',
+    );
+    await invalid(
+      {
+        amount: 100,
+        payment_method: 'pix',
+        customer: { name: 'M', document: '11.222.333/0001-81' },
+        expected_payer_tax_id: '52998224725',
+      },
+      'expected_payer_tax_id',
+    );
+  });
+
+  it('validates metadata', async () => {
+    await invalid({ amount: 100, payment_method: 'pix', metadata: 'x' }, 'metadata');
+    await invalid({ amount: 100, payment_method: 'pix', metadata: { nested: { a: 1 } } }, 'metadata.nested');
+    await invalid({ amount: 100, payment_method: 'pix', metadata: { ['k'.repeat(41)]: 'v' } }, /^metadata/);
+  });
+
+  it('requires an Idempotency-Key of 8 to 128 characters', async () => {
+    const missing = await api('/v1/charges', {
+      apikey: m.apikey,
+      body: { amount: 100, payment_method: 'pix' },
+    });
+    expectError(missing, 400, 'invalid_request_error', 'invalid_request');
+    expect(missing.body.error.param).toBe('Idempotency-Key');
+    for (const key of ['1234567', 'k'.repeat(129)]) {
+      const reply = await createCharge(m.apikey, { amount: 100, payment_method: 'pix' }, key);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe('Idempotency-Key');
+    }
+    expect((await createCharge(m.apikey, { amount: 100, payment_method: 'pix' }, '12345678')).status).toBe(
+      201,
+    );
+  });
+
+  it('requires a JSON body', async () => {
+    const form = await api('/v1/charges', {
+      apikey: m.apikey,
+      rawBody: 'amount=100',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'idempotency-key': newIdempotencyKey(),
+      },
+    });
+    expect(form.body.error.param).toBe('Content-Type');
+    const empty = await api('/v1/charges', {
+      apikey: m.apikey,
+      method: 'POST',
+      headers: { 'idempotency-key': newIdempotencyKey() },
+    });
+    expectError(empty, 400, 'invalid_request_error', 'invalid_request');
+  });
+
+  it('writes nothing for a rejected request', async () => {
+    const fresh = await merchant();
+    await createCharge(fresh.apikey, { amount: -1, payment_method: 'pix' });
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `ACCOUNT#${fresh.accountId}#test` },
+      }),
+    );
+    expect(Items).toEqual([]);
+  });
+});
+
+describe('idempotency', () => {
+  it('replays the identical response for the same key and body', async () => {
+    const key = newIdempotencyKey();
+    const body = { amount: 777, payment_method: 'pix', metadata: { a: '1', b: '2' } };
+    const first = await createCharge(m.apikey, body, key);
+    const second = await createCharge(
+      m.apikey,
+      { metadata: { b: '2', a: '1' }, payment_method: 'pix', amount: 777 },
+      key,
+    );
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('answers 409 idempotency_key_reused for the same key with another body', async () => {
+    const key = newIdempotencyKey();
+    await createCharge(m.apikey, { amount: 100, payment_method: 'pix' }, key);
+    expectError(
+      await createCharge(m.apikey, { amount: 101, payment_method: 'pix' }, key),
+      409,
+      'conflict_error',
+      'idempotency_key_reused',
+    );
+  });
+
+  it('keeps keys apart per route, mode and account', async () => {
+    const key = newIdempotencyKey();
+    const a = await createCharge(m.apikey, { amount: 100, payment_method: 'pix' }, key);
+    const b = await api('/v1/pix/charges', {
+      apikey: m.apikey,
+      body: { amount: 100 },
+      headers: { 'idempotency-key': key },
+    });
+    const other = await merchant();
+    const c = await createCharge(other.apikey, { amount: 100, payment_method: 'pix' }, key);
+    expect(new Set([a.body.id, b.body.id, c.body.id]).size).toBe(3);
+  });
+
+  it('creates exactly one charge from 50 concurrent requests with one key', async () => {
+    const fresh = await merchant();
+    const key = newIdempotencyKey();
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        createCharge(fresh.apikey, { amount: 2500, payment_method: 'pix' }, key),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(50).fill(201));
+    expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
+    const list = await api('/v1/charges?limit=100', { apikey: fresh.apikey });
+    expect(list.body.data).toHaveLength(1);
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: { pk: `ACCOUNT#${fresh.accountId}#test`, sk: 'COUNTER#PENDING_CHARGES' },
+      }),
+    );
+    expect(Item?.count).toBe(1);
+  });
+
+  it('after a failure past the acquirer call, a retry creates one charge with the same acquirer txid', async () => {
+    const fresh = await merchant();
+    const key = newIdempotencyKey();
+    const body = { amount: 3000, payment_method: 'pix' };
+    const failed = await createCharge(fresh.apikey, body, key, { 'x-fault-inject': 'after-provider' });
+    expectError(failed, 500, 'api_error', 'injected_fault');
+    const retried = await createCharge(fresh.apikey, body, key);
+    expect(retried.status).toBe(201);
+    const again = await createCharge(fresh.apikey, body, key);
+    expect(again.body.id).toBe(retried.body.id);
+    expect((await api('/v1/charges', { apikey: fresh.apikey })).body.data).toHaveLength(1);
+
+    const txid = deriveTxid(fresh.accountId, 'test', key);
+    expect(retried.body.pix.txid).toBe(txid);
+    await sleep(100);
+    const calls = readFileSync(inject('runtimeLog'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('provider.createCob') && l.includes(txid));
+    // Two calls (the failed attempt and the retry), both `PUT /cob/{txid}` of the same txid: one acquirer charge.
+    expect(calls).toHaveLength(2);
+  });
+
+  it('after a failure once the write committed, a retry replays the committed charge', async () => {
+    const fresh = await merchant();
+    const key = newIdempotencyKey();
+    const body = { amount: 3100, payment_method: 'pix' };
+    expectError(
+      await createCharge(fresh.apikey, body, key, { 'x-fault-inject': 'after-write' }),
+      500,
+      'api_error',
+      'injected_fault',
+    );
+    const retried = await createCharge(fresh.apikey, body, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    const list = await api('/v1/charges', { apikey: fresh.apikey });
+    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([retried.body.id]);
+  });
+});
+
+describe('fraud and velocity guard (403, before the acquirer)', () => {
+  it('blocks a sixth live charge for one customer document within 10 minutes; expired ones do not count', async () => {
+    const fresh = await merchant();
+    const customer = { name: 'Joao', document: '11.222.333/0001-81' };
+    const charges = [];
+    for (let i = 0; i < 5; i++) charges.push(await newCharge(fresh.apikey, { customer }));
+    const blocked = await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer });
+    expectError(blocked, 403, 'permission_error', 'fraud.customer_velocity_exceeded');
+    expect(
+      (await newCharge(fresh.apikey, { customer: { name: 'Other', document: '52998224725' } })).status,
+    ).toBe('pending');
+
+    await expire(fresh.apikey, charges[0].id);
+    expect((await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer })).status).toBe(
+      201,
+    );
+  });
+
+  it('blocks charges past the account’s live-charge limit; settled ones do not count', async () => {
+    const fresh = await merchant({ settings: { velocity: { accountMaxPending: 2 } } });
+    const first = await newCharge(fresh.apikey);
+    await newCharge(fresh.apikey);
+    const blocked = await createCharge(fresh.apikey);
+    expectError(blocked, 403, 'permission_error', 'fraud.account_velocity_exceeded');
+    await pay(fresh.apikey, first.id);
+    expect((await createCharge(fresh.apikey)).status).toBe(201);
+  });
+
+  it('never lets concurrent creates exceed the account limit', async () => {
+    const fresh = await merchant({ settings: { velocity: { accountMaxPending: 3 } } });
+    const replies = await Promise.all(Array.from({ length: 12 }, () => createCharge(fresh.apikey)));
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(3);
+    for (const r of replies.filter((r) => r.status !== 201))
+      expectError(r, 403, 'permission_error', 'fraud.account_velocity_exceeded');
+  });
+});
+
+describe('acquirer outcomes', () => {
+  it('shows a charge the acquirer refused as failed, without a QR, with its failure events', async () => {
+    const reply = await createCharge(m.apikey, { amount: 1313, payment_method: 'pix' });
+    expect(reply.status).toBe(201);
+    expect(reply.body.status).toBe('failed');
+    expect(reply.body.pix).toEqual({ expires_at: reply.body.pix.expires_at });
+    const events = await storedEvents(m.accountId, rawId(reply.body.id));
+    expect(events.map((e) => e.eventType).sort()).toEqual(['charge.failed', 'payment.failed']);
+    expect((await storedCharge(m.accountId, rawId(reply.body.id)))?.status).toBe('REFUSED');
+  });
+
+  it('answers 503 while the acquirer is down, storing nothing, and the same key succeeds later', async () => {
+    const fresh = await merchant();
+    await api('/v1/sandbox/acquirer', { apikey: fresh.apikey, body: { status: 'down' } });
+    const key = newIdempotencyKey();
+    const body = { amount: 4200, payment_method: 'pix' };
+    const down = await createCharge(fresh.apikey, body, key);
+    expectError(down, 503, 'api_error', 'service_unavailable');
+    expect((await api('/v1/charges', { apikey: fresh.apikey })).body.data).toEqual([]);
+    await api('/v1/sandbox/acquirer', { apikey: fresh.apikey, body: { status: 'up' } });
+    const retried = await createCharge(fresh.apikey, body, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('answers 422 unprocessable_entity for a live key with no acquirer configured', async () => {
+    const live = await newKey(m.accountId, 'live');
+    const reply = await createCharge(live, { amount: 100, payment_method: 'pix' });
+    expectError(reply, 422, 'invalid_request_error', 'unprocessable_entity');
+    expectError(
+      await createCharge(demo().live_api_key),
+      422,
+      'invalid_request_error',
+      'unprocessable_entity',
+    );
+  });
+});
