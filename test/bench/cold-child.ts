@@ -4,7 +4,9 @@
  * Usage: node --enable-source-maps test/bench/cold-child.ts <bundle.mjs> <event.json>
  */
 
+import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
+import type { ClientRequest } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { COLD_RESULT_MARKER, type ColdRunResult } from './cold-protocol.ts';
 import { lambdaContext } from './events.ts';
@@ -18,6 +20,15 @@ if (!bundlePath || !eventPath) throw new Error('usage: cold-child.ts <bundle.mjs
 const event: unknown = JSON.parse(readFileSync(eventPath, 'utf8'));
 const context = lambdaContext('bench-cold-start');
 
+// Every HTTP request to DynamoDB Local, whichever code sends it: background functions write no
+// request log line with a count of their own.
+const dynamodbHost = new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB ?? 'http://unset').host;
+let dynamodbRequests = 0;
+subscribe('http.client.request.start', (message) => {
+  const { request } = message as { request: ClientRequest };
+  if (request.getHeader('host') === dynamodbHost) dynamodbRequests++;
+});
+
 const bootMs = performance.now();
 const { handler } = (await import(pathToFileURL(bundlePath).href)) as { handler: Handler };
 const importedAt = performance.now();
@@ -29,6 +40,7 @@ const result: ColdRunResult = {
   importMs: importedAt - bootMs,
   invokeMs: invokedAt - importedAt,
   status: response?.statusCode,
+  dynamodbRequests,
 };
 // Exit at once: the SDK's keep-alive sockets would otherwise hold the process open.
 process.stdout.write(`${COLD_RESULT_MARKER}${JSON.stringify(result)}\n`, () => process.exit(0));

@@ -9,5 +9,8 @@ export interface ColdRunResult {
   importMs: number;
   /** The first handler call, including lazy work done on first use (SDK client, connections). */
   invokeMs: number;
+  /** `statusCode` of the answer; absent for a background function's. */
   status: number | undefined;
+  /** HTTP requests the process sent to DynamoDB (import and invoke): a call count for any bundle. */
+  dynamodbRequests: number;
 }

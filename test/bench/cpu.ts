@@ -69,7 +69,7 @@ export function sampleCpu(runtimePid: number): CpuSample | undefined {
     processes[label] = (processes[label] ?? 0) + stat.seconds;
   }
   const own = process.cpuUsage();
-  processes['bench + autocannon (this process)'] = (own.user + own.system) / 1e6;
+  processes['bench (this process: autocannon or the SDK client)'] = (own.user + own.system) / 1e6;
   return { processes, machine: machineBusySeconds(ticks) };
 }
 

@@ -1,5 +1,6 @@
-/** The HTTP load test: autocannon against one authenticated route of the bench runtime. */
+/** The HTTP load tests: autocannon against an authenticated route of the bench runtime. */
 
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
 import type { BenchRuntime } from './runtime.ts';
@@ -7,7 +8,13 @@ import { percentile, round } from './stats.ts';
 
 export interface LoadTarget {
   url: string;
+  /** @default 'GET' */
+  method?: 'GET' | 'POST';
   headers: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** A fresh `Idempotency-Key` on every request: each one is a new create, never a replay. */
+  uniqueIdempotencyKey?: boolean;
 }
 
 export interface LoadResult {
@@ -31,9 +38,24 @@ export interface MeasuredLoad extends LoadResult {
 
 /** `connections` keep one request in flight each, for `seconds`. */
 export async function runLoad(target: LoadTarget, connections: number, seconds: number): Promise<LoadResult> {
+  const body = target.body === undefined ? undefined : JSON.stringify(target.body);
+  const headers = { ...target.headers, ...(body !== undefined && { 'content-type': 'application/json' }) };
   const r = await autocannon({
     url: target.url,
-    headers: target.headers,
+    method: target.method ?? 'GET',
+    headers,
+    ...(body !== undefined && { body }),
+    // setupRequest runs before every request: the key is a UUID, 41 characters with its prefix.
+    ...(target.uniqueIdempotencyKey && {
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            headers: { ...request.headers, 'idempotency-key': `bench-${randomUUID()}` },
+          }),
+        },
+      ],
+    }),
     connections,
     duration: seconds,
     // Seconds per request: a stuck server shows up as timeouts, not as a hung bench.

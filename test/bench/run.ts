@@ -1,15 +1,17 @@
 /**
  * `npm run bench`: boots the service as a child process on its own ports, load-tests an
- * authenticated read, reports DynamoDB calls per request, the Lambda bundle sizes and their cold
- * init, prints the report and writes it to .bench/results.json. Fails (exit 1) on any non-2xx
- * answer under load or when the runtime does not start. See docs/benchmarks.md.
+ * authenticated read and the charge create (beside the same DynamoDB transaction sent raw),
+ * reports DynamoDB calls per request, the Lambda bundle sizes and their cold init, prints the
+ * report and writes it to .bench/results.json. Fails (exit 1) on any non-2xx answer under load
+ * or when the runtime does not start. See docs/benchmarks.md.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Group, groups } from '../../shared/routes.ts';
-import { type BundleInfo, bundleAll, lambdaBundling } from './bundle.ts';
+import { type BundleInfo, bundleAll, lambdaBundling, unbenchedFunctions } from './bundle.ts';
+import { CREATE_BODY, measureRawTransactions, prepareChargeBench, probeCreates } from './charges.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
@@ -20,9 +22,11 @@ import { round } from './stats.ts';
 const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
+/** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
+const RAW = { inFlight: LOAD.connections, warmupSeconds: LOAD.warmupSeconds, durationSeconds: LOAD.durationSeconds };
 const COLD_RUNS = 5;
 const ROUND_TRIP_CALLS = 200;
-/** The run takes under half a minute; past this something hangs, and the runtime must still be stopped. */
+/** The run takes about a minute; past this something hangs, and the runtime must still be stopped. */
 const WATCHDOG_MS = 180_000;
 
 let runtime: BenchRuntime | undefined;
@@ -48,7 +52,9 @@ const isGroup = (name: string): name is Group => (groups as readonly string[]).i
 /** Every bundle, then the hot-path group again without source maps, to show what they cost at init. */
 function coldTargets(bundles: readonly BundleInfo[], r: BenchRuntime): ColdTarget[] {
   const targets: ColdTarget[] = bundles.map((bundle) =>
-    isGroup(bundle.name) ? { bundle, request: coldStartRequest(bundle.name, r.demo) } : { bundle },
+    bundle.kind === 'api' && isGroup(bundle.name)
+      ? { bundle, request: coldStartRequest(bundle.name, r.demo) }
+      : { bundle },
   );
   const wallets = targets.find((t) => t.bundle.name === 'wallets');
   if (wallets) targets.push({ ...wallets, label: 'wallets, no source maps', sourceMaps: false });
@@ -88,8 +94,28 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     `http://${settings.host}:${settings.dynamoDbPort}`,
     ROUND_TRIP_CALLS,
   );
+
+  step('charges: a bench account with high velocity limits, then the same load on POST /v1/charges');
+  const chargeBench = await prepareChargeBench(settings);
+  const createLoad = await loadTests(
+    {
+      url: `${settings.baseUrl}/v1/charges`,
+      method: 'POST',
+      headers: { apikey: chargeBench.apiKey },
+      body: CREATE_BODY,
+      uniqueIdempotencyKey: true,
+    },
+    runtime,
+  );
+  // Before the probes: the table shows the load alone (a replay or a customer query would mix in).
   await runtime.settle();
   const dynamodbCalls = callsPerRoute(runtime.requestLogs);
+  step('charges: create, replay and create with a customer document, one at a time');
+  const createProbe = await probeCreates(settings.baseUrl, chargeBench.apiKey, runtime);
+  step(
+    `charges: the create's TransactWriteItems sent raw, ${RAW.warmupSeconds} s warm-up, ${RAW.durationSeconds} s with ${RAW.inFlight} in flight`,
+  );
+  const rawTransactions = await measureRawTransactions(chargeBench, runtime, RAW);
 
   const targets = coldTargets(bundles, runtime);
   step(`cold starts: ${targets.length} targets × ${COLD_RUNS} fresh node processes`);
@@ -100,11 +126,18 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     machine: machine(),
     runtimeBootMs,
     load,
+    charges: {
+      load: createLoad,
+      raw: rawTransactions,
+      createPerRawRatio: round(createLoad.concurrent.requestsPerSecond / rawTransactions.transactionsPerSecond, 2),
+      probe: createProbe,
+    },
     dynamodbCalls,
     dynamodbRoundTrip,
     bundling: lambdaBundling,
     bundles: bundleSizes(bundles),
     coldStarts,
+    unbenchedFunctions: unbenchedFunctions(),
     totalSeconds: round((performance.now() - startedAt) / 1000),
   };
 }

@@ -25,6 +25,8 @@ const DIAGNOSTIC_LINES = 40;
 
 /** One `"message":"request"` log line of the runtime, reduced to what the bench reads. */
 export interface RequestLog {
+  /** The `x-request-id` the request sent, or the one the service made up. */
+  requestId: string;
   routeKey: string;
   status: number;
   durationMs: number;
@@ -75,6 +77,7 @@ function parseRequestLog(line: string): RequestLog | undefined {
     const entry = JSON.parse(line) as Partial<RequestLog> & { message?: string };
     if (entry.message !== 'request' || typeof entry.routeKey !== 'string') return undefined;
     return {
+      requestId: String(entry.requestId),
       routeKey: entry.routeKey,
       status: Number(entry.status),
       durationMs: Number(entry.durationMs),

@@ -3,7 +3,16 @@
  * and the environment that lets tests read stored state with the project's store modules.
  */
 
-export const testPorts = { PORT: '3310', DYNAMODB_PORT: '8310', SQS_PORT: '9330', S3_PORT: '4590' } as const;
+/** `TEST_PORT_OFFSET` lets two suites run side by side on one machine. */
+const offset = Number(process.env.TEST_PORT_OFFSET ?? 0);
+const port = (base: number) => String(base + offset);
+
+export const testPorts = {
+  PORT: port(3310),
+  DYNAMODB_PORT: port(8310),
+  SQS_PORT: port(9330),
+  S3_PORT: port(4590),
+} as const;
 
 export const testBaseUrl = `http://127.0.0.1:${testPorts.PORT}`;
 

@@ -17,6 +17,7 @@ import {
   storedEvents,
 } from '../helpers/charges.ts';
 import { api, demo, expectError } from '../helpers/http.ts';
+import { testBaseUrl } from '../helpers/local-env.ts';
 
 const CHARGE_FIELDS = [
   'amount',
@@ -92,7 +93,7 @@ describe('POST /v1/charges: the created charge', () => {
     expect(charge.pix.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
     expect(charge.pix.txid).not.toBe(charge.id);
     expect(charge.pix.txid).not.toBe(rawId(charge.id));
-    expect(charge.checkout_url).toBe(`http://127.0.0.1:3310/checkout/${rawId(charge.id)}`);
+    expect(charge.checkout_url).toBe(`${testBaseUrl}/checkout/${rawId(charge.id)}`);
     const expiresIn = (Date.parse(charge.pix.expires_at) - Date.parse(charge.created_at)) / 1000;
     expect(expiresIn).toBe(3600);
     expect(Date.parse(charge.created_at)).toBeGreaterThanOrEqual(before - 1000);

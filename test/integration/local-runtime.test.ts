@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ports = { PORT: '3350', DYNAMODB_PORT: '8350', SQS_PORT: '9350', S3_PORT: '4650' };
+const offset = Number(process.env.TEST_PORT_OFFSET ?? 0);
+const ports = {
+  PORT: `${3350 + offset}`,
+  DYNAMODB_PORT: `${8350 + offset}`,
+  SQS_PORT: `${9350 + offset}`,
+  S3_PORT: `${4650 + offset}`,
+};
 
 function start(dataDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/local.ts'], {

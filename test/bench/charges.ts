@@ -1,0 +1,296 @@
+/**
+ * Creating charges. The bench makes its own account, since the demo account's default velocity
+ * limit (1000 live charges per account and mode) would stop the load test with 403s; it then
+ * probes a create, its replay and a create with a customer document for their DynamoDB calls,
+ * and measures the baseline a create is compared with: the same 6-item TransactWriteItems sent
+ * straight to DynamoDB Local from this process, with the same concurrency.
+ */
+
+import { randomUUID } from 'node:crypto';
+import type { LocalSettings } from '../../infra/local/settings.ts';
+import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import type { MerchantScope } from '../../shared/store/keys.ts';
+import type { TransactItem } from '../../shared/store/ledger.ts';
+import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
+import type { BenchRuntime } from './runtime.ts';
+import { percentile, round } from './stats.ts';
+
+/** High enough that no bench run reaches them: the limits are not what is measured. */
+const BENCH_VELOCITY = { accountMaxPending: 10_000_000, customerMaxCharges: 1_000_000 } as const;
+/** The body of every create the bench sends (the minimum the API takes). */
+export const CREATE_BODY = { amount: 1050, payment_method: 'pix' } as const;
+/** A valid CPF: a create with a customer document also runs the customer velocity query. */
+const BENCH_CPF = '52998224725';
+const ROUTE_ID = 'createCharge';
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * Points this process's copy of the store modules at the bench runtime's DynamoDB Local and
+ * imports them. Only now: the SDK client reads the endpoint and region from the environment.
+ */
+async function loadStore(s: LocalSettings) {
+  Object.assign(process.env, {
+    TABLE_NAME: s.tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: `http://${s.host}:${s.dynamoDbPort}`,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  });
+  const [accounts, apiKeys, charges, events, client, domainCharges, domainEvents, ids, brCode, createCharge] =
+    await Promise.all([
+      import('../../shared/store/accounts.ts'),
+      import('../../shared/store/api-keys.ts'),
+      import('../../shared/store/charges.ts'),
+      import('../../shared/store/events.ts'),
+      import('../../shared/store/client.ts'),
+      import('../../shared/domain/charges.ts'),
+      import('../../shared/domain/events.ts'),
+      import('../../shared/domain/pix-ids.ts'),
+      import('../../shared/domain/br-code.ts'),
+      import('../../shared/services/create-charge.ts'),
+    ]);
+  return {
+    accounts,
+    apiKeys,
+    charges,
+    events,
+    client,
+    domainCharges,
+    domainEvents,
+    ids,
+    brCode,
+    createCharge,
+  };
+}
+
+type Store = Awaited<ReturnType<typeof loadStore>>;
+
+export interface ChargeBench {
+  /** A test-mode key of the bench's own account (sandbox acquirer, high velocity limits). */
+  apiKey: string;
+  /** The items of one create, as create-charge.ts builds them, each call with new ids. */
+  newCreateItems(): TransactItem[];
+  /** Sends one TransactWriteItems with the service's own document client. */
+  transact(items: TransactItem[]): Promise<void>;
+}
+
+/** Two accounts with high limits: one behind an API key for HTTP, one for the raw transactions. */
+export async function prepareChargeBench(s: LocalSettings): Promise<ChargeBench> {
+  const store = await loadStore(s);
+  const settings = { velocity: BENCH_VELOCITY };
+  const httpAccount = await store.accounts.createAccount({ name: 'Bench Store', settings });
+  const { apiKey } = await store.apiKeys.issueApiKey({
+    accountId: httpAccount.id,
+    mode: 'test',
+    label: 'bench',
+    actorUserId: 'bench',
+  });
+  const rawAccount = await store.accounts.createAccount({ name: 'Bench Raw', settings });
+  const scope: MerchantScope = { accountId: rawAccount.id, mode: 'test' };
+  const template = await chargeTemplate(store, scope, rawAccount.settings, s.baseUrl);
+  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  return {
+    apiKey,
+    newCreateItems: () => createItems(store, template, rawAccount.settings.velocity.accountMaxPending),
+    transact: async (items) => {
+      await store.client.db.send(new TransactWriteCommand({ TransactItems: items }));
+    },
+  };
+}
+
+type AccountSettings = Awaited<ReturnType<Store['accounts']['createAccount']>>['settings'];
+
+/** A charge as the sandbox create makes it, with its BR Code and QR image (computed once). */
+async function chargeTemplate(
+  store: Store,
+  scope: MerchantScope,
+  settings: AccountSettings,
+  baseUrl: string,
+): Promise<ChargeRecord> {
+  const now = new Date();
+  const id = store.ids.newChargeId(now.getTime());
+  const brCode = store.brCode.buildDynamicBrCode({
+    locationUrl: store.domainCharges.pixLocation(baseUrl, id),
+    merchantName: settings.merchantName,
+    merchantCity: settings.merchantCity,
+    mcc: settings.mcc,
+    amount: CREATE_BODY.amount,
+  });
+  return {
+    id,
+    ...scope,
+    amount: CREATE_BODY.amount,
+    currency: 'BRL',
+    status: 'WAITING_PAYMENT',
+    paymentMethod: 'pix',
+    customer: {},
+    metadata: {},
+    idempotencyKey: '',
+    baseUrl,
+    provider: 'sandbox',
+    txid: '',
+    brCode,
+    qrCodeBase64: await store.createCharge.qrPngBase64(brCode),
+    expiresAt: new Date(now.getTime() + settings.defaultExpiresIn * 1000).toISOString(),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+}
+
+/** New ids, times, events and stored response each time; the BR Code and QR of the template. */
+function createItems(store: Store, template: ChargeRecord, maxPending: number): TransactItem[] {
+  const now = new Date();
+  const at = now.toISOString();
+  const idempotencyKey = `bench-raw-${randomUUID()}`;
+  const charge: ChargeRecord = {
+    ...template,
+    id: store.ids.newChargeId(now.getTime()),
+    idempotencyKey,
+    txid: store.ids.deriveTxid(template.accountId, template.mode, idempotencyKey),
+    expiresAt: new Date(now.getTime() + 3600 * 1000).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+  };
+  const scope = { accountId: charge.accountId, mode: charge.mode };
+  return store.charges.createChargeItems({
+    charge,
+    routeId: ROUTE_ID,
+    idempotencyKey,
+    requestHash: 'f'.repeat(64),
+    response: { status: 201, body: store.domainCharges.serializeCharge(charge, now.getTime()) },
+    maxPending,
+    events: store.events.outboxItems(scope, store.domainEvents.eventsForTransition(charge, null, at)),
+  });
+}
+
+/** Each item's size as JSON (keys and values): close to the size DynamoDB bills, in bytes. */
+export function itemSizes(items: readonly TransactItem[]): { kind: string; bytes: number }[] {
+  return items.map((item) => {
+    const [kind, operation] = Object.entries(item)[0] ?? ['?', {}];
+    const body =
+      (operation as { Item?: unknown; Key?: unknown }).Item ?? (operation as { Key?: unknown }).Key;
+    return { kind, bytes: Buffer.byteLength(JSON.stringify(body ?? {})) };
+  });
+}
+
+export interface RawTransactResult {
+  inFlight: number;
+  durationSeconds: number;
+  transactions: number;
+  transactionsPerSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  errors: Record<string, number>;
+  items: { kind: string; bytes: number }[];
+  cpu: CpuShare[] | undefined;
+}
+
+/** `inFlight` loops, each sending its next transaction when the previous one answered. */
+async function runTransactions(bench: ChargeBench, inFlight: number, seconds: number) {
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  const startedAt = performance.now();
+  const deadline = startedAt + seconds * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const items = bench.newCreateItems();
+      const sentAt = performance.now();
+      try {
+        await bench.transact(items);
+        latencies.push(performance.now() - sentAt);
+      } catch (error) {
+        const name = error instanceof Error ? error.name : 'unknown';
+        errors[name] = (errors[name] ?? 0) + 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  return { latencies, errors, wallSeconds: (performance.now() - startedAt) / 1000 };
+}
+
+/** Warm-up (dropped), then the measured run with the CPU each process used meanwhile. */
+export async function measureRawTransactions(
+  bench: ChargeBench,
+  runtime: BenchRuntime,
+  run: { inFlight: number; warmupSeconds: number; durationSeconds: number },
+): Promise<RawTransactResult> {
+  await runTransactions(bench, run.inFlight, run.warmupSeconds);
+  const before = sampleCpu(runtime.pid);
+  const { latencies, errors, wallSeconds } = await runTransactions(bench, run.inFlight, run.durationSeconds);
+  const after = sampleCpu(runtime.pid);
+  const ms = (p: number) => round(percentile(latencies, p));
+  return {
+    inFlight: run.inFlight,
+    durationSeconds: round(wallSeconds),
+    transactions: latencies.length,
+    transactionsPerSecond: round(latencies.length / wallSeconds),
+    latencyMs: { p50: ms(50), p90: ms(90), p99: ms(99), max: ms(100) },
+    errors,
+    items: itemSizes(bench.newCreateItems()),
+    cpu: before && after ? cpuShares(before, after, wallSeconds, latencies.length) : undefined,
+  };
+}
+
+export interface CreateProbe {
+  /** What was sent, and the DynamoDB calls of its request log line. */
+  requests: { name: string; status: number; replayed: boolean; dynamodbCalls: number | undefined }[];
+  /** Size of a create's JSON response (it carries the QR image as base64). */
+  responseBytes: number;
+}
+
+/**
+ * One at a time, each with its own `x-request-id` to find its log line: a new create, the same
+ * key and body again (a replay), and a create with a customer document.
+ */
+export async function probeCreates(
+  baseUrl: string,
+  apiKey: string,
+  runtime: BenchRuntime,
+): Promise<CreateProbe> {
+  const key = `bench-probe-${randomUUID()}`;
+  const withDocument = { ...CREATE_BODY, customer: { name: 'Bench Customer', document: BENCH_CPF } };
+  const probes = [
+    { name: 'new create', key, body: CREATE_BODY },
+    { name: 'replay (same key and body)', key, body: CREATE_BODY },
+    { name: 'new create with customer.document', key: `${key}-doc`, body: withDocument },
+  ];
+  const sent: { name: string; requestId: string; status: number; replayed: boolean; bytes: number }[] = [];
+  for (const probe of probes) {
+    const requestId = `bench-${randomUUID()}`;
+    const response = await fetch(`${baseUrl}/v1/charges`, {
+      method: 'POST',
+      headers: {
+        apikey: apiKey,
+        'content-type': 'application/json',
+        'idempotency-key': probe.key,
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify(probe.body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (response.status !== 201)
+      throw new Error(`POST /v1/charges (${probe.name}) answered ${response.status}: ${text}`);
+    const replayed = response.headers.get('idempotent-replayed') === 'true';
+    sent.push({
+      name: probe.name,
+      requestId,
+      status: response.status,
+      replayed,
+      bytes: Buffer.byteLength(text),
+    });
+  }
+  if (!sent[1]?.replayed || sent[0]?.replayed)
+    throw new Error('the second create with the same key was not a replay');
+  await runtime.settle();
+  const callsOf = (requestId: string) =>
+    runtime.requestLogs.find((log) => log.requestId === requestId)?.dynamodbCalls;
+  return {
+    requests: sent.map((s) => ({
+      name: s.name,
+      status: s.status,
+      replayed: s.replayed,
+      dynamodbCalls: callsOf(s.requestId),
+    })),
+    responseBytes: sent[0]?.bytes ?? 0,
+  };
+}

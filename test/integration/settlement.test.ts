@@ -1,0 +1,282 @@
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { newKey } from '../helpers/accounts.ts';
+import {
+  balance,
+  expire,
+  getCharge,
+  merchant,
+  newCharge,
+  pay,
+  rawId,
+  storedCharge,
+  storedEvents,
+} from '../helpers/charges.ts';
+import { api, expectError } from '../helpers/http.ts';
+import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
+
+const E2E = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
+const lockedCharge = (apikey: string) =>
+  newCharge(apikey, { amount: 2000, customer: { name: 'Maria' }, expected_payer_tax_id: '52998224725' });
+
+async function devolutions(accountId: string, chargeId: string) {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': `ACCOUNT#${accountId}#test`,
+        ':prefix': `DEVOLUTION#${rawId(chargeId)}`,
+      },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
+
+describe('paying a charge (sandbox)', () => {
+  it('marks it paid with an end-to-end id, credits the net amount, and emits charge.paid and payment.completed', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, { amount: 10_000 });
+    const reply = await pay(m.apikey, charge.id, { payer_document: '111.444.777-35', payer_name: 'Joao' });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ object: 'sandbox_payment', outcome: 'paid' });
+    expect(reply.body.end_to_end_id).toMatch(E2E);
+    expect(reply.body.charge.status).toBe('paid');
+    expect(reply.body.charge.settlement).toEqual({ end_to_end_id: reply.body.end_to_end_id });
+    expect(JSON.stringify(reply.body.charge)).not.toContain('11144477735');
+
+    const fees = computeFees(10_000, DEFAULT_SETTINGS.feePlan);
+    expect(fees.netAmount).toBe(10_000 - fees.providerFee - fees.platformFee);
+    expect(await balance(m.apikey)).toMatchObject({
+      available: fees.netAmount,
+      pending: 0,
+      total: fees.netAmount,
+    });
+
+    const events = await storedEvents(m.accountId, rawId(charge.id));
+    const paid = events.find((e) => e.eventType === 'charge.paid');
+    expect(paid?.payload.data.object).toEqual((await getCharge(m.apikey, charge.id)).body);
+    const completed = events.find((e) => e.eventType === 'payment.completed');
+    expect(completed?.payload.data).toMatchObject({
+      transactionId: rawId(charge.id),
+      amount: 10_000,
+      status: 'PAID',
+      previousStatus: 'WAITING_PAYMENT',
+      paidWith: 'PIX',
+      providerFee: fees.providerFee,
+      platformFee: fees.platformFee,
+      netAmount: fees.netAmount,
+    });
+  });
+
+  it('returns a second payment of a paid charge without crediting it', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey);
+    await pay(m.apikey, charge.id);
+    const before = await balance(m.apikey);
+    const second = await pay(m.apikey, charge.id);
+    expect(second.body).toMatchObject({ outcome: 'returned', return_reason: 'not_payable' });
+    expect(await balance(m.apikey)).toEqual(before);
+    expect(await devolutions(m.accountId, charge.id)).toHaveLength(1);
+  });
+
+  it('keeps an underpaid charge pending, returns the money, and accepts the full payment later', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, { amount: 5000 });
+    const partial = await pay(m.apikey, charge.id, { amount: 4999 });
+    expect(partial.body).toMatchObject({ outcome: 'returned', return_reason: 'underpaid' });
+    expect(partial.body.charge.status).toBe('pending');
+    expect((await balance(m.apikey)).available).toBe(0);
+    expect((await devolutions(m.accountId, charge.id))[0]).toMatchObject({
+      amount: 4999,
+      reason: 'underpaid',
+      endToEndId: partial.body.end_to_end_id,
+    });
+    expect((await pay(m.apikey, charge.id)).body.outcome).toBe('paid');
+  });
+
+  it('returns a payment that arrives after expiry and never credits it', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey);
+    await expire(m.apikey, charge.id);
+    const late = await pay(m.apikey, charge.id);
+    expect(late.body).toMatchObject({ outcome: 'returned', return_reason: 'expired' });
+    expect(late.body.charge.status).toBe('expired');
+    expect((await balance(m.apikey)).available).toBe(0);
+  });
+});
+
+describe('payer lock', () => {
+  it('credits a payment from the expected payer', async () => {
+    const m = await merchant();
+    const charge = await lockedCharge(m.apikey);
+    const reply = await pay(m.apikey, charge.id, { payer_document: '529.982.247-25' });
+    expect(reply.body.outcome).toBe('paid');
+    expect((await balance(m.apikey)).available).toBeGreaterThan(0);
+  });
+
+  it('refunds a payment from another payer by devolution of its end-to-end id, never crediting it', async () => {
+    const m = await merchant();
+    const charge = await lockedCharge(m.apikey);
+    const reply = await pay(m.apikey, charge.id, { payer_document: '111.444.777-35' });
+    expect(reply.body).toMatchObject({ outcome: 'refunded', return_reason: 'payer_mismatch' });
+    expect(reply.body.charge.status).toBe('refunded');
+    expect(await balance(m.apikey)).toMatchObject({ available: 0, pending: 0 });
+    expect(await devolutions(m.accountId, charge.id)).toEqual([
+      expect.objectContaining({
+        endToEndId: reply.body.end_to_end_id,
+        amount: 2000,
+        reason: 'payer_mismatch',
+      }),
+    ]);
+    const types = (await storedEvents(m.accountId, rawId(charge.id))).map((e) => e.eventType);
+    expect(types).toContain('payment.refunded');
+    expect(types).not.toContain('charge.paid');
+  });
+
+  it('holds a payment whose payer document the bank did not report: processing, never credited', async () => {
+    const m = await merchant();
+    const charge = await lockedCharge(m.apikey);
+    const reply = await pay(m.apikey, charge.id);
+    expect(reply.body).toMatchObject({ outcome: 'held_for_review' });
+    expect((await getCharge(m.apikey, charge.id)).body.status).toBe('processing');
+    expect(await balance(m.apikey)).toMatchObject({ available: 0, pending: 0 });
+  });
+});
+
+describe('races', () => {
+  it('a payment racing an expiry ends in exactly one outcome, and the ledger agrees', async () => {
+    const m = await merchant();
+    for (let i = 0; i < 8; i++) {
+      const charge = await newCharge(m.apikey, { amount: 1000 + i });
+      const [paid, expired] = await Promise.all([pay(m.apikey, charge.id), expire(m.apikey, charge.id)]);
+      const stored = await storedCharge(m.accountId, rawId(charge.id));
+      if (paid.body.outcome === 'paid') {
+        expect(stored?.status).toBe('PAID');
+        expectError(expired, 400, 'invalid_request_error', 'invalid_request');
+      } else {
+        expect(paid.body).toMatchObject({ outcome: 'returned', return_reason: 'expired' });
+        expect(stored?.status).toBe('EXPIRED');
+        expect(expired.status).toBe(200);
+      }
+    }
+    expect(await ledgerDiscrepancies()).toEqual([]);
+  });
+
+  it('concurrent payments of one charge credit it once', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, { amount: 3000 });
+    const replies = await Promise.all(Array.from({ length: 6 }, () => pay(m.apikey, charge.id)));
+    expect(replies.filter((r) => r.body.outcome === 'paid')).toHaveLength(1);
+    expect((await balance(m.apikey)).available).toBe(computeFees(3000, DEFAULT_SETTINGS.feePlan).netAmount);
+  });
+});
+
+describe('settlement hold', () => {
+  it('credits pending with the next release, and the scheduler releases it to available', async () => {
+    const m = await merchant({ settings: { settlementHoldDays: 2 } });
+    const charge = await newCharge(m.apikey, { amount: 8000 });
+    await pay(m.apikey, charge.id);
+    const { netAmount } = computeFees(8000, DEFAULT_SETTINGS.feePlan);
+    const held = await balance(m.apikey);
+    expect(held).toMatchObject({
+      available: 0,
+      pending: netAmount,
+      total: netAmount,
+      next_release_amount: netAmount,
+    });
+    expect(Date.parse(held.next_release_at) - Date.now()).toBeGreaterThan(47 * 3600_000);
+
+    // Time travel: the tranche falls due now.
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': `ACCOUNT#${m.accountId}#test`, ':p': 'TRANCHE#' },
+      }),
+    );
+    const tranche = Items[0] ?? {};
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: tranche.pk, sk: tranche.sk },
+        UpdateExpression: 'SET gsi2sk = :due',
+        ExpressionAttributeValues: {
+          ':due': `${new Date(Date.now() - 1000).toISOString()}#${m.accountId}#test#${rawId(charge.id)}`,
+        },
+      }),
+    );
+    const deadline = Date.now() + 10_000;
+    while ((await balance(m.apikey)).pending !== 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(await balance(m.apikey)).toMatchObject({
+      available: netAmount,
+      pending: 0,
+      next_release_at: null,
+      next_release_amount: null,
+    });
+  });
+});
+
+describe('sandbox routes', () => {
+  it('are 404 for live keys', async () => {
+    const m = await merchant();
+    const live = await newKey(m.accountId, 'live');
+    expectError(
+      await api('/v1/sandbox/charges/ch_000000000000000000000000/pay', { apikey: live, body: {} }),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(
+      await api('/v1/sandbox/acquirer', { apikey: live, body: { status: 'down' } }),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+  });
+
+  it('validate their input and answer 404 for unknown charges', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, { amount: 1000 });
+    for (const [body, param] of [
+      [{ payer_document: '123' }, 'payer_document'],
+      [{ amount: 0 }, 'amount'],
+      [{ amount: 1001 }, 'amount'],
+      [{ surprise: true }, 'surprise'],
+    ] as const) {
+      const reply = await pay(m.apikey, charge.id, body);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe(param);
+    }
+    expectError(await pay(m.apikey, 'ch_000000000000000000000000'), 404, 'not_found_error', 'not_found');
+    expectError(await expire(m.apikey, 'nope'), 404, 'not_found_error', 'not_found');
+    const bad = await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'sideways' } });
+    expect(bad.body.error.param).toBe('status');
+    await pay(m.apikey, charge.id);
+    const notPending = await expire(m.apikey, charge.id);
+    expectError(notPending, 400, 'invalid_request_error', 'invalid_request');
+  });
+});
+
+describe('the ledger check itself', () => {
+  it('reports a wallet that does not match its ledger', async () => {
+    const key = { pk: 'ACCOUNT#acct_ledger_check#test', sk: 'WALLET#BRL' };
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...key, type: 'wallet', currency: 'BRL', available: 1, pending: 0 },
+      }),
+    );
+    try {
+      expect(await ledgerDiscrepancies()).toEqual([
+        'ACCOUNT#acct_ledger_check#test BRL: wallet 1/0, ledger 0/0',
+      ]);
+    } finally {
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    }
+  });
+});
