@@ -40,6 +40,7 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>Pagamento Pix · ${escapeHtml(view.merchantName)}</title>
 <style nonce="${nonce}">
   :root { color-scheme: light; --ink: #0f172a; --muted: #64748b; --brand: #32bcad; --ok: #15803d; --bad: #b91c1c; }

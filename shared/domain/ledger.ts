@@ -100,7 +100,7 @@ export function releaseJournal(chargeId: string, currency: string, amount: numbe
 /** How a journal moves the merchant's wallet (what the balance item's `ADD` must apply). */
 export function walletDelta(journal: Journal): { available: number; pending: number } {
   const sum = (account: LedgerAccount) =>
-    -journal.entries.filter((e) => e.account === account).reduce((t, e) => t + e.amount, 0);
+    0 - journal.entries.filter((e) => e.account === account).reduce((t, e) => t + e.amount, 0);
   return { available: sum('merchant_available'), pending: sum('merchant_pending') };
 }
 

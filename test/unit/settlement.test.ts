@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { computeFees } from '../../shared/domain/account-settings.ts';
+import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import { effectiveStatus, serializeCharge } from '../../shared/domain/charges.ts';
+import { eventsForTransition } from '../../shared/domain/events.ts';
+import {
+  isBalanced,
+  releaseJournal,
+  returnJournal,
+  reviewHoldJournal,
+  settlementJournal,
+  walletDelta,
+} from '../../shared/domain/ledger.ts';
+import { decideSettlement } from '../../shared/domain/settlement.ts';
+
+const now = Date.parse('2026-11-21T12:00:00.000Z');
+const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
+  id: '01a1fca963fca9d1a6a8b094',
+  accountId: 'acct_x',
+  mode: 'test',
+  amount: 1000,
+  currency: 'BRL',
+  status: 'WAITING_PAYMENT',
+  paymentMethod: 'pix',
+  customer: { name: 'M', document: '52998224725', email: 'm@example.com', phone: '+5511999990000' },
+  metadata: {},
+  idempotencyKey: 'key-12345',
+  baseUrl: 'https://api.example.com',
+  provider: 'sandbox',
+  txid: 'a'.repeat(32),
+  brCode: '000201',
+  expiresAt: new Date(now + 60_000).toISOString(),
+  createdAt: new Date(now - 60_000).toISOString(),
+  updatedAt: new Date(now - 60_000).toISOString(),
+  ...overrides,
+});
+const pix = (overrides = {}) => ({
+  endToEndId: 'E',
+  amount: 1000,
+  receivedAt: new Date(now).toISOString(),
+  ...overrides,
+});
+
+describe('decideSettlement', () => {
+  it('credits an unlocked charge paid in full', () => {
+    expect(decideSettlement(charge(), pix())).toEqual({ kind: 'credit' });
+  });
+  it('returns underpayments, overpayments, late and repeated payments', () => {
+    expect(decideSettlement(charge(), pix({ amount: 999 }))).toEqual({ kind: 'return', reason: 'underpaid' });
+    expect(decideSettlement(charge(), pix({ amount: 1001 }))).toEqual({ kind: 'return', reason: 'overpaid' });
+    expect(decideSettlement(charge({ expiresAt: new Date(now).toISOString() }), pix())).toEqual({
+      kind: 'return',
+      reason: 'expired',
+    });
+    expect(decideSettlement(charge({ status: 'PAID' }), pix())).toEqual({
+      kind: 'return',
+      reason: 'not_payable',
+    });
+  });
+  it('applies the payer lock: match credits, mismatch refunds, unknown payer holds', () => {
+    const locked = charge({ expectedPayerTaxId: '52998224725' });
+    expect(decideSettlement(locked, pix({ payerDocument: '52998224725' }))).toEqual({ kind: 'credit' });
+    expect(decideSettlement(locked, pix({ payerDocument: '11144477735' }))).toEqual({
+      kind: 'refund',
+      reason: 'payer_mismatch',
+    });
+    expect(decideSettlement(locked, pix())).toEqual({ kind: 'hold' });
+  });
+});
+
+describe('fees and the ledger', () => {
+  it('splits an amount into fees and net with integer centavos that add up', () => {
+    const fees = computeFees(12_345, { providerFeeBps: 80, providerFeeFixed: 10, platformFeeBps: 120 });
+    expect(fees).toEqual({ providerFee: 109, platformFee: 148, netAmount: 12_088 });
+    expect(computeFees(1, { providerFeeBps: 80, providerFeeFixed: 10, platformFeeBps: 120 })).toEqual({
+      providerFee: 1,
+      platformFee: 0,
+      netAmount: 0,
+    });
+  });
+  it('builds balanced journals that move the wallet as intended', () => {
+    const fees = computeFees(10_000, { providerFeeBps: 80, providerFeeFixed: 0, platformFeeBps: 120 });
+    const settled = settlementJournal('c', 'BRL', 10_000, fees, false);
+    const held = settlementJournal('c', 'BRL', 10_000, fees, true);
+    for (const journal of [
+      settled,
+      held,
+      returnJournal('c', 'BRL', 500),
+      reviewHoldJournal('c', 'BRL', 500),
+      releaseJournal('c', 'BRL', 700),
+    ]) {
+      expect(isBalanced(journal)).toBe(true);
+    }
+    expect(walletDelta(settled)).toEqual({ available: fees.netAmount, pending: 0 });
+    expect(walletDelta(held)).toEqual({ available: 0, pending: fees.netAmount });
+    expect(walletDelta(returnJournal('c', 'BRL', 500))).toEqual({ available: 0, pending: 0 });
+    expect(walletDelta(releaseJournal('c', 'BRL', 700))).toEqual({ available: 700, pending: -700 });
+  });
+});
+
+describe('charge serializer and events', () => {
+  it('never exposes e-mail, phone, payer, fees or provider fields', () => {
+    const body = JSON.stringify(
+      serializeCharge(
+        charge({
+          payer: { document: '11144477735' },
+          fees: { providerFee: 8, platformFee: 12, netAmount: 980 },
+        }),
+        now,
+      ),
+    );
+    for (const secret of [
+      'm@example.com',
+      '5511999990000',
+      '11144477735',
+      'sandbox',
+      'netAmount',
+      'acct_x',
+      'key-12345',
+    ])
+      expect(body).not.toContain(secret);
+  });
+  it('reads a pending charge past its expiry as expired', () => {
+    expect(effectiveStatus(charge({ expiresAt: new Date(now).toISOString() }), now)).toBe('EXPIRED');
+    expect(effectiveStatus(charge(), now)).toBe('WAITING_PAYMENT');
+  });
+  it('emits the canonical and legacy pair for each transition', () => {
+    const at = new Date(now).toISOString();
+    const types = (status: ChargeRecord['status']) =>
+      eventsForTransition(charge({ status }), 'WAITING_PAYMENT', at).map((e) => e.type);
+    expect(types('WAITING_PAYMENT')).toEqual(['charge.created', 'payment.created']);
+    expect(types('PAID')).toEqual(['charge.paid', 'payment.completed']);
+    expect(types('REFUSED')).toEqual(['charge.failed', 'payment.failed']);
+    expect(types('EXPIRED')).toEqual(['charge.expired', 'payment.expired']);
+    expect(types('REFUNDED')).toEqual(['payment.refunded']);
+    expect(types('PROCESSING')).toEqual(['payment.status_changed']);
+  });
+});
