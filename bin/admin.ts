@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { localEnvironment, localSettings } from '../infra/local/settings.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
-  create-account --name <name> [--rate-limit <requests per minute>]
+  create-account --name <name> [--rate-limit <requests per minute>] [--city <city>] [--mcc <4 digits>]
+                 [--hold-days <days>] [--max-pending <live charges>]
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]`;
@@ -19,6 +20,10 @@ const { positionals, values } = parseArgs({
   options: {
     name: { type: 'string' },
     'rate-limit': { type: 'string' },
+    city: { type: 'string' },
+    mcc: { type: 'string' },
+    'hold-days': { type: 'string' },
+    'max-pending': { type: 'string' },
     email: { type: 'string' },
     password: { type: 'string' },
     account: { type: 'string' },
@@ -34,6 +39,13 @@ function fail(message: string): never {
 }
 
 const need = (name: keyof typeof values): string => values[name] ?? fail(`Missing --${name}`);
+
+function positiveInteger(name: keyof typeof values, zeroAllowed = false): number {
+  const value = Number(values[name]);
+  if (!Number.isInteger(value) || value < (zeroAllowed ? 0 : 1))
+    fail(`--${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} integer`);
+  return value;
+}
 
 if (!process.env.TABLE_NAME) {
   // Same endpoints and table the local runtime uses; the JWT secret is not needed here.
@@ -51,12 +63,21 @@ const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
 switch (positionals[0]) {
   case 'create-account': {
-    const rateLimit = values['rate-limit'] === undefined ? undefined : Number(values['rate-limit']);
-    if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0))
-      fail('--rate-limit must be a positive integer');
+    const settings = {
+      ...(values.city !== undefined && { merchantCity: values.city }),
+      ...(values.mcc !== undefined && {
+        mcc: /^\d{4}$/.test(values.mcc) ? values.mcc : fail('--mcc must be 4 digits'),
+      }),
+      ...(values['hold-days'] !== undefined && { settlementHoldDays: positiveInteger('hold-days', true) }),
+      ...(values['max-pending'] !== undefined && {
+        velocity: { accountMaxPending: positiveInteger('max-pending') },
+      }),
+    };
+    const rateLimit = values['rate-limit'] === undefined ? undefined : positiveInteger('rate-limit');
     print(
       await createAccount({
         name: need('name'),
+        settings,
         ...(rateLimit !== undefined && { rateLimitPerMinute: rateLimit }),
       }),
     );

@@ -18,7 +18,7 @@ export interface TestMember {
   token: string;
 }
 
-export async function newAccount(options: { rateLimitPerMinute?: number } = {}) {
+export async function newAccount(options: Omit<Parameters<typeof createAccount>[0], 'name'> = {}) {
   return createAccount({ name: `Test ${randomUUID().slice(0, 8)}`, ...options });
 }
 
