@@ -4,7 +4,7 @@
  * local HTTP server all read the same list: a route exists in exactly one place.
  */
 
-export type Group = 'auth' | 'api-keys' | 'charges' | 'wallets' | 'checkout' | 'sandbox';
+export type Group = 'auth' | 'api-keys' | 'charges' | 'wallets' | 'webhooks' | 'checkout' | 'sandbox';
 
 /** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
 export type AuthKind = 'none' | 'jwt' | 'apikey';
@@ -37,6 +37,57 @@ export const routes = [
 
   { id: 'getWalletBalance', group: 'wallets', method: 'GET', path: '/v1/wallets/balance', auth: 'apikey' },
   { id: 'listWallets', group: 'wallets', method: 'GET', path: '/v1/wallets', auth: 'apikey' },
+
+  {
+    id: 'createWebhookEndpoint',
+    group: 'webhooks',
+    method: 'POST',
+    path: '/v1/webhooks/endpoints',
+    auth: 'apikey',
+  },
+  {
+    id: 'listWebhookEndpoints',
+    group: 'webhooks',
+    method: 'GET',
+    path: '/v1/webhooks/endpoints',
+    auth: 'apikey',
+  },
+  {
+    id: 'updateWebhookEndpoint',
+    group: 'webhooks',
+    method: 'PATCH',
+    path: '/v1/webhooks/endpoints/{id}',
+    auth: 'apikey',
+  },
+  {
+    id: 'rotateWebhookSecret',
+    group: 'webhooks',
+    method: 'POST',
+    path: '/v1/webhooks/endpoints/{id}/rotate-secret',
+    auth: 'apikey',
+  },
+  {
+    id: 'deleteWebhookEndpoint',
+    group: 'webhooks',
+    method: 'DELETE',
+    path: '/v1/webhooks/endpoints/{id}',
+    auth: 'apikey',
+  },
+  {
+    id: 'getEventCatalog',
+    group: 'webhooks',
+    method: 'GET',
+    path: '/v1/webhooks/event-catalog',
+    auth: 'none',
+  },
+  {
+    id: 'listWebhookDeliveries',
+    group: 'webhooks',
+    method: 'GET',
+    path: '/v1/webhooks/deliveries',
+    auth: 'apikey',
+  },
+  { id: 'getWebhookStats', group: 'webhooks', method: 'GET', path: '/v1/webhooks/stats', auth: 'apikey' },
 
   // Public pages and documents a payer's phone or bank fetches: capability URLs, no auth.
   { id: 'getCheckoutPage', group: 'checkout', method: 'GET', path: '/checkout/{id}', auth: 'none' },

@@ -16,6 +16,7 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   'api-keys': async () => (await import('../../functions/api-keys/index.ts')).handler,
   charges: async () => (await import('../../functions/charges/index.ts')).handler,
   wallets: async () => (await import('../../functions/wallets/index.ts')).handler,
+  webhooks: async () => (await import('../../functions/webhooks/index.ts')).handler,
   checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
 };
@@ -32,8 +33,8 @@ export interface BackgroundFunctions {
 }
 
 export const loadBackgroundFunctions = async (): Promise<BackgroundFunctions> => ({
-  tableStream: [],
-  webhookQueue: [],
+  tableStream: [(await import('../../functions/outbox/index.ts')).handler],
+  webhookQueue: [(await import('../../functions/webhook-dispatcher/index.ts')).handler],
   schedules: [
     {
       name: 'scheduler',

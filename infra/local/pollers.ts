@@ -38,21 +38,25 @@ export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undef
 const logFailure = (message: string, fields: Record<string, unknown>) =>
   console.error(JSON.stringify({ level: 'error', time: new Date().toISOString(), message, ...fields }));
 
+/** Sleeps unless stopped first (a stopped poller must not hold the process for a backoff). */
+const pause = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => undefined);
+
 /** Runs `tick` until stopped; `tick` returns whether it found work (idle ticks sleep). */
-function loop(tick: () => Promise<boolean>, idleMs: number): Poller {
-  let running = true;
+function loop(tick: (signal: AbortSignal) => Promise<boolean>, idleMs: number): Poller {
+  const controller = new AbortController();
+  const { signal } = controller;
   const done = (async () => {
-    while (running) {
-      const busy = await tick().catch((error: unknown) => {
-        logFailure('poller tick failed', { error: String(error) });
+    while (!signal.aborted) {
+      const busy = await tick(signal).catch((error: unknown) => {
+        if (!signal.aborted) logFailure('poller tick failed', { error: String(error) });
         return false;
       });
-      if (!busy && running) await sleep(idleMs);
+      if (!busy) await pause(idleMs, signal);
     }
   })();
   return {
     stop: async () => {
-      running = false;
+      controller.abort();
       await done;
     },
   };
@@ -95,11 +99,44 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
     }
   };
 
-  const deliver = async (records: StreamRecord[]) => {
+  /**
+   * The SDK's stream client decodes an empty map attribute (`{"M":{}}`) as `{}`, which Lambda's
+   * own event would not do: restore the tag so handlers see what they would see on AWS.
+   */
+  const restoreEmptyMaps = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(restoreEmptyMaps);
+    if (value === null || typeof value !== 'object') return value;
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return { M: {} };
+    return Object.fromEntries(
+      entries.map(([k, v]) => [k, k === 'M' || k === 'L' ? mapChildren(v) : restoreEmptyMaps(v)]),
+    );
+  };
+  const mapChildren = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(restoreEmptyMaps)
+      : Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).map(([k, c]) => [k, restoreEmptyMaps(c)]),
+        );
+  const image = (attrs: Record<string, unknown> | undefined) =>
+    attrs && Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, restoreEmptyMaps(v)]));
+
+  const deliver = async (records: StreamRecord[], signal: AbortSignal) => {
     let pending = records;
-    for (let attempt = 0; pending.length > 0; attempt++) {
+    for (let attempt = 0; pending.length > 0 && !signal.aborted; attempt++) {
       const event: DynamoDBStreamEvent = {
-        Records: pending.map((r) => ({ ...r, eventSourceARN: streamArn }) as DynamoDBRecord),
+        Records: pending.map(
+          (r) =>
+            ({
+              ...r,
+              eventSourceARN: streamArn,
+              dynamodb: {
+                ...r.dynamodb,
+                NewImage: image(r.dynamodb?.NewImage),
+                OldImage: image(r.dynamodb?.OldImage),
+              },
+            }) as DynamoDBRecord,
+        ),
       };
       const result = await handler(event).catch((error: unknown) => {
         logFailure('stream handler threw', { error: String(error) });
@@ -115,12 +152,12 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       }
       const index = pending.findIndex((r) => r.dynamodb?.SequenceNumber === firstFailed);
       pending = index >= 0 ? pending.slice(index) : pending;
-      await sleep(Math.min(1000 * 2 ** attempt, 5_000));
+      await pause(Math.min(1000 * 2 ** attempt, 5_000), signal);
     }
   };
 
   let lastDiscovery = 0;
-  return loop(async () => {
+  return loop(async (signal) => {
     if (Date.now() - lastDiscovery > 1_000 || iterators.size === 0) {
       lastDiscovery = Date.now();
       await discoverShards();
@@ -132,7 +169,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       );
       if (Records.length > 0) {
         found = true;
-        await deliver(Records);
+        await deliver(Records, signal);
       }
       if (NextShardIterator) iterators.set(shardId, NextShardIterator);
       else {

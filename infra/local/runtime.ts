@@ -99,8 +99,9 @@ async function startBackgroundFunctions(s: LocalSettings, deliveryQueueUrl: stri
     ...functions.tableStream.map((handler) =>
       startStreamPoller({ dynamodb, streams, tableName: s.tableName, handler }),
     ),
-    ...functions.webhookQueue.map((handler) =>
-      startQueuePoller({ sqs, queueUrl: deliveryQueueUrl, handler }),
+    // Several concurrent pollers, as Lambda runs several dispatchers for a busy queue.
+    ...functions.webhookQueue.flatMap((handler) =>
+      Array.from({ length: 4 }, () => startQueuePoller({ sqs, queueUrl: deliveryQueueUrl, handler })),
     ),
     ...functions.schedules.map(({ name, everyMs, handler }) => startSchedule(name, everyMs, handler)),
   ];

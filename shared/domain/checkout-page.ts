@@ -101,14 +101,20 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
     const left = Math.max(0, Math.floor((Date.parse(state.expiresAt) - Date.now()) / 1000));
     const m = Math.floor(left / 60), s = left % 60;
     el('countdown').textContent = 'Expira em ' + (m >= 60 ? Math.floor(m / 60) + 'h ' + (m % 60) + 'min' : m + ':' + String(s).padStart(2, '0'));
-    if (left === 0 && state.status === 'pending') show('expired');
+    // The server decides: at zero, ask it now rather than trusting this device's clock.
+    if (left === 0 && state.status === 'pending' && !state.checkedAtZero) { state.checkedAtZero = true; refresh(); }
   };
-  const poll = async () => {
+  // Statuses that can still change on their own: keep watching them.
+  const live = (status) => status === 'pending' || status === 'processing';
+  const refresh = async () => {
     try {
       const r = await fetch(state.statusUrl, { cache: 'no-store' });
       if (r.ok) { const body = await r.json(); if (body.status !== state.status) show(body.status); }
     } catch {}
-    if (state.status === 'pending') setTimeout(poll, 2000);
+  };
+  const poll = async () => {
+    await refresh();
+    if (live(state.status)) setTimeout(poll, 2000);
   };
   const copy = el('copy');
   if (copy) copy.addEventListener('click', async () => {
@@ -118,7 +124,7 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
     setTimeout(() => { copy.textContent = 'Copiar código Pix'; }, 2500);
   });
   tick(); setInterval(tick, 1000);
-  if (state.status === 'pending') setTimeout(poll, 2000);
+  if (live(state.status)) setTimeout(poll, 2000);
 })();
 </script>
 </body>

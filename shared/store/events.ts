@@ -26,6 +26,8 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
         mode: scope.mode,
         createdAt: event.createdAt,
         payload: event.payload,
+        // The exact bytes every delivery sends (a map's key order is not kept by DynamoDB).
+        body: JSON.stringify(event.payload),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },

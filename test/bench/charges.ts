@@ -72,6 +72,8 @@ export interface ChargeBench {
   newCreateItems(): TransactItem[];
   /** Sends one TransactWriteItems with the service's own document client. */
   transact(items: TransactItem[]): Promise<void>;
+  /** The QR image of a create's BR Code, as create-charge.ts renders it. */
+  renderQr(): Promise<string>;
 }
 
 /** Two accounts with high limits: one behind an API key for HTTP, one for the raw transactions. */
@@ -91,10 +93,11 @@ export async function prepareChargeBench(s: LocalSettings): Promise<ChargeBench>
   const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
   return {
     apiKey,
-    newCreateItems: () => createItems(store, template, rawAccount.settings.velocity.accountMaxPending),
+    newCreateItems: () => createItems(store, template, rawAccount.settings),
     transact: async (items) => {
       await store.client.db.send(new TransactWriteCommand({ TransactItems: items }));
     },
+    renderQr: () => store.createCharge.qrPngBase64(template.brCode ?? ''),
   };
 }
 
@@ -138,7 +141,7 @@ async function chargeTemplate(
 }
 
 /** New ids, times, events and stored response each time; the BR Code and QR of the template. */
-function createItems(store: Store, template: ChargeRecord, maxPending: number): TransactItem[] {
+function createItems(store: Store, template: ChargeRecord, settings: AccountSettings): TransactItem[] {
   const now = new Date();
   const at = now.toISOString();
   const idempotencyKey = `bench-raw-${randomUUID()}`;
@@ -147,7 +150,7 @@ function createItems(store: Store, template: ChargeRecord, maxPending: number): 
     id: store.ids.newChargeId(now.getTime()),
     idempotencyKey,
     txid: store.ids.deriveTxid(template.accountId, template.mode, idempotencyKey),
-    expiresAt: new Date(now.getTime() + 3600 * 1000).toISOString(),
+    expiresAt: new Date(now.getTime() + settings.defaultExpiresIn * 1000).toISOString(),
     createdAt: at,
     updatedAt: at,
   };
@@ -158,12 +161,12 @@ function createItems(store: Store, template: ChargeRecord, maxPending: number): 
     idempotencyKey,
     requestHash: 'f'.repeat(64),
     response: { status: 201, body: store.domainCharges.serializeCharge(charge, now.getTime()) },
-    maxPending,
+    maxPending: settings.velocity.accountMaxPending,
     events: store.events.outboxItems(scope, store.domainEvents.eventsForTransition(charge, null, at)),
   });
 }
 
-/** Each item's size as JSON (keys and values): close to the size DynamoDB bills, in bytes. */
+/** Each item's size as JSON: a little above the size DynamoDB counts (names and values), in bytes. */
 export function itemSizes(items: readonly TransactItem[]): { kind: string; bytes: number }[] {
   return items.map((item) => {
     const [kind, operation] = Object.entries(item)[0] ?? ['?', {}];
@@ -173,15 +176,23 @@ export function itemSizes(items: readonly TransactItem[]): { kind: string; bytes
   });
 }
 
-export interface RawTransactResult {
+export interface RawRun {
   inFlight: number;
   durationSeconds: number;
   transactions: number;
   transactionsPerSecond: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
+  /** Failed transactions by error name (none expected: every one writes new keys). */
   errors: Record<string, number>;
-  items: { kind: string; bytes: number }[];
   cpu: CpuShare[] | undefined;
+}
+
+export interface RawTransactResult {
+  /** The same concurrency as the HTTP create load: the figure the create is compared with. */
+  concurrent: RawRun;
+  /** One at a time: the latency of the transaction alone. */
+  sequential: RawRun;
+  items: { kind: string; bytes: number }[];
 }
 
 /** `inFlight` loops, each sending its next transaction when the previous one answered. */
@@ -207,27 +218,47 @@ async function runTransactions(bench: ChargeBench, inFlight: number, seconds: nu
   return { latencies, errors, wallSeconds: (performance.now() - startedAt) / 1000 };
 }
 
-/** Warm-up (dropped), then the measured run with the CPU each process used meanwhile. */
-export async function measureRawTransactions(
+/** A measured run, with the CPU each process used meanwhile. */
+async function measureRun(
   bench: ChargeBench,
   runtime: BenchRuntime,
-  run: { inFlight: number; warmupSeconds: number; durationSeconds: number },
-): Promise<RawTransactResult> {
-  await runTransactions(bench, run.inFlight, run.warmupSeconds);
+  inFlight: number,
+  seconds: number,
+): Promise<RawRun> {
   const before = sampleCpu(runtime.pid);
-  const { latencies, errors, wallSeconds } = await runTransactions(bench, run.inFlight, run.durationSeconds);
+  const { latencies, errors, wallSeconds } = await runTransactions(bench, inFlight, seconds);
   const after = sampleCpu(runtime.pid);
   const ms = (p: number) => round(percentile(latencies, p));
   return {
-    inFlight: run.inFlight,
+    inFlight,
     durationSeconds: round(wallSeconds),
     transactions: latencies.length,
     transactionsPerSecond: round(latencies.length / wallSeconds),
     latencyMs: { p50: ms(50), p90: ms(90), p99: ms(99), max: ms(100) },
     errors,
-    items: itemSizes(bench.newCreateItems()),
     cpu: before && after ? cpuShares(before, after, wallSeconds, latencies.length) : undefined,
   };
+}
+
+/** Warm-up (dropped), then `inFlight` at a time, then one at a time. */
+export async function measureRawTransactions(
+  bench: ChargeBench,
+  runtime: BenchRuntime,
+  run: { inFlight: number; warmupSeconds: number; durationSeconds: number; sequentialSeconds: number },
+): Promise<RawTransactResult> {
+  await runTransactions(bench, run.inFlight, run.warmupSeconds);
+  const concurrent = await measureRun(bench, runtime, run.inFlight, run.durationSeconds);
+  const sequential = await measureRun(bench, runtime, 1, run.sequentialSeconds);
+  return { concurrent, sequential, items: itemSizes(bench.newCreateItems()) };
+}
+
+/** CPU time of the QR image a create renders (qrcode, PNG, 320 px), in this process: ms per image. */
+export async function measureQrEncoding(bench: ChargeBench, images: number): Promise<number> {
+  for (let i = 0; i < 10; i++) await bench.renderQr();
+  const startedAt = process.cpuUsage();
+  for (let i = 0; i < images; i++) await bench.renderQr();
+  const { user, system } = process.cpuUsage(startedAt);
+  return round((user + system) / 1000 / images, 2);
 }
 
 export interface CreateProbe {

@@ -77,10 +77,15 @@ export function coldStartRequest(group: Group, demo: DemoAccount): RequestSpec {
     case 'api-keys':
       return { method: 'GET', path: '/v1/api-keys' };
     default: {
-      // A group added later still gets measured: its first route, path parameters filled in.
+      // A group added later still gets measured: its first route, path parameters filled in,
+      // with the demo test key where the route takes one (so that authentication runs).
       const route = routesOfGroup(group)[0];
       if (!route) throw new Error(`Group ${String(group)} has no route`);
-      return { method: route.method, path: route.path.replace(/\{[^}]+\}/g, 'bench') };
+      return {
+        method: route.method,
+        path: route.path.replace(/\{[^}]+\}/g, 'bench'),
+        ...(route.auth === 'apikey' && { headers: apikey }),
+      };
     }
   }
 }

@@ -4,8 +4,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { type BundleInfo, lambdaBundling } from './bundle.ts';
+import { CREATE_BODY, type CreateProbe, type RawTransactResult } from './charges.ts';
 import type { ColdStartResult } from './cold-start.ts';
-import { OTHERS } from './cpu.ts';
+import { type CpuShare, OTHERS } from './cpu.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { MeasuredLoad } from './load.ts';
 import { round } from './stats.ts';
@@ -18,17 +19,38 @@ export interface Machine {
   platform: string;
 }
 
+/** One route under load: many connections, then one. */
+export interface LoadRuns {
+  method: string;
+  url: string;
+  concurrent: MeasuredLoad;
+  sequential: MeasuredLoad;
+}
+
 export interface BenchResults {
   generatedAt: string;
   machine: Machine;
   runtimeBootMs: number;
-  load: { url: string; concurrent: MeasuredLoad; sequential: MeasuredLoad };
+  load: LoadRuns;
+  charges: {
+    load: LoadRuns;
+    /** The create's TransactWriteItems sent straight to DynamoDB Local. */
+    raw: RawTransactResult;
+    /** Creates per second over raw transactions per second, both at the same concurrency. */
+    createPerRawRatio: number;
+    probe: CreateProbe;
+    /** CPU ms to render one create's QR image. */
+    qrMsPerImage: number;
+  };
+  /** Of the loads (wallet read, charge create) alone: the probes are in `charges.probe`. */
   dynamodbCalls: RouteCalls[];
   dynamodbRoundTrip: RoundTrip;
   /** The options the bundles were built with (a copy of ServiceFunction's). */
   bundling: typeof lambdaBundling;
   bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
   coldStarts: ColdStartResult[];
+  /** functions/ folders the bench neither bundles nor starts (see BACKGROUND_FUNCTIONS). */
+  unbenchedFunctions: string[];
   totalSeconds: number;
 }
 
@@ -95,41 +117,100 @@ function loadTable(runs: readonly MeasuredLoad[]): string {
 /** Other processes busy on the machine make every figure of the run pessimistic: say so. */
 const INTERFERENCE_CORES = 0.2;
 
-function interference(runs: readonly MeasuredLoad[]): string | undefined {
-  const worst = Math.max(...runs.map((r) => r.cpu?.find((c) => c.process === OTHERS)?.cores ?? 0));
+interface CpuColumn {
+  label: string;
+  cpu: CpuShare[] | undefined;
+}
+
+const columnsOf = (runs: readonly MeasuredLoad[]): CpuColumn[] =>
+  runs.map((r) => ({ label: `@${r.connections}`, cpu: r.cpu }));
+
+function interference(columns: readonly CpuColumn[]): string | undefined {
+  const worst = Math.max(...columns.map((c) => c.cpu?.find((s) => s.process === OTHERS)?.cores ?? 0));
   return worst > INTERFERENCE_CORES
     ? `  WARNING: other processes kept ${worst} cores busy during the load test: these figures are disturbed, run again on a quiet machine.`
     : undefined;
 }
 
-/** Per process: cores kept busy and CPU ms per request, in each run. */
-function cpuTable(runs: readonly MeasuredLoad[]): string | undefined {
-  const [first] = runs;
-  if (!first?.cpu) return undefined;
-  const header = [
-    'CPU by process',
-    ...runs.flatMap((r) => [`cores @${r.connections}`, `ms/req @${r.connections}`]),
-  ];
-  const rows = first.cpu.map((share) => [
+/** Per process: cores kept busy and CPU ms per request (or transaction), in each run. */
+function cpuTable(columns: readonly CpuColumn[]): string | undefined {
+  const first = columns.find((c) => c.cpu)?.cpu;
+  if (!first) return undefined;
+  const header = ['CPU by process', ...columns.flatMap((c) => [`cores ${c.label}`, `ms/req ${c.label}`])];
+  const rows = first.map((share) => [
     share.process,
-    ...runs.flatMap((r) => {
-      const same = r.cpu?.find((c) => c.process === share.process);
+    ...columns.flatMap((c) => {
+      const same = c.cpu?.find((s) => s.process === share.process);
       return [same?.cores, same?.cpuMsPerRequest];
     }),
   ]);
   return table(header, rows);
 }
 
-function loadSection(load: BenchResults['load']): string {
+function loadSection(load: LoadRuns, what: string): string {
   const runs = [load.concurrent, load.sequential];
   return [
-    `HTTP load: GET ${new URL(load.url).pathname} with the test API key, after a warm-up (latencies in ms, handler = time inside the Lambda handler)`,
+    `HTTP load: ${load.method} ${new URL(load.url).pathname} ${what}, after a warm-up (latencies in ms, handler = time inside the Lambda handler)`,
     loadTable(runs),
-    cpuTable(runs),
-    interference(runs),
+    cpuTable(columnsOf(runs)),
+    interference(columnsOf(runs)),
   ]
     .filter((part) => part !== undefined)
     .join('\n');
+}
+
+function rawSection(raw: RawTransactResult): string {
+  const kb = (bytes: number) => round(bytes / 1024, 2);
+  const total = raw.items.reduce((sum, item) => sum + item.bytes, 0);
+  const runs = [raw.concurrent, raw.sequential];
+  const rows = runs.map((r) => [
+    `${r.inFlight} for ${r.durationSeconds} s`,
+    r.transactionsPerSecond,
+    r.transactions,
+    r.latencyMs.p50,
+    r.latencyMs.p90,
+    r.latencyMs.p99,
+    r.latencyMs.max,
+    Object.entries(r.errors)
+      .map(([name, count]) => `${name}×${count}`)
+      .join(' ') || 0,
+  ]);
+  const columns = runs.map((r) => ({ label: `@${r.inFlight}`, cpu: r.cpu }));
+  return [
+    `Raw DynamoDB Local TransactWriteItems of a create's ${raw.items.length} items, built by the service's own functions, sent from the bench process with the service's document client (latencies in ms)`,
+    `  items as JSON: ${raw.items.map((i) => `${i.kind} ${kb(i.bytes)}`).join(', ')} KB; ${kb(total)} KB in all`,
+    table(['in flight', 'tx/s', 'transactions', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors'], rows),
+    cpuTable(columns),
+    interference(columns),
+  ]
+    .filter((part) => part !== undefined)
+    .join('\n');
+}
+
+function chargesSection(charges: BenchResults['charges']): string {
+  const { probe, raw } = charges;
+  return [
+    loadSection(
+      charges.load,
+      `${JSON.stringify(CREATE_BODY)} with a new Idempotency-Key per request (each one a new charge)`,
+    ),
+    '',
+    rawSection(raw),
+    '',
+    `  create / raw transaction at ${raw.concurrent.inFlight} in flight: ${charges.load.concurrent.requestsPerSecond} / ${raw.concurrent.transactionsPerSecond} = ${charges.createPerRawRatio} (goal >= 0.5)`,
+    `  QR image of a create (qrcode, PNG 320 px, base64), rendered in the bench process: ${charges.qrMsPerImage} ms CPU each`,
+    '',
+    'DynamoDB calls of single creates, one at a time (request log; auth included)',
+    table(
+      ['request', 'status', 'replayed', 'DDB calls'],
+      probe.requests.map((r) => [r.name, r.status, r.replayed ? 'yes' : 'no', r.dynamodbCalls]),
+    ),
+    `  a create's response: ${round(probe.responseBytes / 1024, 2)} KB`,
+    '  sequential DynamoDB round trips, by construction (create-charge.ts, authenticate.ts), not measured:',
+    '    auth: GetItem (key) -> UpdateItem (rate counter) || GetItem (account, cached 60 s) = 2',
+    '    new create after auth: BatchGetItem || Query (only with customer.document) -> TransactWriteItems = 2',
+    '    replay after auth: BatchGetItem = 1',
+  ].join('\n');
 }
 
 function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
@@ -185,13 +266,20 @@ export function formatReport(r: BenchResults): string {
     `Pix service benchmark, ${r.generatedAt}`,
     `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform}); runtime booted in ${r.runtimeBootMs} ms`,
     '',
-    loadSection(r.load),
+    loadSection(r.load, 'with the test API key'),
+    '',
+    chargesSection(r.charges),
     '',
     callsSection(r.dynamodbCalls, r.dynamodbRoundTrip),
     '',
     bundleSection(r.bundles),
     '',
     coldSection(r.coldStarts),
+    ...(r.unbenchedFunctions.length > 0
+      ? [
+          `  WARNING: functions/ ${r.unbenchedFunctions.join(', ')}: neither an API group nor in BACKGROUND_FUNCTIONS (test/bench/bundle.ts), not measured`,
+        ]
+      : []),
     '',
     `Total ${r.totalSeconds} s`,
   ].join('\n');

@@ -11,7 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Group, groups } from '../../shared/routes.ts';
 import { type BundleInfo, bundleAll, lambdaBundling, unbenchedFunctions } from './bundle.ts';
-import { CREATE_BODY, measureRawTransactions, prepareChargeBench, probeCreates } from './charges.ts';
+import {
+  CREATE_BODY,
+  measureQrEncoding,
+  measureRawTransactions,
+  prepareChargeBench,
+  probeCreates,
+} from './charges.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
@@ -23,7 +29,14 @@ const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
-const RAW = { inFlight: LOAD.connections, warmupSeconds: LOAD.warmupSeconds, durationSeconds: LOAD.durationSeconds };
+const RAW = {
+  inFlight: LOAD.connections,
+  warmupSeconds: LOAD.warmupSeconds,
+  durationSeconds: LOAD.durationSeconds,
+  sequentialSeconds: LOAD.sequentialSeconds,
+} as const;
+/** QR images rendered to time the one CPU-heavy step of a create. */
+const QR_IMAGES = 50;
 const COLD_RUNS = 5;
 const ROUND_TRIP_CALLS = 200;
 /** The run takes about a minute; past this something hangs, and the runtime must still be stopped. */
@@ -68,7 +81,7 @@ async function loadTests(target: LoadTarget, r: BenchRuntime) {
   assertAllOk(`${LOAD.connections} connections`, concurrent);
   const sequential = await measureLoad(target, 1, LOAD.sequentialSeconds, r);
   assertAllOk('1 connection', sequential);
-  return { url: target.url, concurrent, sequential };
+  return { method: target.method ?? 'GET', url: target.url, concurrent, sequential };
 }
 
 async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
@@ -95,7 +108,9 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     ROUND_TRIP_CALLS,
   );
 
-  step('charges: a bench account with high velocity limits, then the same load on POST /v1/charges');
+  step(
+    `charges: a bench account with high velocity limits, then POST /v1/charges: ${LOAD.warmupSeconds} s warm-up, ${LOAD.durationSeconds} s at ${LOAD.connections} connections, ${LOAD.sequentialSeconds} s at 1`,
+  );
   const chargeBench = await prepareChargeBench(settings);
   const createLoad = await loadTests(
     {
@@ -113,9 +128,10 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   step('charges: create, replay and create with a customer document, one at a time');
   const createProbe = await probeCreates(settings.baseUrl, chargeBench.apiKey, runtime);
   step(
-    `charges: the create's TransactWriteItems sent raw, ${RAW.warmupSeconds} s warm-up, ${RAW.durationSeconds} s with ${RAW.inFlight} in flight`,
+    `charges: the create's TransactWriteItems sent raw, ${RAW.warmupSeconds} s warm-up, ${RAW.durationSeconds} s with ${RAW.inFlight} in flight, ${RAW.sequentialSeconds} s with 1`,
   );
   const rawTransactions = await measureRawTransactions(chargeBench, runtime, RAW);
+  const qrMsPerImage = await measureQrEncoding(chargeBench, QR_IMAGES);
 
   const targets = coldTargets(bundles, runtime);
   step(`cold starts: ${targets.length} targets × ${COLD_RUNS} fresh node processes`);
@@ -129,8 +145,12 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     charges: {
       load: createLoad,
       raw: rawTransactions,
-      createPerRawRatio: round(createLoad.concurrent.requestsPerSecond / rawTransactions.transactionsPerSecond, 2),
+      createPerRawRatio: round(
+        createLoad.concurrent.requestsPerSecond / rawTransactions.concurrent.transactionsPerSecond,
+        2,
+      ),
       probe: createProbe,
+      qrMsPerImage,
     },
     dynamodbCalls,
     dynamodbRoundTrip,

@@ -37,6 +37,8 @@ export async function setup(project: TestProject): Promise<void> {
       SCHEDULER_INTERVAL_MS: '1000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a forced stop also takes DynamoDB Local's JVM with it.
+    detached: true,
   });
   const ready = new Promise<void>((resolve, reject) => {
     let output = '';
@@ -70,7 +72,7 @@ export async function teardown(): Promise<void> {
   const running = child;
   if (!running || running.exitCode !== null) return;
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => process.kill(-(running.pid ?? 0), 'SIGKILL'), 10_000);
     running.once('exit', () => {
       clearTimeout(timer);
       resolve();

@@ -1,0 +1,36 @@
+/**
+ * The webhook dispatcher (SQS → this Lambda, partial batch responses): delivers each message's
+ * delivery once; a failed attempt keeps its message, hidden until the next attempt is due.
+ */
+
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { errorFields, log } from '#shared/log.ts';
+import type { DeliveryRef } from '#shared/store/webhook-deliveries.ts';
+import { dispatchDelivery } from '#shared/webhooks/dispatch.ts';
+import { delayNextReceive } from '#shared/webhooks/queue.ts';
+
+/** Receivers must answer within 30 s (Part 2); tests shorten it. */
+const timeoutMs = Number(process.env.WEBHOOK_TIMEOUT_MS ?? 30_000);
+const retryScale = Number(process.env.WEBHOOK_RETRY_SCALE ?? 1);
+
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const failures = await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const ref = JSON.parse(record.body) as DeliveryRef;
+        const outcome = await dispatchDelivery(ref, {
+          receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
+          timeoutMs,
+          retryScale,
+        });
+        if (outcome.kind === 'done') return undefined;
+        await delayNextReceive(record.receiptHandle, outcome.delaySeconds);
+      } catch (error) {
+        // Unexpected (storage down…): leave the message for SQS's own visibility timeout.
+        log.error('webhook dispatch failed', { messageId: record.messageId, ...errorFields(error) });
+      }
+      return { itemIdentifier: record.messageId };
+    }),
+  );
+  return { batchItemFailures: failures.filter((f): f is { itemIdentifier: string } => f !== undefined) };
+};

@@ -1,0 +1,13 @@
+import { CreateEndpointBody } from '#shared/domain/webhook-input.ts';
+import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { createEndpoint } from '#shared/store/webhook-endpoints.ts';
+import { assertDeliverableUrl, endpointView } from './endpoint-shapes.ts';
+
+/** POST /v1/webhooks/endpoints: the secret is shown this once. */
+export const createWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({ principal, body }) => {
+  const input = parseInput(CreateEndpointBody, body, 'body');
+  await assertDeliverableUrl(input.url);
+  const endpoint = await createEndpoint(principal, input);
+  return { status: 201, body: { ...endpointView(endpoint), secret: endpoint.secret } };
+};

@@ -1,0 +1,42 @@
+/** Webhook management input: endpoint bodies and the deliveries query. */
+
+import * as v from 'valibot';
+import { queryInteger } from '../http/validation.ts';
+import { eventNames } from './webhook-catalog.ts';
+
+const Events = v.pipe(
+  v.array(v.string('Each event must be a string'), 'Must be an array of event names'),
+  v.minLength(1, 'Subscribe to at least one event'),
+  v.check(
+    (events) => events.every((e) => eventNames.has(e)),
+    'Unknown event name: see GET /v1/webhooks/event-catalog',
+  ),
+  v.transform((events) => [...new Set(events)]),
+);
+
+const Url = v.pipe(v.string('Must be a URL'), v.minLength(1, 'Must be a URL'), v.maxLength(2048));
+
+export const CreateEndpointBody = v.strictObject({ url: Url, events: Events });
+export const UpdateEndpointBody = v.pipe(
+  v.strictObject({
+    url: v.optional(Url),
+    events: v.optional(Events),
+    status: v.optional(v.picklist(['ACTIVE', 'INACTIVE'], 'Must be ACTIVE or INACTIVE')),
+  }),
+  v.check((body) => Object.keys(body).length > 0, 'Send at least one of url, events, status'),
+);
+
+export const DeliveriesQuery = v.strictObject({
+  status: v.optional(
+    v.picklist(['PENDING', 'PROCESSING', 'DELIVERED', 'FAILED', 'CANCELLED'], 'Must be a delivery status'),
+  ),
+  eventType: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((e) => eventNames.has(e), 'Unknown event name'),
+    ),
+  ),
+  endpointId: v.optional(v.pipe(v.string(), v.regex(/^we_[0-9a-f]{24}$/, 'Must be an endpoint id'))),
+  limit: queryInteger(1, 100, 25),
+  offset: queryInteger(0, 1_000_000, 0),
+});

@@ -1,0 +1,260 @@
+/**
+ * Webhook deliveries: one per (event, destination), `ACCOUNT#<id>#<mode>` /
+ * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + endpoint id and the item
+ * put conditionally, so a stream record processed twice creates one delivery. GSI1
+ * `WHDELIV#<endpointId>` finds an endpoint's deliveries (to cancel them when it is deleted).
+ */
+
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
+import { db, tableName } from './client.ts';
+import { type MerchantScope, scopePk } from './keys.ts';
+
+export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
+export const deliveryStatuses: readonly DeliveryStatus[] = [
+  'PENDING',
+  'PROCESSING',
+  'DELIVERED',
+  'FAILED',
+  'CANCELLED',
+];
+
+export interface Delivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  maxAttempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastResponseBody: string | null;
+  nextRetryAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** The raw JSON body of every attempt, byte for byte (the API shows it parsed, as `payload`). */
+  body: string;
+  /** Times the delivery came back from the dead-letter queue. */
+  redriveCount: number;
+}
+
+/** Where the message on the delivery queue points. */
+export interface DeliveryRef {
+  pk: string;
+  sk: string;
+}
+
+export const deliveryIdFor = (eventId: string, endpointId: string): string =>
+  `whd_${createHash('sha256').update(`${eventId}:${endpointId}`).digest('hex').slice(0, 24)}`;
+
+const INTERNAL = new Set(['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'accountId', 'mode', 'enqueuedAt']);
+const toDelivery = (item: Record<string, unknown>): Delivery =>
+  Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
+
+/** Puts the delivery unless it exists; returns its reference and whether it still needs enqueuing. */
+export async function createDelivery(
+  scope: MerchantScope,
+  event: { id: string; type: string; createdAt: string; body: string },
+  endpointId: string,
+): Promise<{ ref: DeliveryRef; id: string; needsEnqueue: boolean }> {
+  const id = deliveryIdFor(event.id, endpointId);
+  const ref = { pk: scopePk(scope), sk: `DELIVERY#${event.createdAt}#${id}` };
+  const now = new Date().toISOString();
+  const delivery: Delivery = {
+    id,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    status: 'PENDING',
+    attempts: 0,
+    maxAttempts: MAX_ATTEMPTS,
+    lastStatusCode: null,
+    lastError: null,
+    lastResponseBody: null,
+    nextRetryAt: null,
+    deliveredAt: null,
+    createdAt: now,
+    updatedAt: now,
+    body: event.body,
+    redriveCount: 0,
+  };
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...ref,
+          type: 'webhookDelivery',
+          accountId: scope.accountId,
+          mode: scope.mode,
+          gsi1pk: `WHDELIV#${endpointId}`,
+          gsi1sk: `${event.createdAt}#${id}`,
+          ...delivery,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return { ref, id, needsEnqueue: true };
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    // Created by an earlier run of this record: enqueue again only if that run never did.
+    const existing = await db.send(
+      new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }),
+    );
+    return { ref, id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
+  }
+}
+
+export async function markEnqueued(ref: DeliveryRef): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: ref,
+      UpdateExpression: 'SET enqueuedAt = if_not_exists(enqueuedAt, :now)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+}
+
+export async function getDelivery(
+  ref: DeliveryRef,
+): Promise<(Delivery & { accountId: string; mode: 'live' | 'test' }) | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }));
+  return Item && { ...toDelivery(Item), accountId: String(Item.accountId), mode: Item.mode };
+}
+
+/** Applies a fixed set of fields after an attempt (or a state change), guarded by the statuses it may leave. */
+export async function updateDelivery(
+  ref: DeliveryRef,
+  fields: Partial<Delivery>,
+  from: DeliveryStatus[],
+): Promise<boolean> {
+  const entries = Object.entries(fields).filter(([k]) =>
+    [
+      'status',
+      'attempts',
+      'lastStatusCode',
+      'lastError',
+      'lastResponseBody',
+      'nextRetryAt',
+      'deliveredAt',
+      'redriveCount',
+    ].includes(k),
+  );
+  const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
+  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const sets = ['#updatedAt = :now'];
+  for (const [k, v] of entries) {
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    if (k !== 'status' && k !== 'updatedAt') sets.push(`#${k} = :${k}`);
+  }
+  if (fields.status) sets.push('#status = :status');
+  from.forEach((status, i) => {
+    values[`:from${i}`] = status;
+  });
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: ref,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Deleting an endpoint abandons its pending deliveries (not yet attempted, or waiting to retry). */
+export async function cancelPendingDeliveries(endpointId: string): Promise<number> {
+  let cancelled = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': `WHDELIV#${endpointId}`, ':pending': 'PENDING' },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (
+        await updateDelivery(
+          { pk: String(item.pk), sk: String(item.sk) },
+          { status: 'CANCELLED', nextRetryAt: null },
+          ['PENDING'],
+        )
+      )
+        cancelled++;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return cancelled;
+}
+
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: string;
+  endpointId?: string;
+}
+
+/** All deliveries of a scope matching the filters, newest first (offset paging is over this list). */
+export async function queryDeliveries(
+  scope: MerchantScope,
+  filters: DeliveryFilters,
+  projection?: string,
+): Promise<Record<string, unknown>[]> {
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': scopePk(scope), ':prefix': 'DELIVERY#' };
+  for (const [field, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    conditions.push(`#${field} = :${field}`);
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+  }
+  if (projection) for (const field of projection.split(',')) names[`#p_${field}`] = field;
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
+        ...(projection && {
+          ProjectionExpression: projection
+            .split(',')
+            .map((f) => `#p_${f}`)
+            .join(', '),
+        }),
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** The public delivery record: the stored body shown as `payload`, the event as sent. */
+export const serializeDeliveries = (items: Record<string, unknown>[]) =>
+  items
+    .map(toDelivery)
+    .map(({ body, ...delivery }) => ({ ...delivery, payload: JSON.parse(body) as unknown }));

@@ -1,0 +1,124 @@
+/**
+ * Webhook endpoints of a merchant scope (`ACCOUNT#<id>#<mode>` / `WEBHOOKEP#<id>`): test keys
+ * register endpoints for test events, live keys for live ones. The signing secret must be
+ * readable to sign, so it is stored as is (only in this item) and never returned after
+ * register/rotate.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client.ts';
+import { type MerchantScope, scopePk } from './keys.ts';
+
+export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  status: EndpointStatus;
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const key = (scope: MerchantScope, id: string) => ({ pk: scopePk(scope), sk: `WEBHOOKEP#${id}` });
+export const newWebhookSecret = (): string => randomBytes(32).toString('hex');
+
+const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
+  id: String(item.id),
+  url: String(item.url),
+  events: item.events as string[],
+  status: item.status as EndpointStatus,
+  secret: String(item.secret),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+});
+
+export async function createEndpoint(
+  scope: MerchantScope,
+  input: { url: string; events: string[] },
+): Promise<WebhookEndpoint> {
+  const now = new Date().toISOString();
+  const endpoint: WebhookEndpoint = {
+    id: `we_${randomBytes(12).toString('hex')}`,
+    url: input.url,
+    events: input.events,
+    status: 'ACTIVE',
+    secret: newWebhookSecret(),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...key(scope, endpoint.id), type: 'webhookEndpoint', ...endpoint },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return endpoint;
+}
+
+export async function getEndpoint(scope: MerchantScope, id: string): Promise<WebhookEndpoint | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: key(scope, id), ConsistentRead: true }),
+  );
+  return Item && toEndpoint(Item);
+}
+
+/** Newest first. */
+export async function listEndpoints(scope: MerchantScope): Promise<WebhookEndpoint[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': 'WEBHOOKEP#' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items.map(toEndpoint).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** Applies only the named fields; `undefined` when the endpoint does not exist. */
+export async function updateEndpoint(
+  scope: MerchantScope,
+  id: string,
+  changes: { url?: string; events?: string[]; status?: EndpointStatus; secret?: string },
+): Promise<WebhookEndpoint | undefined> {
+  const sets: string[] = ['updatedAt = :now'];
+  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const names: Record<string, string> = {};
+  // A fixed list of fields, never whatever the request sent.
+  for (const field of ['url', 'events', 'status', 'secret'] as const) {
+    if (changes[field] === undefined) continue;
+    sets.push(`#${field} = :${field}`);
+    names[`#${field}`] = field;
+    values[`:${field}`] = changes[field];
+  }
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key(scope, id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes && toEndpoint(Attributes);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+export const endpointKey = key;

@@ -1,0 +1,78 @@
+/**
+ * Where a webhook may go. A URL is checked at registration and again at every delivery on the
+ * addresses its host resolves to NOW; the delivery then connects to the address that was
+ * checked (never resolving again), so a DNS answer that changes between check and connect
+ * (rebinding) cannot redirect it.
+ */
+
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
+
+export class DestinationError extends Error {
+  override readonly name = 'DestinationError';
+}
+
+export interface DestinationPolicy extends AddressPolicy {
+  allowHttp: boolean;
+}
+
+/** Deployed: https only, no private addresses. `ALLOW_HTTP_WEBHOOKS=true` (local runtime): http and 127.0.0.1 too. */
+export const destinationPolicy = (): DestinationPolicy => {
+  const local = process.env.ALLOW_HTTP_WEBHOOKS === 'true';
+  return { allowHttp: local, allowLoopback: local };
+};
+
+export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+export interface Destination {
+  url: URL;
+  address: string;
+  family: 4 | 6;
+}
+
+/** Validates the URL's form (no network). */
+export function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DestinationError('Must be an absolute URL');
+  }
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
+    throw new DestinationError(policy.allowHttp ? 'Must use https or http' : 'Must use https');
+  }
+  if (url.username || url.password) throw new DestinationError('Must not contain credentials');
+  if (url.hash) throw new DestinationError('Must not contain a fragment');
+  if (raw.length > 2048) throw new DestinationError('Must be at most 2048 characters');
+  return url;
+}
+
+/** Resolves the host and checks every address it resolves to; returns the one to connect to. */
+export async function resolveDestination(
+  raw: string,
+  policy: DestinationPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<Destination> {
+  const url = parseWebhookUrl(raw, policy);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: { address: string; family: number }[];
+  if (isIP(host)) {
+    addresses = [{ address: host, family: isIP(host) }];
+  } else {
+    try {
+      addresses = await resolver(host);
+    } catch (error) {
+      throw new DestinationError(
+        `DNS lookup of ${host} failed: ${(error as { code?: string }).code ?? String(error)}`,
+      );
+    }
+  }
+  if (addresses.length === 0) throw new DestinationError(`${host} has no address`);
+  const bad = addresses.find((a) => isForbiddenAddress(a.address, policy));
+  if (bad) throw new DestinationError(`${host} resolves to a forbidden address (${bad.address})`);
+  const first = addresses[0] as { address: string; family: number };
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}

@@ -1,0 +1,84 @@
+/**
+ * One delivery attempt: POST the raw body to a checked destination, connecting to exactly the
+ * checked address (the hostname still drives TLS SNI and the Host header), never following
+ * redirects, giving up after the timeout. What comes back is recorded, not thrown.
+ */
+
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { Destination } from './destination.ts';
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface AttemptResult {
+  statusCode?: number;
+  /** First bytes of the response body. */
+  body?: string;
+  retryAfter?: string;
+  error?: string;
+  timedOut?: boolean;
+}
+
+export function postWebhook(
+  destination: Destination,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<AttemptResult> {
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) {
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: destination.address, family: destination.family },
+      ]);
+    } else callback(null, destination.address, destination.family);
+  };
+  const send = destination.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (result: AttemptResult) => {
+      if (!settled) {
+        settled = true;
+        resolve(result);
+      }
+    };
+    const req = send(
+      destination.url,
+      {
+        method: 'POST',
+        lookup: pinned,
+        headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () =>
+          done({
+            statusCode: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+            ...(typeof res.headers['retry-after'] === 'string' && { retryAfter: res.headers['retry-after'] }),
+          }),
+        );
+        res.on('error', (error) => done({ statusCode: res.statusCode ?? 0, error: error.message }));
+      },
+    );
+    // The whole attempt, not just idle time, is bounded.
+    const timeOut = () => {
+      done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
+      req.destroy();
+    };
+    const timer = setTimeout(timeOut, timeoutMs);
+    req.on('timeout', timeOut);
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      done({ error: error.code ? `${error.code}: ${error.message}` : error.message }),
+    );
+    req.on('close', () => clearTimeout(timer));
+    req.end(body);
+  });
+}

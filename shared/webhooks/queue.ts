@@ -1,0 +1,37 @@
+/** The webhook delivery queue: one message per delivery attempt cycle, pointing at the delivery item. */
+
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { DeliveryRef } from '../store/webhook-deliveries.ts';
+
+const sqs = new SQSClient({});
+
+const queueUrl = (): string => {
+  const url = process.env.WEBHOOK_QUEUE_URL;
+  if (!url) throw new Error('Missing required environment variable WEBHOOK_QUEUE_URL');
+  return url;
+};
+
+export async function enqueueDeliveries(refs: DeliveryRef[]): Promise<void> {
+  for (let i = 0; i < refs.length; i += 10) {
+    const batch = refs.slice(i, i + 10);
+    const { Failed = [] } = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl(),
+        Entries: batch.map((ref, n) => ({ Id: String(n), MessageBody: JSON.stringify(ref) })),
+      }),
+    );
+    if (Failed.length > 0)
+      throw new Error(`Could not enqueue ${Failed.length} webhook deliveries: ${Failed[0]?.Message}`);
+  }
+}
+
+/** Hides the message until the next attempt is due (SQS's visibility is the retry timer). */
+export async function delayNextReceive(receiptHandle: string, seconds: number): Promise<void> {
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl(),
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: seconds,
+    }),
+  );
+}
