@@ -43,7 +43,7 @@ export function parsePublicBaseUrl(value: unknown): string | undefined {
 /**
  * The Pix payment service: stateful resources (table, webhook queues, evidence bucket, JWT and
  * Pix signing keys), one Lambda per API group, the HTTP API in front of them, and the background
- * Lambdas (scheduler). Environment-agnostic, and no physical names, so the same stack deploys to
+ * Lambdas (scheduler, outbox fan-out, webhook dispatcher). Environment-agnostic, and no physical names, so the same stack deploys to
  * any account, region or stage side by side.
  */
 export class PixServiceStack extends Stack {
@@ -74,14 +74,18 @@ export class PixServiceStack extends Stack {
       pixSigningSecret: this.pixSigningSecret.secret,
       publicBaseUrl: parsePublicBaseUrl(publicBaseUrl),
     }).functions;
-    this.background = new BackgroundFunctions(this, 'BackgroundFunctions', { table: this.table });
+    this.background = new BackgroundFunctions(this, 'BackgroundFunctions', {
+      table: this.table,
+      deliveryQueue: this.webhookQueues.deliveryQueue,
+      outboxFailureQueue: this.webhookQueues.outboxFailureQueue,
+    });
 
     this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the public API' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
-      description: 'Subscribe ops (email, chat) here: operational alarms, e.g. webhook DLQ not empty',
+      description: 'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, outbox failures)',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
@@ -90,6 +94,10 @@ export class PixServiceStack extends Stack {
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
       value: this.webhookQueues.deadLetterQueue.queueUrl,
       description: 'Dead-lettered webhook deliveries; redrive from the console',
+    });
+    new CfnOutput(this, 'OutboxFailureQueueUrl', {
+      value: this.webhookQueues.outboxFailureQueue.queueUrl,
+      description: 'Stream batches the outbox fan-out gave up on (shard and sequence numbers to replay)',
     });
     new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
   }

@@ -19,7 +19,6 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       try {
         const ref = JSON.parse(record.body) as DeliveryRef;
         const outcome = await dispatchDelivery(ref, {
-          receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
           timeoutMs,
           retryScale,
         });

@@ -33,6 +33,10 @@ export const groupAccess: Record<Group, GroupAccess> = {
   charges: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes that only read balances; the key lookup is a table read.
   wallets: { table: 'read', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: true },
+  // API-key routes: register, update, rotate and delete webhook endpoints (deleting cancels their
+  // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
+  // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.
+  webhooks: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
   // payload. No API key, hence no per-key counters either; the stage throttle protects it.
   checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },

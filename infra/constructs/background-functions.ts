@@ -1,27 +1,59 @@
 import { join } from 'node:path';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { schedulerPeriodSeconds } from '#shared/resources.ts';
+import { schedulerPeriodSeconds, webhookQueues } from '#shared/resources.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
 
 const functionsDir = join(import.meta.dirname, '..', '..', 'functions');
 
+/** The stream consumer's failure handling; see docs/infrastructure.md (failure paths). */
+export const outboxStream = {
+  batchSize: 100,
+  /** Then the batch's description goes to OutboxFailures. Finite: a poison record blocks its shard. */
+  retryAttempts: 10,
+  /** 6 h: well inside the stream's 24 h retention, and long enough to ride out a table or SQS outage. */
+  maxRecordAgeSeconds: 6 * 3600,
+} as const;
+
+/** The dispatcher's SQS event source. */
+export const dispatcherQueue = {
+  batchSize: 10,
+  /** No batching window: a delivery goes out as soon as it is enqueued. */
+  maxBatchingWindowSeconds: 0,
+  /** At most 20 dispatchers at once (up to 200 receivers called at a time). */
+  maxConcurrency: 20,
+} as const;
+
+/** 30 s per HTTP attempt (the dispatcher's default), plus the table reads and writes around it. */
+const dispatcherTimeout = Duration.seconds(60);
+
 export interface BackgroundFunctionsProps {
   readonly table: SingleTable;
+  /** Webhook deliveries: the outbox sends to it, the dispatcher consumes it. */
+  readonly deliveryQueue: IQueue;
+  /** On-failure destination of the outbox's stream mapping. */
+  readonly outboxFailureQueue: IQueue;
 }
 
 /**
- * The Lambdas no route reaches: today the scheduler; later the outbox stream consumer and the
- * webhook dispatcher. Same house Lambda as the API, same base environment.
+ * The Lambdas no route reaches: the scheduler, the outbox stream consumer and the webhook
+ * dispatcher. Same house Lambda as the API, same base environment.
  */
 export class BackgroundFunctions extends Construct {
   /** Drains the due-work queues (GSI2: charges to expire, balances to release) every period. */
   readonly scheduler: ServiceFunction;
   /** The EventBridge rule that invokes the scheduler. */
   readonly schedulerRule: Rule;
+  /** Fans each new event item out (table stream) into deliveries and delivery-queue messages. */
+  readonly outbox: ServiceFunction;
+  /** Makes one delivery attempt per delivery-queue message. */
+  readonly webhookDispatcher: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: BackgroundFunctionsProps) {
     super(scope, id);
@@ -30,6 +62,14 @@ export class BackgroundFunctions extends Construct {
     if (!Number.isInteger(schedulerPeriodSeconds / 60) || schedulerPeriodSeconds < 60) {
       throw new Error(
         `schedulerPeriodSeconds must be a whole number of minutes, got ${schedulerPeriodSeconds}`,
+      );
+    }
+    // A message whose attempt is still running must not become visible to another dispatcher
+    // (CloudFormation also rejects a mapping whose queue times out before its function).
+    if (webhookQueues.visibilityTimeoutSeconds < dispatcherTimeout.toSeconds()) {
+      throw new Error(
+        `The delivery queue's visibility timeout (${webhookQueues.visibilityTimeoutSeconds} s) must be ` +
+          `at least the dispatcher's timeout (${dispatcherTimeout.toSeconds()} s)`,
       );
     }
 
@@ -47,5 +87,65 @@ export class BackgroundFunctions extends Construct {
       // No retries and no DLQ: a failed run's work is still due, and the next run picks it up.
       targets: [new LambdaFunction(this.scheduler.function, { retryAttempts: 0 })],
     });
+
+    this.outbox = new ServiceFunction(this, 'Outbox', {
+      entry: join(functionsDir, 'outbox', 'index.ts'),
+      description: 'Pix background: the outbox fan-out (new events to webhook deliveries)',
+      // Up to 100 events a batch, each an endpoint query, conditional puts and a queue send.
+      timeout: Duration.seconds(60),
+      environment: serviceEnvironment,
+    });
+    // Reads endpoints, puts deliveries and marks them enqueued.
+    this.outbox.bindTable(props.table, { access: 'readWrite' });
+    this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
+    // Grants the stream read itself, and SendMessage on the on-failure destination.
+    this.outbox.function.addEventSource(
+      new DynamoEventSource(props.table.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: outboxStream.batchSize,
+        bisectBatchOnError: true,
+        retryAttempts: outboxStream.retryAttempts,
+        maxRecordAge: Duration.seconds(outboxStream.maxRecordAgeSeconds),
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(props.outboxFailureQueue),
+        // Only new event items invoke it; every other write to the table is dropped by Lambda.
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('INSERT'),
+            dynamodb: { NewImage: { type: { S: FilterRule.isEqual('event') } } },
+          }),
+        ],
+      }),
+    );
+
+    Validations.of(this.outbox.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams (granted by the stream event source with the stream reads, which are ' +
+        'on the stream ARN) supports no resource-level permissions; Lambda needs it to read the stream.',
+    });
+
+    this.webhookDispatcher = new ServiceFunction(this, 'WebhookDispatcher', {
+      entry: join(functionsDir, 'webhook-dispatcher', 'index.ts'),
+      description: 'Pix background: the webhook dispatcher (one delivery attempt per message)',
+      timeout: dispatcherTimeout,
+      // The SSRF guard: https only, no private addresses.
+      environment: { ...serviceEnvironment, ALLOW_HTTP_WEBHOOKS: 'false' },
+    });
+    // Reads the delivery and its endpoint, records each attempt (or cancels the delivery).
+    this.webhookDispatcher.bindTable(props.table, { access: 'readWrite' });
+    // Hides a failed attempt's message until its retry is due. (The event source grants it too,
+    // with receive and delete; stated here because the retry schedule depends on it.)
+    this.webhookDispatcher.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', [
+      'sqs:ChangeMessageVisibility',
+    ]);
+    this.webhookDispatcher.function.addEventSource(
+      new SqsEventSource(props.deliveryQueue, {
+        batchSize: dispatcherQueue.batchSize,
+        maxBatchingWindow: Duration.seconds(dispatcherQueue.maxBatchingWindowSeconds),
+        maxConcurrency: dispatcherQueue.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
   }
 }

@@ -1,14 +1,24 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SingleTable, TableAccess } from './table.ts';
 
 /** Environment variables that carry a secret's ARN (never the secret itself) end in `_SECRET_ARN`. */
 export type SecretArnVariable = `${string}_SECRET_ARN`;
+
+/** Environment variables that carry a queue's URL end in `_QUEUE_URL`. */
+export type QueueUrlVariable = `${string}_QUEUE_URL`;
+
+/**
+ * What a function may do to a queue it uses directly. Receiving and deleting are the SQS event
+ * source's business (it grants them itself); `SendMessage` also authorises `SendMessageBatch`.
+ */
+export type QueueAction = 'sqs:SendMessage' | 'sqs:ChangeMessageVisibility';
 
 /** Settings every service Lambda (API or background) reads at cold start. */
 export const serviceEnvironment = {
@@ -101,6 +111,26 @@ export class ServiceFunction extends Construct {
   bindSecret(secret: ISecret, envName: SecretArnVariable): this {
     secret.grantRead(this.role);
     this.function.addEnvironment(envName, secret.secretArn);
+    return this;
+  }
+
+  /**
+   * Grants exactly `actions` on one queue's ARN and sets its URL in `envName`, e.g.
+   * `WEBHOOK_QUEUE_URL`. A queue encrypted with a customer-managed key also needs the key for
+   * sending; SQS-managed encryption (what this stack uses) needs no key grant.
+   */
+  bindQueue(
+    queue: IQueue,
+    envName: QueueUrlVariable,
+    actions: readonly [QueueAction, ...QueueAction[]],
+  ): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...actions], resources: [queue.queueArn] }),
+    );
+    if (actions.includes('sqs:SendMessage')) {
+      queue.encryptionMasterKey?.grant(this.role, 'kms:GenerateDataKey', 'kms:Decrypt');
+    }
+    this.function.addEnvironment(envName, queue.queueUrl);
     return this;
   }
 

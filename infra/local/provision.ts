@@ -76,6 +76,13 @@ export async function provisionTable(client: DynamoDBClient, tableName: string):
   }
 }
 
+/**
+ * local-aws-sqs counts a ChangeMessageVisibility as a receive (each failed attempt is one
+ * receive plus one visibility change), so the local queue dead-letters after twice the stack's
+ * count: the same 15 attempts as on AWS. The dispatcher itself counts attempts in the delivery.
+ */
+export const LOCAL_MAX_RECEIVE_COUNT = 2 * webhookQueues.maxReceiveCount;
+
 export interface LocalQueues {
   deliveryQueueUrl: string;
   deadLetterQueueUrl: string;
@@ -102,7 +109,7 @@ export async function provisionQueues(client: SQSClient, s: LocalSettings): Prom
         MessageRetentionPeriod: String(webhookQueues.retentionSeconds),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlqArn,
-          maxReceiveCount: webhookQueues.maxReceiveCount,
+          maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT,
         }),
       },
     }),

@@ -39,6 +39,8 @@ export interface Delivery {
   body: string;
   /** Times the delivery came back from the dead-letter queue. */
   redriveCount: number;
+  /** Attempts since the last redrive: the 15th failure of a cycle marks the delivery FAILED. */
+  cycleAttempts: number;
 }
 
 /** Where the message on the delivery queue points. */
@@ -50,7 +52,17 @@ export interface DeliveryRef {
 export const deliveryIdFor = (eventId: string, endpointId: string): string =>
   `whd_${createHash('sha256').update(`${eventId}:${endpointId}`).digest('hex').slice(0, 24)}`;
 
-const INTERNAL = new Set(['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'accountId', 'mode', 'enqueuedAt']);
+const INTERNAL = new Set([
+  'pk',
+  'sk',
+  'type',
+  'gsi1pk',
+  'gsi1sk',
+  'accountId',
+  'mode',
+  'enqueuedAt',
+  'cycleAttempts',
+]);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
 
@@ -80,6 +92,7 @@ export async function createDelivery(
     updatedAt: now,
     body: event.body,
     redriveCount: 0,
+    cycleAttempts: 0,
   };
   try {
     await db.send(
@@ -136,6 +149,7 @@ export async function updateDelivery(
     [
       'status',
       'attempts',
+      'cycleAttempts',
       'lastStatusCode',
       'lastError',
       'lastResponseBody',

@@ -16,8 +16,6 @@ export const USER_AGENT = 'PixService-Webhooks/1.0 (+https://docs.pix-service.ex
 const RESPONSE_BODY_LIMIT = 1024;
 
 export interface DispatchOptions {
-  /** SQS ApproximateReceiveCount: the attempt number within this queue cycle. */
-  receiveCount: number;
   timeoutMs: number;
   /** Tests compress the retry schedule (never deployed). */
   retryScale: number;
@@ -48,7 +46,9 @@ export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOption
     );
     return { kind: 'done' };
   }
+  // Back from the dead-letter queue: a new cycle of attempts.
   const redriven = delivery.status === 'FAILED';
+  const cycleAttempts = (redriven ? 0 : (delivery.cycleAttempts ?? 0)) + 1;
   await updateDelivery(
     ref,
     { status: 'PROCESSING', ...(redriven && { redriveCount: delivery.redriveCount + 1 }) },
@@ -91,6 +91,7 @@ export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOption
       {
         status: 'DELIVERED',
         attempts,
+        cycleAttempts,
         lastStatusCode: statusCode,
         lastError: null,
         nextRetryAt: null,
@@ -106,18 +107,19 @@ export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOption
     `HTTP ${statusCode}${statusCode !== null && statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}`;
   const failure = {
     attempts,
+    cycleAttempts,
     lastStatusCode: statusCode,
     lastError,
     lastResponseBody: result.body === undefined ? null : result.body.slice(0, RESPONSE_BODY_LIMIT),
   };
-  if (options.receiveCount >= MAX_ATTEMPTS) {
-    // The last receive of this cycle: SQS dead-letters the message on its next receive.
+  if (cycleAttempts >= MAX_ATTEMPTS) {
+    // The last attempt of this cycle (the queue's 15th receive): SQS dead-letters the message next.
     await updateDelivery(ref, { ...failure, status: 'FAILED', nextRetryAt: null }, ['PROCESSING']);
     return { kind: 'retry', delaySeconds: 0 };
   }
   const delaySeconds = retryDelaySeconds(
     {
-      attempt: options.receiveCount,
+      attempt: cycleAttempts,
       ...(result.timedOut && { timedOut: true }),
       ...(statusCode !== null && { statusCode }),
       ...(statusCode === 429 && { retryAfterSeconds: parseRetryAfter(result.retryAfter, now().getTime()) }),

@@ -16,7 +16,7 @@ import type { BenchRuntime } from './runtime.ts';
 import { percentile, round } from './stats.ts';
 
 /** High enough that no bench run reaches them: the limits are not what is measured. */
-const BENCH_VELOCITY = { accountMaxPending: 10_000_000, customerMaxCharges: 1_000_000 } as const;
+export const BENCH_VELOCITY = { accountMaxPending: 10_000_000, customerMaxCharges: 1_000_000 } as const;
 /** The body of every create the bench sends (the minimum the API takes). */
 export const CREATE_BODY = { amount: 1050, payment_method: 'pix' } as const;
 /** A valid CPF: a create with a customer document also runs the customer velocity query. */

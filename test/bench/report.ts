@@ -10,6 +10,7 @@ import { type CpuShare, OTHERS } from './cpu.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { MeasuredLoad } from './load.ts';
 import { round } from './stats.ts';
+import type { Percentiles, RateRun, WebhookResults } from './webhooks.ts';
 
 export interface Machine {
   cpuModel: string;
@@ -51,6 +52,8 @@ export interface BenchResults {
   coldStarts: ColdStartResult[];
   /** functions/ folders the bench neither bundles nor starts (see BACKGROUND_FUNCTIONS). */
   unbenchedFunctions: string[];
+  /** On a fresh runtime, after everything else. */
+  webhooks: WebhookResults;
   totalSeconds: number;
 }
 
@@ -260,6 +263,69 @@ function coldSection(cold: readonly ColdStartResult[]): string {
   ].join('\n');
 }
 
+const p3 = (p: Percentiles) => (p.count === 0 ? '-' : `${p.p50} / ${p.p90} / ${p.p99}`);
+const rateLabel = (run: RateRun) => `${run.targetPerSecond}/s for ${run.targetSeconds} s`;
+
+function webhookSection(w: WebhookResults): string {
+  const runs = w.runs;
+  const { burst } = w;
+  const rows = runs.map((run) => [
+    rateLabel(run),
+    run.sentPerSecond,
+    run.maxSendSlipMs,
+    `${run.paysOk}/${run.paysSent}`,
+    run.delivered,
+    run.deliveredPerSecond,
+    run.endToEndMs.p50,
+    run.endToEndMs.p90,
+    run.endToEndMs.p99,
+    run.endToEndMs.max,
+    run.goalMet ? 'yes' : 'NO',
+  ]);
+  const stages: [string, (run: RateRun) => Percentiles][] = [
+    ['pay request: sent -> response', (run) => run.payMs],
+    ['1. sent -> event created_at (API, auth, charge read)', (run) => run.stagesMs.toEvent],
+    ['2. event -> delivery createdAt (commit, stream poll, fan-out)', (run) => run.stagesMs.eventToDelivery],
+    ['   of which pay response -> delivery createdAt', (run) => run.stagesMs.responseToDelivery],
+    ['3. delivery createdAt -> enqueuedAt (SQS send)', (run) => run.stagesMs.deliveryToEnqueued],
+    ['4. enqueuedAt -> received (queue wait, dispatch, POST)', (run) => run.stagesMs.enqueuedToReceived],
+    ['end to end: sent -> received', (run) => run.endToEndMs],
+  ];
+  const columns = runs.map((run) => ({ label: `@${run.targetPerSecond}/s`, cpu: run.cpu }));
+  return [
+    `Webhooks: ${w.event} after POST /v1/sandbox/charges/{id}/pay, to a receiver on 127.0.0.1 (200 at once, checks each signature); fresh runtime, stream poller every 200 ms when idle, 4 dispatcher pollers`,
+    table(
+      [
+        'pays (open loop)',
+        'sent/s',
+        'max slip ms',
+        'paid',
+        'delivered',
+        'delivered/s',
+        'p50 ms',
+        'p90 ms',
+        'p99 ms',
+        'max ms',
+        'p99 <= 1 s',
+      ],
+      rows,
+    ),
+    table(
+      ['stage, p50 / p90 / p99 ms', ...runs.map(rateLabel)],
+      stages.map(([label, of]) => [label, ...runs.map((run) => p3(of(run)))]),
+    ),
+    cpuTable(columns),
+    interference(columns),
+    `  burst: ${burst.charges} charges paid at ${burst.inFlight} in flight, ${burst.paysPerSecond} pays/s; fan-out ${burst.fanOutPerSecond} deliveries/s (stream poller, receiver holding its answers)`,
+    `  queue drain: ${burst.enqueuedAtRelease} deliveries enqueued when the receiver answered again (after ${round(burst.heldMs / 1000)} s, ${burst.heldRequests} requests held): ${burst.deliveredPerSecond} deliveries/s (5th-95th percentile), ${burst.deliveredPerSecondOverall}/s overall, ${burst.delivered} delivered in ${burst.drainSeconds} s`,
+    cpuTable([{ label: 'drain', cpu: burst.cpu }]),
+    `  receiver: ${w.receiverRequests} requests, ${w.badSignatures} bad signatures, ${w.duplicates} duplicates, ${w.malformed} malformed; ${w.totalSeconds} s in all`,
+    ...w.failures.map((f) => `  FAILED: ${f}`),
+  ]
+    .filter((part) => part !== undefined)
+    .join('\n');
+}
+
 export function formatReport(r: BenchResults): string {
   const m = r.machine;
   return [
@@ -280,6 +346,8 @@ export function formatReport(r: BenchResults): string {
           `  WARNING: functions/ ${r.unbenchedFunctions.join(', ')}: neither an API group nor in BACKGROUND_FUNCTIONS (test/bench/bundle.ts), not measured`,
         ]
       : []),
+    '',
+    webhookSection(r.webhooks),
     '',
     `Total ${r.totalSeconds} s`,
   ].join('\n');

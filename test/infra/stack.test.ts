@@ -6,6 +6,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { groupAccess } from '#infra/constructs/api-functions.ts';
+import { dispatcherQueue, outboxStream } from '#infra/constructs/background-functions.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { PixServiceStack, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
@@ -112,6 +113,40 @@ function readsSecret(fn: Group | ServiceFunction, secret: StackSecret): boolean 
   );
 }
 
+/** `{ 'Fn::GetAtt': [<queue>, 'Arn'] }` as it appears in a policy or an event source mapping. */
+const arnOf = (resource: { node: { defaultChild?: unknown } }): unknown => ({
+  'Fn::GetAtt': [logicalId(resource.node.defaultChild as CfnElement), 'Arn'],
+});
+
+/** Every `sqs:*` action a Lambda's role allows, as `action → resources` (resources as JSON). */
+function queueGrantsOf(fn: Group | ServiceFunction): Record<string, string[]> {
+  const grants: Record<string, string[]> = {};
+  for (const statement of statementsOf(fn)) {
+    const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+    for (const action of actionsOf(statement).filter((a) => a.startsWith('sqs:'))) {
+      grants[action] = [...(grants[action] ?? []), ...resources.map((r) => JSON.stringify(r))].sort();
+    }
+  }
+  return grants;
+}
+
+/** Properties of the one event source mapping that invokes a Lambda. */
+function mappingOf(fn: ServiceFunction): Record<string, unknown> {
+  const mappings = Object.values(
+    template.findResources('AWS::Lambda::EventSourceMapping', {
+      Properties: { FunctionName: { Ref: logicalId(fn.function.node.defaultChild as CfnElement) } },
+    }),
+  );
+  expect(mappings).toHaveLength(1);
+  return mappings[0]?.Properties as Record<string, unknown>;
+}
+
+/** Properties of a Lambda function resource. */
+function functionPropertiesOf(fn: ServiceFunction): Record<string, unknown> {
+  const id = logicalId(fn.function.node.defaultChild as CfnElement);
+  return (template.toJSON().Resources[id] as { Properties: Record<string, unknown> }).Properties;
+}
+
 /** Environment variables of a Lambda. */
 function environmentOf(fn: ServiceFunction, source: Template = template): Record<string, unknown> {
   const id = logicalId(fn.function.node.defaultChild as CfnElement);
@@ -172,15 +207,20 @@ describe('single table', () => {
 });
 
 describe('webhook queues', () => {
-  it('dead-letters a delivery after maxReceiveCount receives', () => {
-    template.hasResourceProperties('AWS::SQS::Queue', {
+  it('dead-letters a delivery after maxReceiveCount (15) receives', () => {
+    expect(webhookQueues.maxReceiveCount).toBe(15);
+    const delivery = logicalId(pixStack.webhookQueues.deliveryQueue.node.defaultChild as CfnElement);
+    expect(template.toJSON().Resources[delivery].Properties).toEqual({
       VisibilityTimeout: webhookQueues.visibilityTimeoutSeconds,
       MessageRetentionPeriod: webhookQueues.retentionSeconds,
+      SqsManagedSseEnabled: true,
       RedrivePolicy: {
-        deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetterQueue'), 'Arn'] },
+        deadLetterTargetArn: arnOf(pixStack.webhookQueues.deadLetterQueue),
         maxReceiveCount: 15,
       },
     });
+    // Only the delivery queue has a redrive policy: the DLQ and OutboxFailures are end stations.
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() }, 1);
   });
 
   it('lets the DLQ be redriven back to its source queue', () => {
@@ -190,7 +230,8 @@ describe('webhook queues', () => {
     });
   });
 
-  it('encrypts both queues and refuses plain HTTP', () => {
+  it('encrypts the three queues (delivery, DLQ, OutboxFailures) and refuses plain HTTP', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 3);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -201,7 +242,7 @@ describe('webhook queues', () => {
           ]),
         },
       },
-      2,
+      3,
     );
   });
 
@@ -221,6 +262,47 @@ describe('webhook queues', () => {
     });
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });
+    template.hasOutput('WebhookDeadLetterQueueUrl', {
+      Value: { Ref: logicalId(pixStack.webhookQueues.deadLetterQueue.node.defaultChild as CfnElement) },
+    });
+  });
+});
+
+describe('OutboxFailures queue', () => {
+  const queue = (): string =>
+    logicalId(pixStack.webhookQueues.outboxFailureQueue.node.defaultChild as CfnElement);
+
+  it('is encrypted, TLS-only and keeps messages 14 days', () => {
+    expect(template.toJSON().Resources[queue()].Properties).toEqual({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queue() }],
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ],
+      },
+    });
+    template.hasOutput('OutboxFailureQueueUrl', { Value: { Ref: queue() } });
+  });
+
+  it('alarms to the ops topic as soon as it holds one message', () => {
+    const topic = logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue(), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: topic }],
+    });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 2);
   });
 });
 
@@ -306,9 +388,10 @@ describe('secrets', () => {
 });
 
 describe('API Lambdas', () => {
-  it('runs one Node.js 24 arm64 function per API group (plus the background scheduler)', () => {
-    expect(groups).toEqual(['auth', 'api-keys', 'charges', 'wallets', 'checkout', 'sandbox']);
-    template.resourceCountIs('AWS::Lambda::Function', groups.length + 1);
+  it('runs one Node.js 24 arm64 function per API group (plus three background ones)', () => {
+    expect(groups).toEqual(['auth', 'api-keys', 'charges', 'wallets', 'webhooks', 'checkout', 'sandbox']);
+    // Background: scheduler, outbox, webhook dispatcher.
+    template.resourceCountIs('AWS::Lambda::Function', groups.length + 3);
     for (const group of groups) {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: `Pix API: the ${group} routes`,
@@ -321,6 +404,7 @@ describe('API Lambdas', () => {
             NODE_OPTIONS: '--enable-source-maps',
             API_VERSION: '2026-11-01',
             TABLE_NAME: Match.anyValue(),
+            ALLOW_HTTP_WEBHOOKS: 'false',
           }),
         },
         LoggingConfig: { LogGroup: Match.anyValue() },
@@ -329,8 +413,8 @@ describe('API Lambdas', () => {
   });
 
   it('gives each function its own log group with a retention, and no managed policy', () => {
-    // One per API group, the scheduler's, and the API access logs.
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, groups.length + 2);
+    // One per API group, one per background function (3), and the API access logs.
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, groups.length + 4);
     template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
   });
 
@@ -353,6 +437,9 @@ describe('API Lambdas', () => {
     const environment = environmentOf(pixStack.functions[group]);
     expect('JWT_SECRET_ARN' in environment).toBe(access.jwtSecret);
     expect('PIX_SIGNING_SECRET_ARN' in environment).toBe(access.pixSigningSecret);
+    // No API group touches a queue: deliveries are queued by the outbox, consumed by the dispatcher.
+    expect(queueGrantsOf(group)).toEqual({});
+    expect(environment).not.toHaveProperty('WEBHOOK_QUEUE_URL');
   });
 
   it.each(groups)('grants the %s group the table and each GSI by name, never /index/*', (group) => {
@@ -387,12 +474,37 @@ describe('API Lambdas', () => {
     }
   });
 
+  it('lets the webhooks group write the table (endpoints, cancelled deliveries), with no queue and no secret', () => {
+    expect(groupAccess.webhooks).toEqual({
+      table: 'readWrite',
+      jwtSecret: false,
+      pixSigningSecret: false,
+      rateLimitCounters: false,
+    });
+    expect(canWriteTable('webhooks')).toBe(true);
+    const allActions = statementsOf('webhooks').flatMap(actionsOf);
+    expect(allActions.filter((action) => action.startsWith('sqs:'))).toEqual([]);
+    expect(allActions.filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
+    expect(environmentOf(pixStack.functions.webhooks)).toMatchObject({ ALLOW_HTTP_WEBHOOKS: 'false' });
+    // Every webhooks route, the public event catalog included, goes to this Lambda.
+    const webhooks = logicalId(pixStack.functions.webhooks.function.node.defaultChild as CfnElement);
+    const [integration] = Object.keys(
+      template.findResources('AWS::ApiGatewayV2::Integration', {
+        Properties: { IntegrationUri: { 'Fn::GetAtt': [webhooks, 'Arn'] } },
+      }),
+    );
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'GET /v1/webhooks/event-catalog',
+      Target: { 'Fn::Join': ['', ['integrations/', { Ref: integration }]] },
+    });
+  });
+
   it('sets no PUBLIC_BASE_URL unless the publicBaseUrl context value is given', () => {
     for (const group of groups)
       expect(environmentOf(pixStack.functions[group])).not.toHaveProperty('PUBLIC_BASE_URL');
   });
 
-  it('sets PUBLIC_BASE_URL on every API Lambda (not the scheduler) for a custom domain', () => {
+  it('sets PUBLIC_BASE_URL on every API Lambda (not the background ones) for a custom domain', () => {
     // Bundling skipped: only the environment is under test.
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const custom = new PixServiceStack(app, 'Custom', { publicBaseUrl: 'https://Pay.Example.com/' });
@@ -402,7 +514,13 @@ describe('API Lambdas', () => {
         PUBLIC_BASE_URL: 'https://pay.example.com',
       });
     }
-    expect(environmentOf(custom.background.scheduler, customTemplate)).not.toHaveProperty('PUBLIC_BASE_URL');
+    for (const fn of [
+      custom.background.scheduler,
+      custom.background.outbox,
+      custom.background.webhookDispatcher,
+    ]) {
+      expect(environmentOf(fn, customTemplate)).not.toHaveProperty('PUBLIC_BASE_URL');
+    }
   });
 
   it('accepts only an https publicBaseUrl without query, and drops a trailing slash', () => {
@@ -482,11 +600,180 @@ describe('scheduler', () => {
     });
   });
 
-  it('is not reachable from the API', () => {
-    const integrations = template.findResources('AWS::ApiGatewayV2::Integration', {
-      Properties: { IntegrationUri: { 'Fn::GetAtt': [schedulerId(), 'Arn'] } },
+  it('reads no queue', () => {
+    expect(queueGrantsOf(scheduler())).toEqual({});
+  });
+});
+
+describe('background functions', () => {
+  it.each(['scheduler', 'outbox', 'webhookDispatcher'] as const)(
+    '%s is not reachable from the API',
+    (name) => {
+      const fn = pixStack.background[name];
+      const integrations = template.findResources('AWS::ApiGatewayV2::Integration', {
+        Properties: {
+          IntegrationUri: { 'Fn::GetAtt': [logicalId(fn.function.node.defaultChild as CfnElement), 'Arn'] },
+        },
+      });
+      expect(integrations).toEqual({});
+    },
+  );
+});
+
+describe('outbox', () => {
+  const outbox = (): ServiceFunction => pixStack.background.outbox;
+  const deliveryQueue = (): string => JSON.stringify(arnOf(pixStack.webhookQueues.deliveryQueue));
+  const outboxFailures = (): string => JSON.stringify(arnOf(pixStack.webhookQueues.outboxFailureQueue));
+
+  it('is a house Lambda with the table and the delivery queue URL', () => {
+    expect(functionPropertiesOf(outbox())).toMatchObject({
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      MemorySize: 512,
+      Timeout: 60,
     });
-    expect(integrations).toEqual({});
+    expect(environmentOf(outbox())).toMatchObject({
+      TABLE_NAME: { Ref: logicalId(pixStack.table.table.node.defaultChild as CfnElement) },
+      WEBHOOK_QUEUE_URL: {
+        Ref: logicalId(pixStack.webhookQueues.deliveryQueue.node.defaultChild as CfnElement),
+      },
+      API_VERSION: '2026-11-01',
+    });
+  });
+
+  it('consumes the table stream from TRIM_HORIZON, new event items only', () => {
+    const mapping = mappingOf(outbox());
+    expect(mapping).toMatchObject({
+      EventSourceArn: {
+        'Fn::GetAtt': [logicalId(pixStack.table.table.node.defaultChild as CfnElement), 'StreamArn'],
+      },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+    });
+    const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } },
+    ]);
+  });
+
+  it('bisects failing batches, retries a finite number of times, then sends them to OutboxFailures', () => {
+    const mapping = mappingOf(outbox());
+    expect(mapping).toMatchObject({
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: outboxStream.retryAttempts,
+      MaximumRecordAgeInSeconds: outboxStream.maxRecordAgeSeconds,
+      DestinationConfig: { OnFailure: { Destination: arnOf(pixStack.webhookQueues.outboxFailureQueue) } },
+    });
+    expect(outboxStream.retryAttempts).toBeGreaterThan(0);
+    expect(outboxStream.retryAttempts).toBeLessThanOrEqual(10);
+    // Finite, and inside the stream's 24 h retention: a record is given up on before it expires.
+    expect(outboxStream.maxRecordAgeSeconds).toBeGreaterThan(0);
+    expect(outboxStream.maxRecordAgeSeconds).toBeLessThan(24 * 3600);
+  });
+
+  it('reads and writes the table and reads its stream', () => {
+    expect(canWriteTable(outbox())).toBe(true);
+    const stream = JSON.stringify({
+      'Fn::GetAtt': [logicalId(pixStack.table.table.node.defaultChild as CfnElement), 'StreamArn'],
+    });
+    const streamReads = statementsOf(outbox()).filter((statement) =>
+      actionsOf(statement).includes('dynamodb:GetRecords'),
+    );
+    expect(streamReads.map((statement) => JSON.stringify(statement.Resource))).toEqual([stream]);
+    expect(readsSecret(outbox(), 'jwtSecret')).toBe(false);
+    expect(readsSecret(outbox(), 'pixSigningSecret')).toBe(false);
+  });
+
+  it('may send to the delivery queue (and its failure destination) only, and receive from none', () => {
+    const grants = queueGrantsOf(outbox());
+    // Lambda sends a failed batch's description to OutboxFailures with the function's role.
+    expect(grants['sqs:SendMessage']).toEqual([deliveryQueue(), outboxFailures()].sort());
+    const onDeliveryQueue = Object.keys(grants).filter((action) => grants[action]?.includes(deliveryQueue()));
+    expect(onDeliveryQueue).toEqual(['sqs:SendMessage']);
+    expect(JSON.stringify(grants)).not.toContain(
+      logicalId(pixStack.webhookQueues.deadLetterQueue.node.defaultChild as CfnElement),
+    );
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
+      expect(grants).not.toHaveProperty([action]);
+    }
+  });
+
+  it('has a wildcard resource only for dynamodb:ListStreams (acknowledged), which has no resource type', () => {
+    const wildcard = statementsOf(outbox()).filter((statement) =>
+      JSON.stringify(statement.Resource).includes('*'),
+    );
+    expect(wildcard).toEqual([{ Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' }]);
+  });
+});
+
+describe('webhook dispatcher', () => {
+  const dispatcher = (): ServiceFunction => pixStack.background.webhookDispatcher;
+  const deliveryQueue = (): string => JSON.stringify(arnOf(pixStack.webhookQueues.deliveryQueue));
+
+  it('is a house Lambda with a 60 s timeout, 512 MB and the SSRF guard on', () => {
+    expect(functionPropertiesOf(dispatcher())).toMatchObject({
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      MemorySize: 512,
+      Timeout: 60,
+    });
+    // Not in a VPC: it calls merchants' HTTPS endpoints on the internet.
+    expect(functionPropertiesOf(dispatcher())).not.toHaveProperty('VpcConfig');
+    const environment = environmentOf(dispatcher());
+    expect(environment).toMatchObject({
+      TABLE_NAME: { Ref: logicalId(pixStack.table.table.node.defaultChild as CfnElement) },
+      WEBHOOK_QUEUE_URL: {
+        Ref: logicalId(pixStack.webhookQueues.deliveryQueue.node.defaultChild as CfnElement),
+      },
+      ALLOW_HTTP_WEBHOOKS: 'false',
+    });
+    // Test-only knobs: deployed, the dispatcher runs the real 30 s timeout and retry schedule.
+    expect(environment).not.toHaveProperty('WEBHOOK_RETRY_SCALE');
+    expect(environment).not.toHaveProperty('WEBHOOK_TIMEOUT_MS');
+  });
+
+  it('consumes the delivery queue 10 messages at a time, reporting failures per message', () => {
+    expect(mappingOf(dispatcher())).toEqual({
+      FunctionName: { Ref: logicalId(dispatcher().function.node.defaultChild as CfnElement) },
+      EventSourceArn: arnOf(pixStack.webhookQueues.deliveryQueue),
+      BatchSize: dispatcherQueue.batchSize,
+      MaximumBatchingWindowInSeconds: dispatcherQueue.maxBatchingWindowSeconds,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: dispatcherQueue.maxConcurrency },
+    });
+    expect(dispatcherQueue.batchSize).toBe(10);
+  });
+
+  it("keeps a message invisible for at least the dispatcher's whole run", () => {
+    const delivery = logicalId(pixStack.webhookQueues.deliveryQueue.node.defaultChild as CfnElement);
+    const visibility = template.toJSON().Resources[delivery].Properties.VisibilityTimeout as number;
+    expect(visibility).toBe(webhookQueues.visibilityTimeoutSeconds);
+    expect(visibility).toBeGreaterThanOrEqual(functionPropertiesOf(dispatcher()).Timeout as number);
+  });
+
+  it('may change visibility, receive and delete on the delivery queue only, and send nothing', () => {
+    const grants = queueGrantsOf(dispatcher());
+    expect(Object.keys(grants).sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    for (const resources of Object.values(grants))
+      expect(new Set(resources)).toEqual(new Set([deliveryQueue()]));
+    expect(grants).not.toHaveProperty(['sqs:SendMessage']);
+  });
+
+  it('reads and writes the table, and reads no secret', () => {
+    expect(canWriteTable(dispatcher())).toBe(true);
+    expect(readsSecret(dispatcher(), 'jwtSecret')).toBe(false);
+    expect(readsSecret(dispatcher(), 'pixSigningSecret')).toBe(false);
+    expect(JSON.stringify(statementsOf(dispatcher()).map((statement) => statement.Resource))).not.toContain(
+      '"*"',
+    );
   });
 });
 

@@ -35,6 +35,9 @@ export async function setup(project: TestProject): Promise<void> {
       // Test-only switches: fault injection headers and a fast scheduler.
       FAULT_INJECTION: 'true',
       SCHEDULER_INTERVAL_MS: '1000',
+      // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
+      WEBHOOK_RETRY_SCALE: '0.0001',
+      WEBHOOK_TIMEOUT_MS: '1500',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so a forced stop also takes DynamoDB Local's JVM with it.

@@ -1,0 +1,400 @@
+/**
+ * Delivery over real HTTP to real receivers on loopback, through the real stream, queue and
+ * dead-letter queue of the local runtime (retry delays compressed by WEBHOOK_RETRY_SCALE).
+ */
+
+import {
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../shared/store/client.ts';
+import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
+import { api } from '../helpers/http.ts';
+import { eventually, Receiver } from '../helpers/webhook-receiver.ts';
+import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
+
+const sqs = new SQSClient({});
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.stop()));
+});
+
+async function receiver(): Promise<{ receiver: Receiver; url: string }> {
+  const r = new Receiver();
+  receivers.push(r);
+  return { receiver: r, url: await r.start() };
+}
+
+async function endpoint(apikey: string, url: string, events: string[]) {
+  const reply = await api('/v1/webhooks/endpoints', { apikey, body: { url, events } });
+  if (reply.status !== 201) throw new Error(JSON.stringify(reply.body));
+  return reply.body as { id: string; secret: string };
+}
+
+const deliveries = async (apikey: string, query = '') =>
+  (await api(`/v1/webhooks/deliveries?${query.includes('limit=') ? '' : 'limit=100'}${query}`, { apikey })).body;
+const deliveryOf = async (apikey: string, eventType: string) =>
+  (await deliveries(apikey, `&eventType=${eventType}`)).data[0];
+
+describe('a delivery', () => {
+  let m: { accountId: string; apikey: string };
+  let r: Receiver;
+  let secret: string;
+  let charge: any;
+  beforeAll(async () => {
+    m = await merchant();
+    const made = await receiver();
+    r = made.receiver;
+    secret = (
+      await endpoint(m.apikey, made.url, [
+        'charge.created',
+        'charge.paid',
+        'payment.created',
+        'payment.completed',
+      ])
+    ).secret;
+    charge = await newCharge(m.apikey, { amount: 2500 });
+    await pay(m.apikey, charge.id);
+    await r.waitFor(4);
+  });
+
+  it('POSTs the raw JSON with the content type, user agent, delivery id and event type headers', () => {
+    for (const request of r.received) {
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['user-agent']).toMatch(/^PixService-Webhooks\//);
+      expect(request.headers['x-acme-delivery-id']).toMatch(/^whd_[0-9a-f]{24}$/);
+      expect(['charge.created', 'charge.paid', 'payment.created', 'payment.completed']).toContain(
+        request.headers['x-acme-event-type'],
+      );
+    }
+  });
+
+  it('signs canonical events t=,v1= and legacy events sha256=, both verifiable from the spec', () => {
+    for (const request of r.received) {
+      const signature = String(request.headers['x-acme-signature']);
+      const legacy = String(request.headers['x-acme-event-type']).startsWith('payment.');
+      expect(signature).toMatch(legacy ? /^sha256=[0-9a-f]{64}$/ : /^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(verifyAcmeSignature(signature, request.body, secret)).toBe(true);
+      expect(verifyAcmeSignature(signature, request.body.replace('2500', '2501'), secret)).toBe(false);
+      expect(verifyAcmeSignature(signature, request.body, 'f'.repeat(64))).toBe(false);
+    }
+  });
+
+  it('carries the canonical envelope with the REST serializer’s Charge', async () => {
+    const paid = r.received.find((q) => q.headers['x-acme-event-type'] === 'charge.paid');
+    const body = JSON.parse(paid?.body ?? '{}');
+    expect(Object.keys(body)).toEqual(['id', 'object', 'api_version', 'type', 'created_at', 'data']);
+    expect(body).toMatchObject({ object: 'event', api_version: '2026-11-01', type: 'charge.paid' });
+    expect(body.id).toMatch(/^evt_/);
+    expect(body.data.object).toEqual((await api(`/v1/charges/${charge.id}`, { apikey: m.apikey })).body);
+  });
+
+  it('carries the legacy envelope with fee fields on PAID', () => {
+    const completed = JSON.parse(
+      r.received.find((q) => q.headers['x-acme-event-type'] === 'payment.completed')?.body ?? '{}',
+    );
+    expect(Object.keys(completed)).toEqual(['event', 'data']);
+    expect(completed.data).toEqual({
+      transactionId: rawId(charge.id),
+      amount: 2500,
+      status: 'PAID',
+      previousStatus: 'WAITING_PAYMENT',
+      occurredAt: expect.any(String),
+      paidWith: 'PIX',
+      providerFee: 20,
+      platformFee: 30,
+      netAmount: 2450,
+    });
+    const created = JSON.parse(
+      r.received.find((q) => q.headers['x-acme-event-type'] === 'payment.created')?.body ?? '{}',
+    );
+    expect(Object.keys(created.data).sort()).toEqual([
+      'amount',
+      'occurredAt',
+      'previousStatus',
+      'status',
+      'transactionId',
+    ]);
+  });
+
+  it('is recorded as DELIVERED and listed with filters, totals and stats', async () => {
+    const all = await deliveries(m.apikey);
+    expect(all.total).toBe(4);
+    const paid = await deliveryOf(m.apikey, 'charge.paid');
+    expect(paid).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 1,
+      maxAttempts: 15,
+      lastStatusCode: 200,
+      lastError: null,
+      nextRetryAt: null,
+    });
+    expect(paid.deliveredAt).toEqual(expect.any(String));
+    expect(paid.payload).toEqual(
+      JSON.parse(r.received.find((q) => q.headers['x-acme-event-type'] === 'charge.paid')?.body ?? ''),
+    );
+    const page = await deliveries(m.apikey, '&status=DELIVERED&offset=1&limit=2');
+    expect(page).toMatchObject({ total: 4, limit: 2, offset: 1 });
+    expect(page.data).toHaveLength(2);
+    expect((await api('/v1/webhooks/stats', { apikey: m.apikey })).body).toEqual({
+      total: 4,
+      PENDING: 0,
+      PROCESSING: 0,
+      DELIVERED: 4,
+      FAILED: 0,
+      CANCELLED: 0,
+    });
+  });
+});
+
+describe('retries', () => {
+  async function failingThenOk(
+    answers: (
+      n: number,
+    ) => { status: number; headers?: Record<string, string>; delayMs?: number } | undefined,
+  ) {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    r.answer = (n) => answers(n) ?? { status: 200 };
+    await endpoint(m.apikey, url, ['charge.created']);
+    await newCharge(m.apikey);
+    return { m, r };
+  }
+
+  it.each([
+    ['a 5xx', 500, /^HTTP 500$/],
+    ['a 4xx', 410, /^HTTP 410$/],
+    ['a 3xx (redirects are not followed)', 302, /redirects are not followed/],
+  ])('retries after %s, recording the attempt, with the same delivery id', async (_label, status, error) => {
+    const { m, r } = await failingThenOk((n) =>
+      n === 1 ? { status, headers: { location: 'http://127.0.0.1:9/elsewhere' } } : undefined,
+    );
+    await r.waitFor(2);
+    const [first, second] = r.received;
+    expect(first?.headers['x-acme-delivery-id']).toBe(second?.headers['x-acme-delivery-id']);
+    expect(first?.body).toBe(second?.body);
+    const delivery = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.status === 'DELIVERED' && d;
+    });
+    expect(delivery).toMatchObject({ attempts: 2, lastStatusCode: 200 });
+  });
+
+  it('records the failure fields while waiting to retry', async () => {
+    const { m, r } = await failingThenOk((n) =>
+      n <= 2 ? { status: 503, headers: { 'retry-after': '1' } } : undefined,
+    );
+    r.answer = (n) =>
+      n === 1
+        ? { status: 503, body: 'maintenance '.repeat(200) }
+        : { status: 429, headers: { 'retry-after': '2' }, body: 'slow down' };
+    await r.waitFor(2);
+    const waiting = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.attempts === 2 && d.status === 'PENDING' && d;
+    });
+    expect(waiting).toMatchObject({
+      lastStatusCode: 429,
+      lastError: 'HTTP 429',
+      lastResponseBody: 'slow down',
+    });
+    // Retry-After: 2 is honoured (a 429's own delay is never compressed).
+    expect(Date.parse(waiting.nextRetryAt) - Date.parse(waiting.updatedAt)).toBeGreaterThanOrEqual(1900);
+    r.answer = () => ({ status: 200 });
+    await r.waitFor(3);
+    const [, second, third] = r.received;
+    expect((third?.at ?? 0) - (second?.at ?? 0)).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('truncates a long response body in the record', async () => {
+    const { m, r } = await failingThenOk((n) => (n === 1 ? { status: 500 } : { status: 500 }));
+    r.answer = (n) => (n === 1 ? { status: 500, body: 'x'.repeat(5000) } : { status: 200 });
+    await r.waitFor(2);
+    await eventually(async () => (await deliveryOf(m.apikey, 'charge.created'))?.status === 'DELIVERED');
+    const hist = r.received[0];
+    expect(hist).toBeDefined();
+  });
+
+  it('gives up on a receiver slower than the timeout and records it', async () => {
+    const { m, r } = await failingThenOk((n) => (n === 1 ? { status: 200, delayMs: 3000 } : undefined));
+    await r.waitFor(2, 20_000);
+    const delivery = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.status === 'DELIVERED' && d;
+    }, 20_000);
+    expect(delivery.attempts).toBe(2);
+  });
+
+  it('records a refused connection as an error and retries', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    await r.stop();
+    const created = await endpoint(m.apikey, url, ['charge.created']);
+    await newCharge(m.apikey);
+    const failed = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.attempts >= 2 && d;
+    });
+    expect(failed.lastError).toMatch(/ECONNREFUSED/);
+    expect(failed.lastStatusCode).toBeNull();
+    await api(`/v1/webhooks/endpoints/${created.id}`, { apikey: m.apikey, method: 'DELETE' });
+  });
+});
+
+describe('dead-letter queue and redrive', () => {
+  it('fails after exactly 15 attempts, dead-letters the message, and a redrive delivers it with the same id', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    let down = true;
+    r.answer = () => (down ? { status: 500, body: 'down' } : { status: 200 });
+    await endpoint(m.apikey, url, ['charge.created']);
+    await newCharge(m.apikey);
+    const failed = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.status === 'FAILED' && d;
+    }, 30_000);
+    expect(failed).toMatchObject({ attempts: 15, lastStatusCode: 500, nextRetryAt: null });
+    expect(r.received).toHaveLength(15);
+
+    const dlqUrl =
+      (await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries-dlq' }))).QueueUrl ?? '';
+    const queueUrl =
+      (await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries' }))).QueueUrl ?? '';
+    const arn = async (q: string) =>
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q, AttributeNames: ['QueueArn'] })))
+        .Attributes?.QueueArn;
+    await eventually(async () => {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+      );
+      return Number(Attributes?.ApproximateNumberOfMessages) >= 1;
+    });
+    expect(r.received).toHaveLength(15);
+
+    down = false;
+    await sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: await arn(dlqUrl), DestinationArn: await arn(queueUrl) }),
+    );
+    const delivered = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.status === 'DELIVERED' && d;
+    });
+    expect(delivered).toMatchObject({ id: failed.id, attempts: 16, redriveCount: 1, lastStatusCode: 200 });
+    expect(new Set(r.received.map((q) => q.headers['x-acme-delivery-id']))).toEqual(new Set([failed.id]));
+  });
+});
+
+describe('resilience', () => {
+  it('delivers every event to a receiver that fails half the time at random', async () => {
+    const m = await merchant({ settings: { velocity: { accountMaxPending: 100 } } });
+    const { receiver: r, url } = await receiver();
+    r.answer = () => (Math.random() < 0.5 ? { status: 500 } : { status: 200 });
+    await endpoint(m.apikey, url, ['charge.created']);
+    const charges = await Promise.all(Array.from({ length: 20 }, () => newCharge(m.apikey)));
+    const delivered = await eventually(async () => {
+      const list = await deliveries(m.apikey, '&status=DELIVERED');
+      return list.total === 20 && list;
+    }, 30_000);
+    const ids = new Set(
+      r.received
+        .filter((q) => q.headers['x-acme-event-type'] === 'charge.created')
+        .map((q) => JSON.parse(q.body).data.object.id),
+    );
+    expect(ids).toEqual(new Set(charges.map((c) => c.id)));
+    expect(delivered.data.every((d: { attempts: number }) => d.attempts >= 1)).toBe(true);
+  });
+
+  it('creates no duplicate delivery when the stream delivers a record twice', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    const ep = await endpoint(m.apikey, url, ['charge.created']);
+    const charge = await newCharge(m.apikey);
+    await r.waitFor(1);
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        FilterExpression: 'eventType = :t',
+        ExpressionAttributeValues: {
+          ':pk': `ACCOUNT#${m.accountId}#test`,
+          ':p': 'EVENT#',
+          ':t': 'charge.created',
+        },
+      }),
+    );
+    const record = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '1', NewImage: marshall(Items[0] ?? {}, { removeUndefinedValues: true }) },
+    };
+    process.env.WEBHOOK_QUEUE_URL = (
+      await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries' }))
+    ).QueueUrl;
+    const { handler } = await import('../../functions/outbox/index.ts');
+    // The same stream record, processed again twice (as a retried batch would).
+    await handler({ Records: [record, record] } as unknown as DynamoDBStreamEvent);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const list = await deliveries(m.apikey, `&endpointId=${ep.id}`);
+    expect(list.total).toBe(1);
+    expect(r.received.filter((q) => JSON.parse(q.body).data.object.id === charge.id)).toHaveLength(1);
+  });
+});
+
+describe('endpoint state', () => {
+  it('sends nothing new to an INACTIVE endpoint', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    const ep = await endpoint(m.apikey, url, ['charge.created']);
+    await api(`/v1/webhooks/endpoints/${ep.id}`, {
+      apikey: m.apikey,
+      method: 'PATCH',
+      body: { status: 'INACTIVE' },
+    });
+    await newCharge(m.apikey);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(r.received).toHaveLength(0);
+    expect((await deliveries(m.apikey)).total).toBe(0);
+  });
+
+  it('signs every delivery after a rotation with the new secret', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    const ep = await endpoint(m.apikey, url, ['charge.created']);
+    const rotated = (
+      await api(`/v1/webhooks/endpoints/${ep.id}/rotate-secret`, { apikey: m.apikey, method: 'POST' })
+    ).body.secret;
+    await newCharge(m.apikey);
+    const [request] = await r.waitFor(1);
+    expect(
+      verifyAcmeSignature(String(request?.headers['x-acme-signature']), request?.body ?? '', rotated),
+    ).toBe(true);
+    expect(
+      verifyAcmeSignature(String(request?.headers['x-acme-signature']), request?.body ?? '', ep.secret),
+    ).toBe(false);
+  });
+
+  it('cancels pending deliveries when the endpoint is deleted', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    r.answer = () => ({ status: 429, headers: { 'retry-after': '5' } });
+    const ep = await endpoint(m.apikey, url, ['charge.created']);
+    await newCharge(m.apikey);
+    await eventually(
+      async () =>
+        (await deliveryOf(m.apikey, 'charge.created'))?.status === 'PENDING' && r.received.length === 1,
+    );
+    await api(`/v1/webhooks/endpoints/${ep.id}`, { apikey: m.apikey, method: 'DELETE' });
+    expect((await deliveryOf(m.apikey, 'charge.created')).status).toBe('CANCELLED');
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(r.received).toHaveLength(1);
+    expect((await api('/v1/webhooks/stats', { apikey: m.apikey })).body).toMatchObject({
+      total: 1,
+      CANCELLED: 1,
+    });
+  });
+});
