@@ -61,7 +61,6 @@ const INTERNAL = new Set([
   'accountId',
   'mode',
   'enqueuedAt',
-  'cycleAttempts',
 ]);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
@@ -271,4 +270,4 @@ export async function queryDeliveries(
 export const serializeDeliveries = (items: Record<string, unknown>[]) =>
   items
     .map(toDelivery)
-    .map(({ body, ...delivery }) => ({ ...delivery, payload: JSON.parse(body) as unknown }));
+    .map(({ body, cycleAttempts: _internal, ...delivery }) => ({ ...delivery, payload: JSON.parse(body) as unknown }));

@@ -36,7 +36,7 @@ export async function setup(project: TestProject): Promise<void> {
       FAULT_INJECTION: 'true',
       SCHEDULER_INTERVAL_MS: '1000',
       // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
-      WEBHOOK_RETRY_SCALE: '0.0001',
+      WEBHOOK_RETRY_SCALE: '0.00001',
       WEBHOOK_TIMEOUT_MS: '1500',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

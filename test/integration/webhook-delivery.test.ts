@@ -38,7 +38,8 @@ async function endpoint(apikey: string, url: string, events: string[]) {
 }
 
 const deliveries = async (apikey: string, query = '') =>
-  (await api(`/v1/webhooks/deliveries?${query.includes('limit=') ? '' : 'limit=100'}${query}`, { apikey })).body;
+  (await api(`/v1/webhooks/deliveries?${query.includes('limit=') ? '' : 'limit=100'}${query}`, { apikey }))
+    .body;
 const deliveryOf = async (apikey: string, eventType: string) =>
   (await deliveries(apikey, `&eventType=${eventType}`)).data[0];
 
