@@ -78,6 +78,7 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     const { seedDemoAccount } = await import('./seed.ts');
     const { createApiServer } = await import('./http-server.ts');
     const demo = await seedDemoAccount(s.dataDir, s.baseUrl);
+    if (!s.inMemory) await (await import('./requeue.ts')).requeueWaitingDeliveries();
     stoppers.push(...(await startBackgroundFunctions(s, queues.deliveryQueueUrl)).map((p) => () => p.stop()));
     const server = createApiServer();
     await new Promise<void>((resolve) => server.listen(s.apiPort, s.host, resolve));

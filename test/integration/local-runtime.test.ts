@@ -8,7 +8,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventually, Receiver } from '../helpers/webhook-receiver.ts';
+
+const receiver = new Receiver();
+afterAll(() => receiver.stop());
 
 const offset = Number(process.env.TEST_PORT_OFFSET ?? 0);
 const ports = {
@@ -73,6 +77,28 @@ describe('local runtime', () => {
     });
     expect((await balance(demo.test_api_key)).status).toBe(200);
 
+    // A delivery waiting an hour for its next attempt (the receiver asked for it).
+    receiver.answer = (n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : { status: 200 };
+    const url = await receiver.start();
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`http://127.0.0.1:${ports.PORT}${path}`, {
+        method: 'POST',
+        headers: { apikey: demo.test_api_key, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    expect((await post('/v1/webhooks/endpoints', { url, events: ['charge.created'] })).status).toBe(201);
+    expect(
+      (
+        await post(
+          '/v1/charges',
+          { amount: 100, payment_method: 'pix' },
+          { 'idempotency-key': 'restart-test-1' },
+        )
+      ).status,
+    ).toBe(201);
+    await eventually(async () => receiver.received.length >= 1 || undefined);
+
     expect(await stopWithCtrlC(first)).toBe(0);
     for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
 
@@ -80,6 +106,15 @@ describe('local runtime', () => {
     try {
       expect(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).account_id).toBe(demo.account_id);
       expect((await balance(demo.test_api_key)).status).toBe(200);
+      // The webhook waiting for its retry when the runtime stopped is delivered after the restart.
+      await eventually(async () => receiver.received.length >= 2 || undefined, 15_000);
+      const deliveries = await fetch(`http://127.0.0.1:${ports.PORT}/v1/webhooks/deliveries`, {
+        headers: { apikey: demo.test_api_key },
+      });
+      expect(((await deliveries.json()) as { data: unknown[] }).data[0]).toMatchObject({
+        status: 'DELIVERED',
+        attempts: 2,
+      });
     } finally {
       await stopWithCtrlC(second);
     }

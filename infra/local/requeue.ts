@@ -1,0 +1,34 @@
+/**
+ * The SQS emulator keeps messages in memory, so a restart would forget deliveries waiting for
+ * their next attempt. On start, every delivery still PENDING or PROCESSING goes back on the
+ * queue (the dispatcher ignores any that finished meanwhile).
+ */
+
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/store/client.ts';
+import { enqueueDeliveries } from '../../shared/webhooks/queue.ts';
+
+export async function requeueWaitingDeliveries(): Promise<number> {
+  const refs: { pk: string; sk: string }[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#type = :delivery AND #status IN (:pending, :processing)',
+        ProjectionExpression: 'pk, sk',
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':delivery': 'webhookDelivery',
+          ':pending': 'PENDING',
+          ':processing': 'PROCESSING',
+        },
+        ExclusiveStartKey,
+      }),
+    );
+    refs.push(...(page.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) })));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  if (refs.length > 0) await enqueueDeliveries(refs);
+  return refs.length;
+}
