@@ -52,16 +52,7 @@ export interface DeliveryRef {
 export const deliveryIdFor = (eventId: string, endpointId: string): string =>
   `whd_${createHash('sha256').update(`${eventId}:${endpointId}`).digest('hex').slice(0, 24)}`;
 
-const INTERNAL = new Set([
-  'pk',
-  'sk',
-  'type',
-  'gsi1pk',
-  'gsi1sk',
-  'accountId',
-  'mode',
-  'enqueuedAt',
-]);
+const INTERNAL = new Set(['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'accountId', 'mode', 'enqueuedAt']);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
 
@@ -268,6 +259,7 @@ export async function queryDeliveries(
 
 /** The public delivery record: the stored body shown as `payload`, the event as sent. */
 export const serializeDeliveries = (items: Record<string, unknown>[]) =>
-  items
-    .map(toDelivery)
-    .map(({ body, cycleAttempts: _internal, ...delivery }) => ({ ...delivery, payload: JSON.parse(body) as unknown }));
+  items.map(toDelivery).map(({ body, cycleAttempts: _internal, ...delivery }) => ({
+    ...delivery,
+    payload: JSON.parse(body) as unknown,
+  }));

@@ -173,18 +173,25 @@ describe('retries', () => {
     ['a 4xx', 410, /^HTTP 410$/],
     ['a 3xx (redirects are not followed)', 302, /redirects are not followed/],
   ])('retries after %s, recording the attempt, with the same delivery id', async (_label, status, error) => {
-    const { m, r } = await failingThenOk((n) =>
-      n === 1 ? { status, headers: { location: 'http://127.0.0.1:9/elsewhere' } } : undefined,
+    let healthy = false;
+    const { m, r } = await failingThenOk(() =>
+      healthy ? { status: 200 } : { status, headers: { location: 'http://127.0.0.1:9/elsewhere' } },
     );
-    await r.waitFor(2);
-    const [first, second] = r.received;
-    expect(first?.headers['x-acme-delivery-id']).toBe(second?.headers['x-acme-delivery-id']);
-    expect(first?.body).toBe(second?.body);
+    const failing = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.attempts >= 1 && d.lastError !== null && d;
+    });
+    expect(failing).toMatchObject({ lastStatusCode: status });
+    expect(failing.lastError).toMatch(error);
+    healthy = true;
     const delivery = await eventually(async () => {
       const d = await deliveryOf(m.apikey, 'charge.created');
       return d?.status === 'DELIVERED' && d;
     });
-    expect(delivery).toMatchObject({ attempts: 2, lastStatusCode: 200 });
+    expect(delivery).toMatchObject({ lastStatusCode: 200, lastError: null });
+    expect(delivery.attempts).toBe(r.received.length);
+    expect(new Set(r.received.map((q) => q.headers['x-acme-delivery-id']))).toEqual(new Set([delivery.id]));
+    expect(new Set(r.received.map((q) => q.body)).size).toBe(1);
   });
 
   it('records the failure fields while waiting to retry', async () => {
