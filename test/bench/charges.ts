@@ -142,6 +142,16 @@ async function chargeTemplate(
 
 /** New ids, times, events and stored response each time; the BR Code and QR of the template. */
 function createItems(store: Store, template: ChargeRecord, settings: AccountSettings): TransactItem[] {
+  return newChargeItems(store, template, settings, true).items;
+}
+
+/** A create's items for a new charge; `withEvents: false` leaves out its outbox events. */
+function newChargeItems(
+  store: Store,
+  template: ChargeRecord,
+  settings: AccountSettings,
+  withEvents: boolean,
+): { chargeId: string; items: TransactItem[] } {
   const now = new Date();
   const at = now.toISOString();
   const idempotencyKey = `bench-raw-${randomUUID()}`;
@@ -155,15 +165,48 @@ function createItems(store: Store, template: ChargeRecord, settings: AccountSett
     updatedAt: at,
   };
   const scope = { accountId: charge.accountId, mode: charge.mode };
-  return store.charges.createChargeItems({
+  const items = store.charges.createChargeItems({
     charge,
     routeId: ROUTE_ID,
     idempotencyKey,
     requestHash: 'f'.repeat(64),
     response: { status: 201, body: store.domainCharges.serializeCharge(charge, now.getTime()) },
     maxPending: settings.velocity.accountMaxPending,
-    events: store.events.outboxItems(scope, store.domainEvents.eventsForTransition(charge, null, at)),
+    events: withEvents
+      ? store.events.outboxItems(scope, store.domainEvents.eventsForTransition(charge, null, at))
+      : [],
   });
+  return { chargeId: charge.id, items };
+}
+
+/**
+ * Test-mode charges written straight to the table for `accountId`, each with the items a create
+ * writes but WITHOUT its outbox events: charges to act on (pay) that leave the stream poller
+ * nothing to fan out. `inFlight` transactions at a time; resolves with their public ids (`ch_…`).
+ */
+export async function tableCharges(
+  s: LocalSettings,
+  accountId: string,
+  count: number,
+  inFlight: number,
+): Promise<string[]> {
+  const store = await loadStore(s);
+  const account = await store.accounts.getAccount(accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  const template = await chargeTemplate(store, { accountId, mode: 'test' }, account.settings, s.baseUrl);
+  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const ids: string[] = [];
+  let started = 0;
+  const worker = async () => {
+    while (started < count) {
+      started++;
+      const { chargeId, items } = newChargeItems(store, template, account.settings, false);
+      await store.client.db.send(new TransactWriteCommand({ TransactItems: items }));
+      ids.push(store.ids.publicChargeId(chargeId));
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return ids;
 }
 
 /** Each item's size as JSON: a little above the size DynamoDB counts (names and values), in bytes. */

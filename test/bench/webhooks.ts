@@ -13,9 +13,8 @@
  *    deliveries pile up in the queue; released, the dispatchers drain it at their own pace.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { LocalSettings } from '../../infra/local/settings.ts';
-import { BENCH_VELOCITY, CREATE_BODY } from './charges.ts';
+import { BENCH_VELOCITY, tableCharges } from './charges.ts';
 import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
 import type { BenchRuntime } from './runtime.ts';
 import { percentile, round } from './stats.ts';
@@ -35,7 +34,7 @@ export interface WebhookPlan {
 
 const EVENT = 'charge.paid';
 const REQUEST_TIMEOUT_MS = 30_000;
-/** Closed-loop creates before the runs (not timed). */
+/** Charges written to the table at a time before the runs (not timed). */
 const CREATE_IN_FLIGHT = 10;
 /** The dispatcher gives a receiver 30 s; the burst releases its held answers well before. */
 const MAX_HOLD_MS = 22_000;
@@ -171,14 +170,6 @@ class Api {
     return { status: response.status, text };
   }
 
-  async createCharge(): Promise<string> {
-    const r = await this.call('POST', '/v1/charges', CREATE_BODY, {
-      'idempotency-key': `bench-wh-${randomUUID()}`,
-    });
-    if (r.status !== 201) throw new Error(`POST /v1/charges answered ${r.status}: ${r.text}`);
-    return (JSON.parse(r.text) as { id: string }).id;
-  }
-
   /** Pays a charge in full; an error name when it did not end paid. */
   async pay(chargeId: string): Promise<string | undefined> {
     try {
@@ -190,20 +181,6 @@ class Api {
       return error instanceof Error ? error.name : 'error';
     }
   }
-}
-
-/** `count` new charges, `inFlight` creates at a time. */
-async function createCharges(api: Api, count: number, inFlight: number): Promise<string[]> {
-  const ids: string[] = [];
-  let started = 0;
-  const worker = async () => {
-    while (started < count) {
-      started++;
-      ids.push(await api.createCharge());
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return ids;
 }
 
 interface Sent {
@@ -459,10 +436,12 @@ export async function measureWebhooks(
     };
     const perRun = plan.rates.map((r) => Math.round(r.perSecond * r.seconds));
     const total = perRun.reduce((a, b) => a + b, 0) + plan.burst + 1;
-    step(`webhooks: ${total} charges created first (not timed), endpoint ${receiver.url} for ${EVENT}`);
-    const ids = await createCharges(api, total, CREATE_IN_FLIGHT);
-    // The creates' own events (charge.created, payment.created) go through the stream first:
-    // one pay delivered means the stream poller has caught up.
+    step(
+      `webhooks: ${total} charges written to the table first (not timed), endpoint ${receiver.url} for ${EVENT}`,
+    );
+    const ids = await tableCharges(runtime.settings, accountId, total, CREATE_IN_FLIGHT);
+    // Their items go through the stream first (no events, nothing to fan out): one pay
+    // delivered means the stream poller has caught up.
     const sentinel = ids.shift() as string;
     const sentinelError = await api.pay(sentinel);
     if (sentinelError) throw new Error(`paying a charge failed: ${sentinelError}`);
