@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey, type KeyMode } from '../auth/api-key-crypto.ts';
-import { db, tableName } from './client.ts';
+import { db, queryAll, tableName, transactWrite } from './client.ts';
 import { accountPk } from './keys.ts';
 
 export interface ApiKeyRecord {
@@ -144,7 +144,12 @@ export async function issueApiKey(input: {
 }
 
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-  const items = await queryAll(accountId, 'APIKEY#');
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': 'APIKEY#' },
+    ConsistentRead: true,
+  });
   return items
     .filter((item) => item.status === 'ACTIVE')
     .map(toRecord)
@@ -213,7 +218,7 @@ export async function rotateApiKey(input: {
   if (!old) return undefined;
   const now = new Date().toISOString();
   const { apiKey, record, puts } = newKeyItems(input.accountId, old.mode, input.label ?? old.label, now);
-  const done = await transactUnlessConditionFails([
+  const done = await transactWrite([
     ...retireItems(input.accountId, old, input.actorUserId, now),
     ...puts,
     auditPut(
@@ -241,7 +246,7 @@ export async function revokeApiKey(input: {
   const old = await getActiveRecord(input.accountId, input.keyId);
   if (!old) return false;
   const now = new Date().toISOString();
-  return transactUnlessConditionFails([
+  return transactWrite([
     ...retireItems(input.accountId, old, input.actorUserId, now),
     auditPut(
       input.accountId,
@@ -278,42 +283,6 @@ export async function listAuditEvents(accountId: string, limit: number): Promise
     }),
     createdAt: item.createdAt,
   }));
-}
-
-/** A concurrent revoke/rotate of the same key loses on its condition: report it as absent. */
-async function transactUnlessConditionFails(
-  items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
-): Promise<boolean> {
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (error instanceof Error && error.name === 'TransactionCanceledException') {
-      const reasons =
-        (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-      if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return false;
-    }
-    throw error;
-  }
-}
-
-async function queryAll(accountId: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
 }
 
 const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ({

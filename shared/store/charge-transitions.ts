@@ -6,7 +6,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountSettings, computeFees } from '../domain/account-settings.ts';
 import type { ChargeRecord, TxStatus } from '../domain/charges.ts';
 import { eventsForTransition } from '../domain/events.ts';
@@ -21,7 +21,7 @@ import { decideSettlement, type IncomingPix, type SettlementOutcome } from '../d
 import { log } from '../log.ts';
 import type { PixProvider } from '../providers/provider.ts';
 import { chargeItem, expiryShards, getCharge, pendingCounterChange } from './charges.ts';
-import { db, tableName } from './client.ts';
+import { db, queryAll, tableName, transactWrite } from './client.ts';
 import { outboxItems } from './events.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 import { journalItems, type TransactItem } from './ledger.ts';
@@ -66,24 +66,7 @@ async function transition(
     ...outboxItems(scope, eventsForTransition(next, previous.status, at)),
     ...extra,
   ];
-  return transact(items);
-}
-
-async function transact(items: TransactItem[]): Promise<boolean> {
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (
-      error instanceof Error &&
-      error.name === 'TransactionCanceledException' &&
-      reasons?.some((r) => r.Code === 'ConditionalCheckFailed')
-    ) {
-      return false;
-    }
-    throw error;
-  }
+  return transactWrite(items);
 }
 
 /** A Pix is processed once: its end-to-end id is recorded in the same transaction. */
@@ -176,7 +159,7 @@ export async function receivePix(
     if (outcome.kind === 'return') {
       const back = devolutionItem(scope, chargeId, pix, outcome.reason, at);
       devolution = back.devolution;
-      committed = await transact([
+      committed = await transactWrite([
         receipt,
         back.item,
         ...journalItems(scope, returnJournal(chargeId, charge.currency, pix.amount), at),
@@ -306,7 +289,7 @@ export async function releaseDueTranches(now: Date): Promise<number> {
         mode: String(item.pk).endsWith('#live') ? 'live' : 'test',
       };
       const at = now.toISOString();
-      const committed = await transact([
+      const committed = await transactWrite([
         {
           Delete: {
             TableName: tableName(),
@@ -327,21 +310,10 @@ export async function releaseDueTranches(now: Date): Promise<number> {
   return released;
 }
 
-async function dueItems(shard: string, now: Date): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
-        ExpressionAttributeValues: { ':shard': shard, ':now': `${now.toISOString()}#~` },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const dueItems = (shard: string, now: Date) =>
+  queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
+    ExpressionAttributeValues: { ':shard': shard, ':now': `${now.toISOString()}#~` },
+  });

@@ -16,7 +16,7 @@ import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb
 import type { ChargeRecord, TxStatus } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import { type Account, accountKey, toAccount } from './accounts.ts';
-import { db, tableName } from './client.ts';
+import { db, queryAll, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 import type { TransactItem } from './ledger.ts';
 
@@ -119,31 +119,22 @@ export async function liveCustomerChargeTimes(
   sinceIso: string,
   nowIso: string,
 ): Promise<string[]> {
-  const times: string[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :since',
-        FilterExpression: '#status IN (:waiting, :pending) AND expiresAt > :now',
-        ProjectionExpression: 'createdAt',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': customerIndexKey(scope, document),
-          ':since': sinceIso,
-          ':waiting': 'WAITING_PAYMENT',
-          ':pending': 'PENDING',
-          ':now': nowIso,
-        },
-        ExclusiveStartKey,
-      }),
-    );
-    times.push(...(page.Items ?? []).map((i) => String(i.createdAt)));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return times;
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :since',
+    FilterExpression: '#status IN (:waiting, :pending) AND expiresAt > :now',
+    ProjectionExpression: 'createdAt',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': customerIndexKey(scope, document),
+      ':since': sinceIso,
+      ':waiting': 'WAITING_PAYMENT',
+      ':pending': 'PENDING',
+      ':now': nowIso,
+    },
+  });
+  return items.map((i) => String(i.createdAt));
 }
 
 /**

@@ -5,7 +5,14 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 
 const callCounter = new AsyncLocalStorage<{ calls: number }>();
@@ -35,3 +42,36 @@ export async function countDynamoDbCalls<T>(fn: () => Promise<T>): Promise<{ res
 
 /** The number of DynamoDB calls made so far within the current `countDynamoDbCalls` scope. */
 export const dynamoDbCallsSoFar = (): number => callCounter.getStore()?.calls ?? 0;
+
+/** Every item of a query, following `LastEvaluatedKey` (for bounded result sets only). */
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, NativeAttributeValue>[]> {
+  const items: Record<string, NativeAttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+export const isConditionFailure = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error.name === 'ConditionalCheckFailedException' ||
+    (error.name === 'TransactionCanceledException' &&
+      ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
+        (r) => r.Code === 'ConditionalCheckFailed',
+      )));
+
+/** A transaction that may lose a race: `false` when a condition failed (nothing was written). */
+export async function transactWrite(
+  items: NonNullable<TransactWriteCommandInput['TransactItems']>,
+): Promise<boolean> {
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,12 +1,11 @@
 /**
  * The outbox: events are items written in the transaction of the state change that causes
  * them (`ACCOUNT#<id>#<mode>` / `EVENT#<time>#<evtId>`). The table stream carries each new one
- * to the fan-out; until then they are readable here.
+ * to the fan-out (`functions/outbox`).
  */
 
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutboxEvent } from '../domain/events.ts';
-import { db, tableName } from './client.ts';
+import { tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 import type { TransactItem } from './ledger.ts';
 
@@ -32,34 +31,4 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   }));
-}
-
-/** Events of a charge, oldest first. */
-export async function listChargeEvents(scope: MerchantScope, chargeId: string): Promise<OutboxEvent[]> {
-  const events: OutboxEvent[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'chargeId = :charge',
-        ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': 'EVENT#', ':charge': chargeId },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      events.push({
-        id: item.id,
-        family: item.family,
-        type: item.eventType,
-        chargeId: item.chargeId,
-        createdAt: item.createdAt,
-        payload: item.payload,
-      });
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return events;
 }

@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
 import { accountPk } from './keys.ts';
 
 export const roles = ['OWNER', 'ADMIN', 'DEVELOPER', 'VIEWER'] as const;
@@ -54,7 +54,7 @@ export async function createUser(email: string, passwordHash: string): Promise<U
       }),
     );
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+    if (isConditionFailure(error)) {
       throw new EmailTakenError(`A user with e-mail ${user.email} already exists`);
     }
     throw error;

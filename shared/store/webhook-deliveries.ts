@@ -6,9 +6,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
-import { db, tableName } from './client.ts';
+import { db, isConditionFailure, queryAll, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 
 export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
@@ -102,7 +102,7 @@ export async function createDelivery(
     );
     return { ref, id, needsEnqueue: true };
   } catch (error) {
-    if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    if (!isConditionFailure(error)) throw error;
     // Created by an earlier run of this record: enqueue again only if that run never did.
     const existing = await db.send(
       new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }),
@@ -173,40 +173,31 @@ export async function updateDelivery(
     );
     return true;
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
 
 /** Deleting an endpoint abandons its pending deliveries (not yet attempted, or waiting to retry). */
 export async function cancelPendingDeliveries(endpointId: string): Promise<number> {
-  let cancelled = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': `WHDELIV#${endpointId}`, ':pending': 'PENDING' },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (
-        await updateDelivery(
-          { pk: String(item.pk), sk: String(item.sk) },
-          { status: 'CANCELLED', nextRetryAt: null },
-          ['PENDING'],
-        )
-      )
-        cancelled++;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return cancelled;
+  const pending = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: '#status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': `WHDELIV#${endpointId}`, ':pending': 'PENDING' },
+  });
+  const cancelled = await Promise.all(
+    pending.map((item) =>
+      updateDelivery(
+        { pk: String(item.pk), sk: String(item.sk) },
+        { status: 'CANCELLED', nextRetryAt: null },
+        ['PENDING'],
+      ),
+    ),
+  );
+  return cancelled.filter(Boolean).length;
 }
 
 export interface DeliveryFilters {
@@ -231,30 +222,20 @@ export async function queryDeliveries(
     values[`:${field}`] = value;
   }
   if (projection) for (const field of projection.split(',')) names[`#p_${field}`] = field;
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
-        ...(projection && {
-          ProjectionExpression: projection
-            .split(',')
-            .map((f) => `#p_${f}`)
-            .join(', '),
-        }),
-        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
+    ...(projection && {
+      ProjectionExpression: projection
+        .split(',')
+        .map((f) => `#p_${f}`)
+        .join(', '),
+    }),
+    ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+  });
 }
 
 /** The public delivery record: the stored body shown as `payload`, the event as sent. */

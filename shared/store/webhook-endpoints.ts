@@ -6,8 +6,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 
 export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
@@ -68,21 +68,12 @@ export async function getEndpoint(scope: MerchantScope, id: string): Promise<Web
 
 /** Newest first. */
 export async function listEndpoints(scope: MerchantScope): Promise<WebhookEndpoint[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': 'WEBHOOKEP#' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': 'WEBHOOKEP#' },
+    ConsistentRead: true,
+  });
   return items.map(toEndpoint).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
@@ -116,9 +107,24 @@ export async function updateEndpoint(
     );
     return Attributes && toEndpoint(Attributes);
   } catch (error) {
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }
 
-export const endpointKey = key;
+/** `false` when the endpoint does not exist. */
+export async function deleteEndpoint(scope: MerchantScope, id: string): Promise<boolean> {
+  try {
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: key(scope, id),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
