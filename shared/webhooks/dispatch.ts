@@ -34,7 +34,7 @@ export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOption
     return { kind: 'done' };
   const scope = { accountId: delivery.accountId, mode: delivery.mode };
   const endpoint = await getEndpoint(scope, delivery.endpointId);
-  if (!endpoint || endpoint.status !== 'ACTIVE') {
+  if (endpoint?.status !== 'ACTIVE') {
     await updateDelivery(
       ref,
       {
