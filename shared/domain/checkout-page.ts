@@ -56,7 +56,7 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
   .qr { width: 100%; max-width: 260px; aspect-ratio: 1; margin: 16px auto 8px; display: block; image-rendering: pixelated; }
   .countdown { color: var(--muted); font-size: 14px; margin: 0 0 16px; }
   textarea { width: 100%; height: 72px; font: 12px/1.3 ui-monospace, monospace; border: 1px solid #cbd5e1; border-radius: 8px; padding: 8px; resize: none; color: var(--muted); }
-  button { width: 100%; margin-top: 10px; padding: 14px; border: 0; border-radius: 10px; background: var(--brand); color: #fff; font-size: 16px; font-weight: 600; }
+  button { width: 100%; margin-top: 10px; padding: 14px; border: 0; border-radius: 10px; background: var(--brand); color: #fff; font: inherit; font-size: 16px; font-weight: 600; }
   button:active { filter: brightness(.95); }
   .done { display: none; font-size: 18px; font-weight: 600; margin: 24px 0 8px; }
   .settled .pay { display: none; }
