@@ -9,15 +9,22 @@
 
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import QRCode from 'qrcode';
+import type { AccountSettings } from '../domain/account-settings.ts';
 import { buildDynamicBrCode } from '../domain/br-code.ts';
 import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
 import { type ChargeRecord, pixLocation, serializeCharge } from '../domain/charges.ts';
 import { eventsForTransition } from '../domain/events.ts';
 import { deriveTxid, newChargeId } from '../domain/pix-ids.ts';
-import { conflict, forbidden, notFound, serviceUnavailable, unprocessable } from '../http/errors.ts';
+import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
+import { conflict, notFound, serviceUnavailable, unprocessable } from '../http/errors.ts';
 import type { ApiResponse, KeyPrincipal } from '../http/types.ts';
 import { providerFor } from '../providers/index.ts';
-import { type CreatedCob, ProviderRejectedError, ProviderUnavailableError } from '../providers/provider.ts';
+import {
+  type CreatedCob,
+  type PixProvider,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from '../providers/provider.ts';
 import {
   createChargeItems,
   type IdempotencyRecord,
@@ -61,90 +68,31 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
   const requestHash = requestFingerprint(routeId, request.rawBody);
   const now = new Date();
   const document = input.customer.document;
-  // In parallel: the customer's live charges of the longest window any account may set.
-  const [context, customerCharges] = await Promise.all([
+  // One round trip: the create context, in parallel with the customer's live charges of the
+  // longest window any account may set.
+  const since = new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString();
+  const [context, customerChargeTimes] = await Promise.all([
     readCreateContext(scope, routeId, idempotencyKey),
     document === undefined
       ? Promise.resolve([])
-      : liveCustomerChargeTimes(
-          scope,
-          document,
-          new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString(),
-          now.toISOString(),
-        ),
+      : liveCustomerChargeTimes(scope, document, since, now.toISOString()),
   ]);
   if (context.idempotency) return replay(context.idempotency, requestHash);
   const account = context.account;
   if (!account) throw notFound('No such account.');
-  const { settings } = account;
-
-  // Fraud/velocity guard: before any acquirer call. Only live (pending) charges count.
-  const velocity = settings.velocity;
-  const windowStart = new Date(now.getTime() - velocity.customerWindowSeconds * 1000).toISOString();
-  if (customerCharges.filter((createdAt) => createdAt >= windowStart).length >= velocity.customerMaxCharges) {
-    throw customerVelocity();
-  }
-  if (context.pendingCount >= velocity.accountMaxPending) throw accountVelocity();
+  assertWithinVelocity(account.settings.velocity, customerChargeTimes, context.pendingCount, now);
 
   const provider = providerFor(principal.mode, account);
   if (!provider)
     throw unprocessable('No Pix provider is configured for this account in live mode.', {
       param: 'payment_method',
     });
-
+  const expiresIn = input.expires_in ?? account.settings.defaultExpiresIn;
   const txid = deriveTxid(scope.accountId, scope.mode, idempotencyKey);
-  const expiresIn = input.expires_in ?? settings.defaultExpiresIn;
-  const id = newChargeId(now.getTime());
-  const at = now.toISOString();
-  let cob: CreatedCob | undefined;
-  let failure: ChargeRecord['failure'];
-  try {
-    cob = await provider.createCob({
-      txid,
-      amount: input.amount,
-      expiresIn,
-      ...(input.expected_payer_tax_id !== undefined && { payerDocument: input.expected_payer_tax_id }),
-      ...(input.customer.name !== undefined && { payerName: input.customer.name }),
-      ...(input.description !== undefined && { description: input.description }),
-    });
-  } catch (error) {
-    if (error instanceof ProviderUnavailableError) throw serviceUnavailable();
-    if (!(error instanceof ProviderRejectedError)) throw error;
-    failure = { reason: error.message, providerErrorCode: error.providerErrorCode, at };
-  }
+  const outcome = await requestCob(provider, input, txid, expiresIn, now);
   injectFault('after-provider', request.headers);
 
-  const charge: ChargeRecord = {
-    id,
-    accountId: scope.accountId,
-    mode: scope.mode,
-    amount: input.amount,
-    currency: input.currency,
-    status: cob ? 'WAITING_PAYMENT' : 'REFUSED',
-    paymentMethod: 'pix',
-    customer: input.customer,
-    metadata: sanitizeMetadata(input.metadata, input.description),
-    ...(input.expected_payer_tax_id !== undefined && { expectedPayerTaxId: input.expected_payer_tax_id }),
-    idempotencyKey,
-    baseUrl: request.baseUrl,
-    provider: provider.name,
-    expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString(),
-    createdAt: at,
-    updatedAt: at,
-    ...(failure && { failure }),
-  };
-  if (cob) {
-    charge.txid = cob.txid;
-    charge.brCode = buildDynamicBrCode({
-      locationUrl: pixLocation(request.baseUrl, id),
-      merchantName: settings.merchantName,
-      merchantCity: settings.merchantCity,
-      mcc: settings.mcc,
-      amount: input.amount,
-    });
-    charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
-  }
-
+  const charge = await newChargeRecord(request, account.settings, provider.name, outcome, expiresIn, now);
   const response = { status: 201, body: serializeCharge(charge, now.getTime()) };
   const items = createChargeItems({
     charge,
@@ -152,8 +100,8 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
     idempotencyKey,
     requestHash,
     response,
-    maxPending: velocity.accountMaxPending,
-    events: outboxItems(scope, eventsForTransition(charge, null, at)),
+    maxPending: account.settings.velocity.accountMaxPending,
+    events: outboxItems(scope, eventsForTransition(charge, null, charge.createdAt)),
   });
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
@@ -166,23 +114,87 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
       if (winner) return replay(winner, requestHash);
     }
     if (reasons.at(-1)?.Code === 'ConditionalCheckFailed' && charge.status === 'WAITING_PAYMENT')
-      throw accountVelocity();
+      throw accountVelocityExceeded();
     throw error;
   }
   injectFault('after-write', request.headers);
   return response;
 }
 
-const customerVelocity = () =>
-  forbidden(
-    'fraud.customer_velocity_exceeded',
-    'Too many live charges for this customer in a short window; try again later.',
-  );
-const accountVelocity = () =>
-  forbidden(
-    'fraud.account_velocity_exceeded',
-    'This account has reached its limit of live charges; wait for some to be paid or expire.',
-  );
+type CobOutcome = { cob: CreatedCob } | { failure: NonNullable<ChargeRecord['failure']> };
+
+/** `PUT /cob/{txid}` at the acquirer: unavailable → 503 (nothing stored); refused → a failed charge. */
+async function requestCob(
+  provider: PixProvider,
+  input: CreateChargeBody,
+  txid: string,
+  expiresIn: number,
+  now: Date,
+): Promise<CobOutcome> {
+  try {
+    return {
+      cob: await provider.createCob({
+        txid,
+        amount: input.amount,
+        expiresIn,
+        ...(input.expected_payer_tax_id !== undefined && { payerDocument: input.expected_payer_tax_id }),
+        ...(input.customer.name !== undefined && { payerName: input.customer.name }),
+        ...(input.description !== undefined && { description: input.description }),
+      }),
+    };
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) throw serviceUnavailable();
+    if (!(error instanceof ProviderRejectedError)) throw error;
+    return {
+      failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },
+    };
+  }
+}
+
+/** The stored charge; with its BR Code and QR when the acquirer accepted it. */
+async function newChargeRecord(
+  request: CreateChargeRequest,
+  settings: AccountSettings,
+  providerName: string,
+  outcome: CobOutcome,
+  expiresIn: number,
+  now: Date,
+): Promise<ChargeRecord> {
+  const { input, principal } = request;
+  const at = now.toISOString();
+  const id = newChargeId(now.getTime());
+  const charge: ChargeRecord = {
+    id,
+    accountId: principal.accountId,
+    mode: principal.mode,
+    amount: input.amount,
+    currency: input.currency,
+    status: 'cob' in outcome ? 'WAITING_PAYMENT' : 'REFUSED',
+    paymentMethod: 'pix',
+    customer: input.customer,
+    metadata: sanitizeMetadata(input.metadata, input.description),
+    ...(input.expected_payer_tax_id !== undefined && { expectedPayerTaxId: input.expected_payer_tax_id }),
+    idempotencyKey: request.idempotencyKey,
+    baseUrl: request.baseUrl,
+    provider: providerName,
+    expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+    ...('failure' in outcome && { failure: outcome.failure }),
+  };
+  if ('cob' in outcome) {
+    charge.txid = outcome.cob.txid;
+    charge.brCode = buildDynamicBrCode({
+      locationUrl: pixLocation(request.baseUrl, id),
+      merchantName: settings.merchantName,
+      merchantCity: settings.merchantCity,
+      mcc: settings.mcc,
+      amount: input.amount,
+    });
+    charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
+  }
+  return charge;
+}
 
 /** The QR image of a BR Code, as the base64 PNG the Charge carries. */
 export const qrPngBase64 = async (brCode: string): Promise<string> =>

@@ -12,6 +12,7 @@ import {
   walletDelta,
 } from '../../shared/domain/ledger.ts';
 import { decideSettlement } from '../../shared/domain/settlement.ts';
+import { assertWithinVelocity } from '../../shared/domain/velocity.ts';
 
 const now = Date.parse('2026-11-21T12:00:00.000Z');
 const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
@@ -134,5 +135,25 @@ describe('charge serializer and events', () => {
     expect(types('EXPIRED')).toEqual(['charge.expired', 'payment.expired']);
     expect(types('REFUNDED')).toEqual(['payment.refunded']);
     expect(types('PROCESSING')).toEqual(['payment.status_changed']);
+  });
+});
+
+describe('velocity guard', () => {
+  const limits = { customerMaxCharges: 2, customerWindowSeconds: 600, accountMaxPending: 3 };
+  const at = new Date(now);
+  const minutesAgo = (m: number) => new Date(now - m * 60_000).toISOString();
+  it('counts only the customer’s live charges inside the window', () => {
+    expect(() =>
+      assertWithinVelocity(limits, [minutesAgo(1), minutesAgo(20), minutesAgo(30)], 0, at),
+    ).not.toThrow();
+    expect(() => assertWithinVelocity(limits, [minutesAgo(1), minutesAgo(9)], 0, at)).toThrow(
+      expect.objectContaining({ status: 403, code: 'fraud.customer_velocity_exceeded' }),
+    );
+  });
+  it('stops at the account’s live-charge limit', () => {
+    expect(() => assertWithinVelocity(limits, [], 2, at)).not.toThrow();
+    expect(() => assertWithinVelocity(limits, [], 3, at)).toThrow(
+      expect.objectContaining({ code: 'fraud.account_velocity_exceeded' }),
+    );
   });
 });
