@@ -24,8 +24,8 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
         accountId: scope.accountId,
         mode: scope.mode,
         createdAt: event.createdAt,
-        payload: event.payload,
-        // The exact bytes every delivery sends (a map's key order is not kept by DynamoDB).
+        // The event as the exact JSON every delivery sends (stored once, as a string: a map's key
+        // order is not kept by DynamoDB).
         body: JSON.stringify(event.payload),
       },
       ConditionExpression: 'attribute_not_exists(pk)',

@@ -40,7 +40,7 @@ export async function merchant(settings: Parameters<typeof newAccount>[0] = {}) 
   return { accountId: account.id, apikey: await newKey(account.id, 'test') };
 }
 
-/** Stored outbox events of a charge (raw id), oldest first. */
+/** Stored outbox events of a charge (raw id), oldest first, with their body parsed as `payload`. */
 export async function storedEvents(accountId: string, rawId: string, mode = 'test') {
   const { Items = [] } = await db.send(
     new QueryCommand({
@@ -51,7 +51,7 @@ export async function storedEvents(accountId: string, rawId: string, mode = 'tes
       ConsistentRead: true,
     }),
   );
-  return Items;
+  return Items.map((item): Record<string, any> => ({ ...item, payload: JSON.parse(item.body) }));
 }
 
 export async function storedCharge(accountId: string, rawId: string, mode = 'test') {
