@@ -6,6 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { lambdaBundling } from './bundling.ts';
 import type { SingleTable, TableAccess } from './table.ts';
 
 /** Environment variables that carry a secret's ARN (never the secret itself) end in `_SECRET_ARN`. */
@@ -74,17 +75,10 @@ export class ServiceFunction extends Construct {
       tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: {
+        ...lambdaBundling,
         format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
-        // Prefer the ESM build of dependencies that ship both.
-        mainFields: ['module', 'main'],
-        // CommonJS dependencies bundled into an ESM file still call require().
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        // Bundle the AWS SDK too: the deployed code then runs the SDK version the tests ran,
-        // not whatever copy the Lambda runtime happens to ship.
-        externalModules: [],
+        mainFields: [...lambdaBundling.mainFields],
+        externalModules: [...lambdaBundling.externalModules],
         forceDockerBundling: false,
       },
     });

@@ -7,24 +7,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
+import { lambdaBundling } from '../../infra/constructs/bundling.ts';
 import { groups } from '../../shared/routes.ts';
 import { repoRoot } from './runtime.ts';
 
-/**
- * The `bundling` props of `ServiceFunction` (infra/constructs/service-function.ts), which does
- * not export them: KEEP IN SYNC until the construct and this file share one constant.
- * `externalModules: []` bundles the AWS SDK too (NodejsFunction's default would leave
- * `@aws-sdk/*` to the copy in the Lambda runtime).
- */
-export const lambdaBundling = {
-  format: 'esm',
-  minify: true,
-  sourceMap: true,
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  externalModules: [] as readonly string[],
-} as const;
+export { lambdaBundling };
 
 /** The esbuild options NodejsFunction derives from those props (its `esbuild --bundle …` command line). */
 export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions {
