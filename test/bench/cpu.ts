@@ -15,6 +15,7 @@ export interface CpuSample {
 }
 
 export const OTHERS = 'other processes on the machine';
+const BENCH = 'bench (this process: autocannon, SDK client, cold-start children)';
 
 export interface CpuShare {
   process: string;
@@ -32,15 +33,26 @@ const clockTicks = (): number => {
   }
 };
 
-/** `/proc/<pid>/stat` → process group, command name and user+system CPU seconds. */
-function readStat(pid: string, ticks: number): { pgrp: number; comm: string; seconds: number } | undefined {
+/**
+ * `/proc/<pid>/stat` → process group, command name, user+system CPU seconds, and those of its
+ * children that have ended and been waited for.
+ */
+function readStat(
+  pid: string,
+  ticks: number,
+): { pgrp: number; comm: string; seconds: number; endedChildrenSeconds: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may contain spaces: fields are counted after it.
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the name: state, ppid, pgrp, … utime is field 14 of the line, stime 15.
-    return { pgrp: Number(fields[2]), comm, seconds: (Number(fields[11]) + Number(fields[12])) / ticks };
+    // After the name: state, ppid, pgrp, … utime is field 14 of the line, stime 15, cutime 16, cstime 17.
+    return {
+      pgrp: Number(fields[2]),
+      comm,
+      seconds: (Number(fields[11]) + Number(fields[12])) / ticks,
+      endedChildrenSeconds: (Number(fields[13]) + Number(fields[14])) / ticks,
+    };
   } catch {
     return undefined; // The process ended between readdir and read.
   }
@@ -69,7 +81,9 @@ export function sampleCpu(runtimePid: number): CpuSample | undefined {
     processes[label] = (processes[label] ?? 0) + stat.seconds;
   }
   const own = process.cpuUsage();
-  processes['bench (this process: autocannon or the SDK client)'] = (own.user + own.system) / 1e6;
+  // With the cold-start processes it ran (they have ended by the next sample): not "others".
+  const children = readStat('self', ticks)?.endedChildrenSeconds ?? 0;
+  processes[BENCH] = (own.user + own.system) / 1e6 + children;
   return { processes, machine: machineBusySeconds(ticks) };
 }
 
@@ -94,4 +108,33 @@ export function cpuShares(
     cores: round(seconds / wallSeconds, 2),
     cpuMsPerRequest: round((seconds * 1000) / Math.max(1, requests), 2),
   }));
+}
+
+const runtimeSeconds = (sample: CpuSample): number =>
+  Object.entries(sample.processes)
+    .filter(([label]) => label.startsWith('runtime'))
+    .reduce((sum, [, seconds]) => sum + seconds, 0);
+
+/**
+ * Waits until the runtime (node and the JVM) uses less than `cores` over a second, at most
+ * `maxSeconds`: its stream and queue pollers have worked through what the runs before left
+ * them. Returns the seconds waited and the runtime's last reading; undefined without /proc.
+ */
+export async function waitForQuietRuntime(
+  runtimePid: number,
+  { cores = 0.15, maxSeconds = 20 }: { cores?: number; maxSeconds?: number } = {},
+): Promise<{ waitedSeconds: number; runtimeCores: number } | undefined> {
+  const startedAt = performance.now();
+  let previous = sampleCpu(runtimePid);
+  if (!previous) return undefined;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const current = sampleCpu(runtimePid);
+    if (!current) return undefined;
+    const waitedSeconds = (performance.now() - startedAt) / 1000;
+    const runtimeCores = round(runtimeSeconds(current) - runtimeSeconds(previous), 2);
+    if (runtimeCores < cores || waitedSeconds >= maxSeconds)
+      return { waitedSeconds: round(waitedSeconds), runtimeCores };
+    previous = current;
+  }
 }

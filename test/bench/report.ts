@@ -50,6 +50,10 @@ export interface BenchResults {
   bundling: typeof lambdaBundling;
   bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
   coldStarts: ColdStartResult[];
+  /** CPU by process while the cold starts ran (one after the other): "others" flags a busy machine. */
+  coldStartCpu: CpuShare[] | undefined;
+  /** How long the bench waited for the runtime to go idle before the cold starts. */
+  coldStartQuietWait: { waitedSeconds: number; runtimeCores: number } | undefined;
   /** functions/ folders the bench neither bundles nor starts (see BACKGROUND_FUNCTIONS). */
   unbenchedFunctions: string[];
   /** On a fresh runtime, after everything else. */
@@ -243,7 +247,8 @@ function bundleSection(bundles: BenchResults['bundles']): string {
   ].join('\n');
 }
 
-function coldSection(cold: readonly ColdStartResult[]): string {
+function coldSection(r: BenchResults): string {
+  const { coldStarts: cold, coldStartCpu: cpu, coldStartQuietWait: quiet } = r;
   const rows = cold.map((c) => [
     c.name,
     c.route,
@@ -254,13 +259,16 @@ function coldSection(cold: readonly ColdStartResult[]): string {
     c.medianInitPlusInvokeMs,
   ]);
   return [
-    `Cold init in a fresh node process (median of ${cold[0]?.runs ?? 0} runs)`,
+    `Cold init in a fresh node process (median of ${cold[0]?.runs ?? 0} runs), against the runtime's DynamoDB Local${quiet ? ` once the runtime was idle (after ${quiet.waitedSeconds} s: ${quiet.runtimeCores} cores)` : ''}`,
     table(
       ['target', 'first request', 'status', 'DDB calls', 'import ms', 'first invoke ms', 'total ms'],
       rows,
     ),
     ...cold.flatMap((c) => (c.warning ? [`  WARNING: ${c.warning}`] : [])),
-  ].join('\n');
+    interference([{ label: 'cold starts', cpu }])?.replace('the load test', 'the cold starts'),
+  ]
+    .filter((part) => part !== undefined)
+    .join('\n');
 }
 
 const p3 = (p: Percentiles) => (p.count === 0 ? '-' : `${p.p50} / ${p.p90} / ${p.p99}`);
@@ -284,6 +292,7 @@ function webhookSection(w: WebhookResults): string {
   ]);
   const stages: [string, (run: RateRun) => Percentiles][] = [
     ['pay request: sent -> response', (run) => run.payMs],
+    ['   of which in the pay handler', (run) => run.payHandlerMs],
     ['1. sent -> event created_at (API, auth, charge read)', (run) => run.stagesMs.toEvent],
     ['2. event -> delivery createdAt (commit, stream poll, fan-out)', (run) => run.stagesMs.eventToDelivery],
     ['   of which pay response -> delivery createdAt', (run) => run.stagesMs.responseToDelivery],
@@ -314,6 +323,7 @@ function webhookSection(w: WebhookResults): string {
       ['stage, p50 / p90 / p99 ms', ...runs.map(rateLabel)],
       stages.map(([label, of]) => [label, ...runs.map((run) => p3(of(run)))]),
     ),
+    `  DynamoDB calls per pay (request log, auth included): ${runs.map((run) => run.payDynamodbCalls).join(' / ')}`,
     cpuTable(columns),
     interference(columns),
     `  burst: ${burst.charges} charges paid at ${burst.inFlight} in flight, ${burst.paysPerSecond} pays/s; fan-out ${burst.fanOutPerSecond} deliveries/s (stream poller, receiver holding its answers)`,
@@ -340,7 +350,7 @@ export function formatReport(r: BenchResults): string {
     '',
     bundleSection(r.bundles),
     '',
-    coldSection(r.coldStarts),
+    coldSection(r),
     ...(r.unbenchedFunctions.length > 0
       ? [
           `  WARNING: functions/ ${r.unbenchedFunctions.join(', ')}: neither an API group nor in BACKGROUND_FUNCTIONS (test/bench/bundle.ts), not measured`,

@@ -19,6 +19,7 @@ import {
   probeCreates,
 } from './charges.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
+import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
 import { type BenchResults, bundleSizes, formatReport, machine, writeResults } from './report.ts';
@@ -44,12 +45,15 @@ const COLD_RUNS = 5;
  * the deliveries/s of the dispatchers draining a full queue. See test/bench/webhooks.ts.
  */
 const WEBHOOKS: WebhookPlan = {
+  // Ascending; the warm-up also warms DynamoDB Local's JIT (a cold JVM pays far slower).
   rates: [
-    { perSecond: 50, seconds: 2, warmup: true },
-    { perSecond: 100, seconds: 10 },
+    { perSecond: 50, seconds: 4, warmup: true },
+    { perSecond: 25, seconds: 8 },
     { perSecond: 50, seconds: 10 },
+    { perSecond: 100, seconds: 10 },
   ],
-  burst: 2000,
+  // About what the fan-out enqueues while the receiver may hold its answers (< 30 s).
+  burst: 800,
   burstInFlight: 10,
   deliveryWaitSeconds: 30,
   p99GoalMs: 1000,
@@ -126,6 +130,20 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     ROUND_TRIP_CALLS,
   );
 
+  // Before the charge loads: their outbox events keep the runtime's stream poller busy for a
+  // while after them, which would share the cores with the cold-start processes.
+  const quiet = await waitForQuietRuntime(runtime.pid);
+  const targets = coldTargets(bundles, runtime);
+  step(`cold starts: ${targets.length} targets × ${COLD_RUNS} fresh node processes`);
+  const coldCpuBefore = sampleCpu(runtime.pid);
+  const coldStartedAt = performance.now();
+  const coldStarts = await measureColdStarts(targets, settings, COLD_RUNS);
+  const coldCpuAfter = sampleCpu(runtime.pid);
+  const coldStartCpu =
+    coldCpuBefore && coldCpuAfter
+      ? cpuShares(coldCpuBefore, coldCpuAfter, (performance.now() - coldStartedAt) / 1000, 1)
+      : undefined;
+
   step(
     `charges: a bench account with high velocity limits, then POST /v1/charges: ${LOAD.warmupSeconds} s warm-up, ${LOAD.durationSeconds} s at ${LOAD.connections} connections, ${LOAD.sequentialSeconds} s at 1`,
   );
@@ -150,10 +168,6 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   );
   const rawTransactions = await measureRawTransactions(chargeBench, runtime, RAW);
   const qrMsPerImage = await measureQrEncoding(chargeBench, QR_IMAGES);
-
-  const targets = coldTargets(bundles, runtime);
-  step(`cold starts: ${targets.length} targets × ${COLD_RUNS} fresh node processes`);
-  const coldStarts = await measureColdStarts(targets, settings, COLD_RUNS);
 
   // A fresh runtime: the loads above leave their stream records (every item they wrote) for
   // the stream poller to work through, which would be measured instead of the webhooks.
@@ -182,6 +196,8 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     bundling: lambdaBundling,
     bundles: bundleSizes(bundles),
     coldStarts,
+    coldStartCpu,
+    coldStartQuietWait: quiet,
     unbenchedFunctions: unbenchedFunctions(),
     webhooks,
     totalSeconds: round((performance.now() - startedAt) / 1000),

@@ -21,7 +21,7 @@ import { percentile, round } from './stats.ts';
 import { type Arrival, startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 export interface WebhookPlan {
-  /** Pays per second and seconds, in order; the first is a warm-up (dropped). */
+  /** Pays per second and seconds, in order; a `warmup` run is reported apart, not among `runs`. */
   rates: readonly { perSecond: number; seconds: number; warmup?: boolean }[];
   /** Charges paid as fast as `burstInFlight` requests allow, with the receiver holding its answers. */
   burst: number;
@@ -33,6 +33,7 @@ export interface WebhookPlan {
 }
 
 const EVENT = 'charge.paid';
+const PAY_ROUTE = 'POST /v1/sandbox/charges/{id}/pay';
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Charges written to the table at a time before the runs (not timed). */
 const CREATE_IN_FLIGHT = 10;
@@ -64,6 +65,10 @@ export interface RateRun {
   endToEndMs: Percentiles;
   /** Pay request sent → its response received. */
   payMs: Percentiles;
+  /** The pay's time inside its handler (the runtime's request log): the rest of `payMs` is waiting. */
+  payHandlerMs: Percentiles;
+  /** DynamoDB calls per pay (request log, auth included). */
+  payDynamodbCalls: number;
   /** The stages of the end-to-end time (service timestamps, whole milliseconds). */
   stagesMs: {
     /** Pay request sent → the event's `created_at` (API, auth, charge read). */
@@ -96,7 +101,10 @@ export interface BurstRun {
   heldRequests: number;
   heldMs: number;
   delivered: number;
-  /** Deliveries received per second after the release, 5th to 95th percentile of the arrivals. */
+  /**
+   * Deliveries received per second after the release, over the 5th to 95th percentile of the
+   * arrivals of the deliveries that were on the queue at the release (the dispatchers' pace).
+   */
   deliveredPerSecond: number;
   /** The same from the release to the last arrival. */
   deliveredPerSecondOverall: number;
@@ -262,6 +270,7 @@ async function rateRun(
   rate: { perSecond: number; seconds: number },
 ): Promise<RateRun> {
   const fromIso = new Date(Date.now() - 1_000).toISOString();
+  const firstLog = ctx.runtime.requestLogs.length;
   const before = sampleCpu(ctx.runtime.pid);
   const cpuStartedAt = Date.now();
   const sent = await payAtRate(ctx.api, chargeIds, rate.perSecond);
@@ -275,6 +284,8 @@ async function rateRun(
   const after = sampleCpu(ctx.runtime.pid);
   const cpuSeconds = (Date.now() - cpuStartedAt) / 1000;
   const deliveries = await readDeliveries(ctx.store, ctx.accountId, fromIso);
+  await ctx.runtime.settle();
+  const payLogs = ctx.runtime.requestLogs.slice(firstLog).filter((log) => log.routeKey === PAY_ROUTE);
 
   const payErrors: Record<string, number> = {};
   for (const s of sent) if (s.error) countError(payErrors, s.error);
@@ -300,6 +311,8 @@ async function rateRun(
     deliveredPerSecond: round((arrivals.length - 1) / arrivalSpan),
     endToEndMs: endToEnd,
     payMs: summarize(sent.map((s) => s.respondedAt - s.sentAt)),
+    payHandlerMs: summarize(payLogs.map((log) => log.durationMs)),
+    payDynamodbCalls: round(payLogs.reduce((sum, log) => sum + log.dynamodbCalls, 0) / payLogs.length, 2),
     stagesMs: {
       toEvent: stage(({ s, arrival }) => arrival.eventAt - s.sentAt),
       eventToDelivery: stage(
@@ -377,7 +390,8 @@ async function burstRun(ctx: Context, chargeIds: readonly string[], inFlight: nu
     heldRequests,
     heldMs: releasedAt - heldFrom,
     delivered,
-    deliveredPerSecond: steadyRate(arrivals),
+    // The first `enqueued` arrivals came off the full queue; any later ones at the fan-out's pace.
+    deliveredPerSecond: steadyRate([...arrivals].sort((a, b) => a - b).slice(0, enqueued)),
     deliveredPerSecondOverall: round(arrivals.length / ((lastAt - releasedAt) / 1000)),
     drainSeconds: round((lastAt - releasedAt) / 1000, 2),
     cpu:
