@@ -2,15 +2,20 @@
  * The outbox fan-out (DynamoDB Streams → this Lambda): each new event item becomes one
  * delivery per subscribed ACTIVE endpoint of its merchant scope, put conditionally (stream
  * retries create no duplicates), and one message per new delivery on the delivery queue.
- * Failures are reported per record, so only the failed record and those after it are retried.
+ *
+ * A batch is fanned out concurrently (endpoints are read once per merchant scope), so its cost
+ * is a few round trips, not a few per event. Webhooks promise no order between events. On a
+ * failure the earliest failed record is reported: Lambda retries from there, and records after
+ * it that had succeeded find their deliveries already created.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { errorFields, log } from '#shared/log.ts';
-import { createDelivery, markEnqueued } from '#shared/store/webhook-deliveries.ts';
-import { listEndpoints } from '#shared/store/webhook-endpoints.ts';
+import type { MerchantScope } from '#shared/store/keys.ts';
+import { createDelivery, type DeliveryRef, markEnqueued } from '#shared/store/webhook-deliveries.ts';
+import { listEndpoints, type WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '#shared/webhooks/queue.ts';
 
 interface OutboxItem {
@@ -23,42 +28,67 @@ interface OutboxItem {
   body: string;
 }
 
-async function fanOut(event: OutboxItem): Promise<number> {
-  const scope = { accountId: event.accountId, mode: event.mode };
-  const endpoints = (await listEndpoints(scope)).filter(
-    (e) => e.status === 'ACTIVE' && e.events.includes(event.eventType),
-  );
-  const created = await Promise.all(
-    endpoints.map((endpoint) =>
-      createDelivery(
-        scope,
-        { id: event.id, type: event.eventType, createdAt: event.createdAt, body: event.body },
-        endpoint.id,
-      ),
-    ),
-  );
-  const toEnqueue = created.filter((d) => d.needsEnqueue).map((d) => d.ref);
-  if (toEnqueue.length > 0) {
-    await enqueueDeliveries(toEnqueue);
-    await Promise.all(toEnqueue.map(markEnqueued));
-  }
-  return endpoints.length;
+function outboxEvent(record: DynamoDBRecord): OutboxItem | undefined {
+  const image = record.dynamodb?.NewImage;
+  if (record.eventName !== 'INSERT' || !image) return undefined;
+  const item = unmarshall(image as Record<string, AttributeValue>) as OutboxItem;
+  return item.type === 'event' ? item : undefined;
 }
 
 export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  for (const record of stream.Records) {
-    const image = record.dynamodb?.NewImage;
-    if (record.eventName !== 'INSERT' || !image) continue;
-    const item = unmarshall(image as Record<string, AttributeValue>) as OutboxItem;
-    if (item.type !== 'event') continue;
-    try {
-      const deliveries = await fanOut(item);
-      log.debug('outbox fan-out', { eventId: item.id, eventType: item.eventType, deliveries });
-    } catch (error) {
-      log.error('outbox fan-out failed', { eventId: item.id, ...errorFields(error) });
-      // Records of a shard are in order: retry from this one.
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+  const endpointsByScope = new Map<string, Promise<WebhookEndpoint[]>>();
+  const endpointsOf = (scope: MerchantScope) => {
+    const key = `${scope.accountId}#${scope.mode}`;
+    let endpoints = endpointsByScope.get(key);
+    if (!endpoints) {
+      endpoints = listEndpoints(scope);
+      endpointsByScope.set(key, endpoints);
     }
+    return endpoints;
+  };
+
+  const created = await Promise.allSettled(
+    stream.Records.map(async (record) => {
+      const event = outboxEvent(record);
+      if (!event) return [];
+      const scope = { accountId: event.accountId, mode: event.mode };
+      const subscribed = (await endpointsOf(scope)).filter(
+        (e) => e.status === 'ACTIVE' && e.events.includes(event.eventType),
+      );
+      const deliveries = await Promise.all(
+        subscribed.map((endpoint) =>
+          createDelivery(
+            scope,
+            { id: event.id, type: event.eventType, createdAt: event.createdAt, body: event.body },
+            endpoint.id,
+          ),
+        ),
+      );
+      return deliveries.filter((d) => d.needsEnqueue).map((d) => d.ref);
+    }),
+  );
+
+  const firstFailed = created.findIndex((result) => result.status === 'rejected');
+  const refs: DeliveryRef[] = created
+    .slice(0, firstFailed === -1 ? undefined : firstFailed)
+    .flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  try {
+    if (refs.length > 0) {
+      await enqueueDeliveries(refs);
+      await Promise.all(refs.map(markEnqueued));
+    }
+  } catch (error) {
+    log.error('outbox enqueue failed', errorFields(error));
+    // Nothing of this batch is known to be enqueued: retry all of it.
+    return { batchItemFailures: [{ itemIdentifier: stream.Records[0]?.dynamodb?.SequenceNumber ?? '' }] };
   }
-  return { batchItemFailures: [] };
+  if (firstFailed === -1) return { batchItemFailures: [] };
+  const failure = created[firstFailed] as PromiseRejectedResult;
+  log.error('outbox fan-out failed', {
+    sequenceNumber: stream.Records[firstFailed]?.dynamodb?.SequenceNumber,
+    ...errorFields(failure.reason),
+  });
+  return {
+    batchItemFailures: [{ itemIdentifier: stream.Records[firstFailed]?.dynamodb?.SequenceNumber ?? '' }],
+  };
 };

@@ -12,17 +12,21 @@ const queueUrl = (): string => {
 };
 
 export async function enqueueDeliveries(refs: DeliveryRef[]): Promise<void> {
-  for (let i = 0; i < refs.length; i += 10) {
-    const batch = refs.slice(i, i + 10);
-    const { Failed = [] } = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl(),
-        Entries: batch.map((ref, n) => ({ Id: String(n), MessageBody: JSON.stringify(ref) })),
-      }),
-    );
-    if (Failed.length > 0)
-      throw new Error(`Could not enqueue ${Failed.length} webhook deliveries: ${Failed[0]?.Message}`);
-  }
+  const batches = Array.from({ length: Math.ceil(refs.length / 10) }, (_, n) =>
+    refs.slice(n * 10, n * 10 + 10),
+  );
+  await Promise.all(
+    batches.map(async (batch) => {
+      const { Failed = [] } = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl(),
+          Entries: batch.map((ref, n) => ({ Id: String(n), MessageBody: JSON.stringify(ref) })),
+        }),
+      );
+      if (Failed.length > 0)
+        throw new Error(`Could not enqueue ${Failed.length} webhook deliveries: ${Failed[0]?.Message}`);
+    }),
+  );
 }
 
 /** Hides the message until the next attempt is due (SQS's visibility is the retry timer). */
