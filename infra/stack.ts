@@ -6,8 +6,7 @@ import { HttpApi } from './constructs/api.ts';
 import { ApiFunctions } from './constructs/api-functions.ts';
 import { BackgroundFunctions } from './constructs/background-functions.ts';
 import { EvidenceBucket } from './constructs/evidence-bucket.ts';
-import { JwtSecret } from './constructs/jwt-secret.ts';
-import { PixSigningSecret } from './constructs/pix-signing-secret.ts';
+import { GeneratedSecret } from './constructs/generated-secret.ts';
 import type { ServiceFunction } from './constructs/service-function.ts';
 import { SingleTable } from './constructs/table.ts';
 import { WebhookQueues } from './constructs/webhook-queues.ts';
@@ -51,8 +50,8 @@ export class PixServiceStack extends Stack {
   readonly webhookQueues: WebhookQueues;
   readonly evidence: EvidenceBucket;
   readonly alarms: AlarmTopic;
-  readonly jwtSecret: JwtSecret;
-  readonly pixSigningSecret: PixSigningSecret;
+  readonly jwtSecret: GeneratedSecret;
+  readonly pixSigningSecret: GeneratedSecret;
   readonly functions: Readonly<Record<Group, ServiceFunction>>;
   readonly background: BackgroundFunctions;
   readonly api: HttpApi;
@@ -65,8 +64,19 @@ export class PixServiceStack extends Stack {
     this.alarms = new AlarmTopic(this, 'Alarms');
     this.webhookQueues = new WebhookQueues(this, 'WebhookQueues', { alarmTopic: this.alarms.topic });
     this.evidence = new EvidenceBucket(this, 'Evidence');
-    this.jwtSecret = new JwtSecret(this, 'JwtSecret');
-    this.pixSigningSecret = new PixSigningSecret(this, 'PixSigningSecret');
+    this.jwtSecret = new GeneratedSecret(this, 'JwtSecret', {
+      description: 'HS256 signing key for Pix dashboard JWTs',
+      noRotationReason:
+        'Not rotated automatically: rotating the signing key would invalidate every open dashboard ' +
+        'session at once, and the tokens it signs are short-lived (1 h). Rotate by hand if it leaks.',
+    });
+    this.pixSigningSecret = new GeneratedSecret(this, 'PixSigningSecret', {
+      description: 'Seed of the ES256 key that signs Pix location payloads (JWS at /pix/{id})',
+      noRotationReason:
+        'Not rotated automatically: rotating changes the Pix payload signing key. Payer banks fetch ' +
+        'the public key from /.well-known/jwks.json on every payload, but a rotation procedure ' +
+        '(publishing old and new keys during the switch) is not automated yet. Rotate by hand if it leaks.',
+    });
 
     this.functions = new ApiFunctions(this, 'ApiFunctions', {
       table: this.table,
