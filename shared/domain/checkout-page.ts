@@ -4,7 +4,7 @@
  * HTML with inline CSS and a small inline script under a nonce-based CSP; no payer data.
  */
 
-import type { PublicStatus } from './charges.ts';
+import { type PublicStatus, publicStatuses } from './charges.ts';
 
 export interface CheckoutView {
   chargeId: string;
@@ -87,8 +87,8 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
 <script nonce="${nonce}">
 (() => {
   const state = ${data};
-  const labels = ${JSON.stringify(Object.fromEntries(STATUSES.map((s) => [s, statusLabel(s)])))};
-  const done = ${JSON.stringify(Object.fromEntries(STATUSES.map((s) => [s, doneText(s)])))};
+  const labels = ${JSON.stringify(Object.fromEntries(publicStatuses.map((s) => [s, statusLabel(s)])))};
+  const done = ${JSON.stringify(Object.fromEntries(publicStatuses.map((s) => [s, doneText(s)])))};
   const el = (id) => document.getElementById(id);
   const show = (status) => {
     state.status = status;
@@ -130,17 +130,6 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
 </body>
 </html>`;
 }
-
-const STATUSES: PublicStatus[] = [
-  'pending',
-  'processing',
-  'paid',
-  'failed',
-  'expired',
-  'cancelled',
-  'refunded',
-  'disputed',
-];
 
 function statusLabel(status: PublicStatus): string {
   return {
