@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { serializeCharge } from '#shared/domain/charges.ts';
 import { newEndToEndId, parseChargeId } from '#shared/domain/pix-ids.ts';
 import { classifyTaxId, normalizeTaxId } from '#shared/domain/tax-id.ts';
-import { badRequest, notFound } from '#shared/http/errors.ts';
+import { notFound } from '#shared/http/errors.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { sandboxProvider } from '#shared/providers/sandbox.ts';
@@ -25,7 +25,7 @@ const SimulatePaymentBody = v.optional(
       ),
     ),
     payer_name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-    /** Defaults to the charge amount; less is an underpayment (returned, the charge stays pending). */
+    /** Defaults to the charge amount; any other amount is returned and the charge stays as it was. */
     amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   }),
   {},
@@ -43,12 +43,12 @@ export const simulatePayment: RouteHandler<KeyPrincipal> = async ({ principal, p
   requireTestMode(principal);
   const input = parseInput(SimulatePaymentBody, body, 'body');
   const rawId = parseChargeId(pathParameters.id ?? '');
-  const charge = rawId === undefined ? undefined : await getCharge(principal, rawId);
-  const account = await getAccountCached(principal.accountId);
+  // The charge gives the default amount; settlement itself reads it again inside its retry loop.
+  const [charge, account] = await Promise.all([
+    rawId === undefined ? undefined : getCharge(principal, rawId),
+    getAccountCached(principal.accountId),
+  ]);
   if (!charge || !rawId || !account) throw notFound('No such charge.');
-  if (input.amount !== undefined && input.amount > charge.amount) {
-    throw badRequest('A dynamic Pix cannot pay more than the charge amount.', { param: 'amount' });
-  }
   const now = new Date();
   const endToEndId = newEndToEndId(SANDBOX_ISPB, now);
   const result = await receivePix(

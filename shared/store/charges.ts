@@ -12,11 +12,11 @@
  */
 
 import { randomInt } from 'node:crypto';
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeRecord, TxStatus } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
-import { type Account, accountKey, toAccount } from './accounts.ts';
-import { db, queryAll, tableName } from './client.ts';
+import { accountKey, toAccount } from './accounts.ts';
+import { batchGetConsistent, db, queryAll, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 import type { TransactItem } from './ledger.ts';
 
@@ -78,18 +78,14 @@ export interface IdempotencyRecord {
 
 /** What a create needs before deciding anything, in one round trip. */
 export async function readCreateContext(scope: MerchantScope, routeId: string, key: string) {
-  const keys = [idempotencyKey(scope, routeId, key), accountKey(scope.accountId), pendingCounterKey(scope)];
-  const { Responses } = await db.send(
-    new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
-  );
-  const items = Responses?.[tableName()] ?? [];
-  const find = (k: { pk: string; sk: string }) => items.find((i) => i.pk === k.pk && i.sk === k.sk);
-  const idem = find(keys[0] as { pk: string; sk: string });
-  const account = find(keys[1] as { pk: string; sk: string });
-  const counter = find(keys[2] as { pk: string; sk: string });
+  const [idem, account, counter] = await batchGetConsistent([
+    idempotencyKey(scope, routeId, key),
+    accountKey(scope.accountId),
+    pendingCounterKey(scope),
+  ]);
   return {
     idempotency: idem && ({ requestHash: idem.requestHash, response: idem.response } as IdempotencyRecord),
-    account: account && (toAccount(account) as Account),
+    account: account && toAccount(account),
     pendingCount: Number(counter?.count ?? 0),
   };
 }

@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
@@ -74,4 +75,30 @@ export async function transactWrite(
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/**
+ * Strongly consistent reads of several items in one round trip, asking again for any keys
+ * DynamoDB leaves unprocessed; the result is in the order of `keys` (`undefined` if absent).
+ */
+export async function batchGetConsistent(
+  keys: ItemKey[],
+): Promise<(Record<string, NativeAttributeValue> | undefined)[]> {
+  const table = tableName();
+  const found: Record<string, NativeAttributeValue>[] = [];
+  let pending = keys;
+  for (let attempt = 0; pending.length > 0 && attempt < 5; attempt++) {
+    const { Responses, UnprocessedKeys } = await db.send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    found.push(...(Responses?.[table] ?? []));
+    pending = (UnprocessedKeys?.[table]?.Keys as ItemKey[] | undefined) ?? [];
+  }
+  if (pending.length > 0) throw new Error('BatchGetItem left keys unprocessed');
+  return keys.map((k) => found.find((item) => item.pk === k.pk && item.sk === k.sk));
 }
