@@ -4,7 +4,15 @@
  * local HTTP server all read the same list: a route exists in exactly one place.
  */
 
-export type Group = 'auth' | 'api-keys' | 'charges' | 'wallets' | 'webhooks' | 'checkout' | 'sandbox';
+export type Group =
+  | 'auth'
+  | 'api-keys'
+  | 'charges'
+  | 'wallets'
+  | 'payments'
+  | 'webhooks'
+  | 'checkout'
+  | 'sandbox';
 
 /** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
 export type AuthKind = 'none' | 'jwt' | 'apikey';
@@ -34,6 +42,10 @@ export const routes = [
   { id: 'createPixCharge', group: 'charges', method: 'POST', path: '/v1/pix/charges', auth: 'apikey' },
   { id: 'listCharges', group: 'charges', method: 'GET', path: '/v1/charges', auth: 'apikey' },
   { id: 'getCharge', group: 'charges', method: 'GET', path: '/v1/charges/{id}', auth: 'apikey' },
+
+  // The transaction-format view of the same charges (Part 2).
+  { id: 'createPayment', group: 'payments', method: 'POST', path: '/v1/payments', auth: 'apikey' },
+  { id: 'getPayment', group: 'payments', method: 'GET', path: '/v1/payments/{id}', auth: 'apikey' },
 
   { id: 'getWalletBalance', group: 'wallets', method: 'GET', path: '/v1/wallets/balance', auth: 'apikey' },
   { id: 'listWallets', group: 'wallets', method: 'GET', path: '/v1/wallets', auth: 'apikey' },
@@ -88,6 +100,13 @@ export const routes = [
     auth: 'apikey',
   },
   { id: 'getWebhookStats', group: 'webhooks', method: 'GET', path: '/v1/webhooks/stats', auth: 'apikey' },
+  {
+    id: 'rotateWebhookOverrideSecret',
+    group: 'webhooks',
+    method: 'POST',
+    path: '/v1/webhooks/override-secret/rotate',
+    auth: 'apikey',
+  },
 
   // Public pages and documents a payer's phone or bank fetches: capability URLs, no auth.
   { id: 'getCheckoutPage', group: 'checkout', method: 'GET', path: '/checkout/{id}', auth: 'none' },

@@ -2,7 +2,8 @@ import { CreateEndpointBody } from '#shared/domain/webhook-input.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { createEndpoint } from '#shared/store/webhook-endpoints.ts';
-import { assertDeliverableUrl, endpointView } from './endpoint-shapes.ts';
+import { assertDeliverableUrl } from '#shared/webhooks/destination.ts';
+import { endpointView } from './endpoint-shapes.ts';
 
 /** POST /v1/webhooks/endpoints: the secret is shown this once. */
 export const createWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({ principal, body }) => {

@@ -2,7 +2,8 @@ import { UpdateEndpointBody } from '#shared/domain/webhook-input.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { updateEndpoint } from '#shared/store/webhook-endpoints.ts';
-import { assertDeliverableUrl, endpointNotFound, endpointView } from './endpoint-shapes.ts';
+import { assertDeliverableUrl } from '#shared/webhooks/destination.ts';
+import { endpointNotFound, endpointView } from './endpoint-shapes.ts';
 
 /** PATCH /v1/webhooks/endpoints/{id}: only the fields sent change. */
 export const updateWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({

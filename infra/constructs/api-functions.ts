@@ -33,6 +33,9 @@ export const groupAccess: Record<Group, GroupAccess> = {
   charges: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes that only read balances; the key lookup is a table read.
   wallets: { table: 'read', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: true },
+  // API-key routes: create payments (the same charge creation as `charges`, in transactions) and
+  // read them. Checks a `webhookUrl` the way endpoint registration does (DNS, no connection).
+  payments: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes: register, update, rotate and delete webhook endpoints (deleting cancels their
   // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
   // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.

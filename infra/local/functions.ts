@@ -16,6 +16,7 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   'api-keys': async () => (await import('../../functions/api-keys/index.ts')).handler,
   charges: async () => (await import('../../functions/charges/index.ts')).handler,
   wallets: async () => (await import('../../functions/wallets/index.ts')).handler,
+  payments: async () => (await import('../../functions/payments/index.ts')).handler,
   webhooks: async () => (await import('../../functions/webhooks/index.ts')).handler,
   checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,

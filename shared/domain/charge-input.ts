@@ -59,7 +59,7 @@ const MetadataValue = v.union(
   `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers, booleans or null`,
 );
 
-const Metadata = v.pipe(
+export const Metadata = v.pipe(
   v.record(
     v.pipe(
       v.string(),

@@ -90,6 +90,12 @@ export interface ChargeRecord {
   /** Who actually paid: never exposed (payer lock only). */
   payer?: { document?: string; name?: string };
   failure?: { reason: string; providerErrorCode: string; ttlSeconds?: number; at: string };
+  /** Created through `POST /v1/payments`: the methods the merchant asked for (only Pix is served). */
+  paymentMethods?: string[];
+  /** The merchant's own user id (`POST /v1/payments`), echoed in legacy webhooks. */
+  customerId?: string;
+  /** Per-transaction destination of the legacy (`payment.*`) events, beside the endpoints. */
+  webhookUrl?: string;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface OutboxEvent {
   createdAt: string;
   /** Exactly what is delivered (the raw JSON body is this, serialized). */
   payload: Record<string, unknown>;
+  /** A legacy event of a payment with a `webhookUrl`: delivered there too. */
+  webhookUrl?: string;
 }
 
 export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
@@ -63,6 +65,7 @@ export function legacyEvent(
     type,
     chargeId: charge.id,
     createdAt: at,
+    ...(charge.webhookUrl !== undefined && { webhookUrl: charge.webhookUrl }),
     payload: {
       event: type,
       data: {
@@ -71,6 +74,7 @@ export function legacyEvent(
         status: charge.status,
         previousStatus,
         occurredAt: at,
+        ...(charge.customerId !== undefined && { customerId: charge.customerId }),
         ...(settled &&
           charge.fees && {
             paidWith: 'PIX',

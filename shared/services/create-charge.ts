@@ -39,13 +39,17 @@ import { injectFault } from '../testing/faults.ts';
 
 export interface CreateChargeRequest {
   principal: KeyPrincipal;
-  routeId: 'createCharge' | 'createPixCharge';
+  routeId: 'createCharge' | 'createPixCharge' | 'createPayment';
   idempotencyKey: string;
   /** The body as sent (its fingerprint decides replay or conflict). */
   rawBody: unknown;
   input: CreateChargeBody;
   baseUrl: string;
   headers: Record<string, string>;
+  /** What the 201 (and every replay) shows: the Charge, or the payment view of it. */
+  serialize?: (charge: ChargeRecord, now: number) => unknown;
+  /** Fields only a `POST /v1/payments` sets. */
+  paymentFields?: Pick<ChargeRecord, 'paymentMethods' | 'customerId' | 'webhookUrl'>;
 }
 
 function replay(record: IdempotencyRecord, requestHash: string): ApiResponse {
@@ -93,7 +97,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
   injectFault('after-provider', request.headers);
 
   const charge = await newChargeRecord(request, account.settings, provider.name, outcome, expiresIn, now);
-  const response = { status: 201, body: serializeCharge(charge, now.getTime()) };
+  const response = { status: 201, body: (request.serialize ?? serializeCharge)(charge, now.getTime()) };
   const items = createChargeItems({
     charge,
     routeId,
@@ -181,6 +185,7 @@ async function newChargeRecord(
     createdAt: at,
     updatedAt: at,
     ...('failure' in outcome && { failure: outcome.failure }),
+    ...request.paymentFields,
   };
   if ('cob' in outcome) {
     charge.txid = outcome.cob.txid;

@@ -24,6 +24,7 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
         accountId: scope.accountId,
         mode: scope.mode,
         createdAt: event.createdAt,
+        ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
         // The event as the exact JSON every delivery sends (stored once, as a string: a map's key
         // order is not kept by DynamoDB).
         body: JSON.stringify(event.payload),

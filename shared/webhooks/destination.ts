@@ -8,6 +8,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
+import { badRequest } from '../http/errors.ts';
 
 export class DestinationError extends Error {
   override readonly name = 'DestinationError';
@@ -75,4 +76,17 @@ export async function resolveDestination(
   if (bad) throw new DestinationError(`${host} resolves to a forbidden address (${bad.address})`);
   const first = addresses[0] as { address: string; family: number };
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/**
+ * Registration-time check of a URL a client gives us (an endpoint's `url`, a payment's
+ * `webhookUrl`): a 400 on `param` when it could not be delivered to. Every delivery checks again.
+ */
+export async function assertDeliverableUrl(url: string, param = 'url'): Promise<void> {
+  try {
+    await resolveDestination(url, destinationPolicy());
+  } catch (error) {
+    if (error instanceof DestinationError) throw badRequest(`Invalid ${param}: ${error.message}.`, { param });
+    throw error;
+  }
 }

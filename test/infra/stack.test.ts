@@ -389,7 +389,16 @@ describe('secrets', () => {
 
 describe('API Lambdas', () => {
   it('runs one Node.js 24 arm64 function per API group (plus three background ones)', () => {
-    expect(groups).toEqual(['auth', 'api-keys', 'charges', 'wallets', 'webhooks', 'checkout', 'sandbox']);
+    expect(groups).toEqual([
+      'auth',
+      'api-keys',
+      'charges',
+      'payments',
+      'wallets',
+      'webhooks',
+      'checkout',
+      'sandbox',
+    ]);
     // Background: scheduler, outbox, webhook dispatcher.
     template.resourceCountIs('AWS::Lambda::Function', groups.length + 3);
     for (const group of groups) {

@@ -1,0 +1,11 @@
+import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
+import { rotateOverrideSecret } from '#shared/store/webhook-override-secret.ts';
+
+/**
+ * POST /v1/webhooks/override-secret/rotate: creates or swaps the secret that signs deliveries
+ * to a payment's `webhookUrl`. Shown this once.
+ */
+export const rotateWebhookOverrideSecret: RouteHandler<KeyPrincipal> = async ({ principal }) => ({
+  status: 200,
+  body: { secret: await rotateOverrideSecret(principal) },
+});
