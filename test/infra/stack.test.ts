@@ -475,8 +475,8 @@ describe('API Lambdas', () => {
     });
   });
 
-  it('lets the charges and sandbox groups write the table, without any secret', () => {
-    for (const group of ['charges', 'sandbox'] as const) {
+  it('lets the charges, payments and sandbox groups write the table, without any secret', () => {
+    for (const group of ['charges', 'payments', 'sandbox'] as const) {
       expect(canWriteTable(group)).toBe(true);
       expect(readsSecret(group, 'jwtSecret')).toBe(false);
       expect(readsSecret(group, 'pixSigningSecret')).toBe(false);
