@@ -344,7 +344,9 @@ function steadyRate(times: readonly number[]): number {
 /** The deliveries of `chargeIds` pile up behind a receiver that does not answer, then drain. */
 async function burstRun(ctx: Context, chargeIds: readonly string[], inFlight: number): Promise<BurstRun> {
   const { receiver } = ctx;
-  const fromIso = new Date(Date.now() - 1_000).toISOString();
+  // No look-back (the rate runs take 1 s): every event of the burst is created after this, on
+  // this machine's clock, and the last deliveries of the run before must not count as enqueued.
+  const fromIso = new Date().toISOString();
   receiver.hold();
   const heldFrom = Date.now();
   const payErrors: Record<string, number> = {};
