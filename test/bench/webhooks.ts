@@ -79,7 +79,7 @@ export interface RateRun {
     responseToDelivery: Percentiles;
     /** Delivery `createdAt` → `enqueuedAt`: SendMessageBatch. */
     deliveryToEnqueued: Percentiles;
-    /** `enqueuedAt` → received: the queue wait of the dispatcher pollers, their 3 reads/writes, the POST. */
+    /** `enqueuedAt` → received: the queue wait of the dispatcher pollers, their BatchGetItem and PROCESSING update, the POST. */
     enqueuedToReceived: Percentiles;
   };
   /** Deliveries that took more than one attempt. */
