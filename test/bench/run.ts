@@ -235,6 +235,15 @@ function onlySection(argv: readonly string[]): (typeof SECTIONS)[number] | undef
   return section;
 }
 
+/** Prints the report, writes its figures to `file`, and names the webhook failures (they fail the run). */
+function publish(file: string, report: string, results: { webhooks: WebhookResults }): void {
+  console.log(report);
+  writeResults(file, results);
+  step(`results written to ${file}`);
+  for (const failure of results.webhooks.failures) step(`FAILED (webhooks): ${failure}`);
+  failed = results.webhooks.failures.length > 0;
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
   setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
@@ -242,32 +251,27 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void abort(`${signal}: stopping`, 130));
 
-  // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
-  // repository, unless modules are left external, which then resolve from node_modules as they
-  // would from the Lambda runtime (.bench/ is gitignored).
   if (only === 'webhooks') {
     const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
     tempDirs.push(dataDir);
     try {
       const results = { generatedAt: new Date().toISOString(), ...(await benchWebhooks(dataDir)) };
       const m = results.machine;
-      console.log(
-        [
-          `Pix service benchmark (webhooks only), ${results.generatedAt}`,
-          `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-          '',
-          webhookSection(results.webhooks),
-        ].join('\n'),
-      );
-      writeResults(WEBHOOK_RESULTS_FILE, results);
-      step(`results written to ${WEBHOOK_RESULTS_FILE}`);
-      for (const failure of results.webhooks.failures) step(`FAILED (webhooks): ${failure}`);
-      failed = results.webhooks.failures.length > 0;
+      const report = [
+        `Pix service benchmark (webhooks only), ${results.generatedAt}`,
+        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+        '',
+        webhookSection(results.webhooks),
+      ].join('\n');
+      publish(WEBHOOK_RESULTS_FILE, report, results);
     } finally {
       await cleanUp();
     }
     return;
   }
+  // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
+  // repository, unless modules are left external, which then resolve from node_modules as they
+  // would from the Lambda runtime (.bench/ is gitignored).
   const bundleParent = lambdaBundling.externalModules.length > 0 ? join(repoRoot, '.bench') : tmpdir();
   mkdirSync(bundleParent, { recursive: true });
   const workDir = mkdtempSync(join(bundleParent, 'pix-bench-bundles-'));
@@ -275,11 +279,7 @@ async function main(): Promise<void> {
   tempDirs.push(workDir, dataDir);
   try {
     const results = await bench(workDir, dataDir);
-    console.log(formatReport(results));
-    writeResults(RESULTS_FILE, results);
-    step(`results written to ${RESULTS_FILE}`);
-    for (const failure of results.webhooks.failures) step(`FAILED (webhooks): ${failure}`);
-    failed = results.webhooks.failures.length > 0;
+    publish(RESULTS_FILE, formatReport(results), results);
   } finally {
     await cleanUp();
   }
