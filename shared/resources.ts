@@ -31,6 +31,16 @@ export const webhookQueues = {
   dlqAlarmThreshold: 1,
 } as const;
 
+/**
+ * The outbox's stream filter (Lambda event filtering; only exact values): only new event items
+ * invoke it, every other write to the table is dropped before any invocation. The local stream
+ * poller applies the same pattern.
+ */
+export const outboxStreamFilter = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { type: { S: ['event'] } } },
+} as const;
+
 /** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */
 export const evidenceBucket = {
   maxFileBytes: 10 * 1024 * 1024,

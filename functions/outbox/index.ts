@@ -1,7 +1,9 @@
 /**
  * The outbox fan-out (DynamoDB Streams → this Lambda): each new event item becomes one
  * delivery per subscribed ACTIVE endpoint of its merchant scope, put conditionally (stream
- * retries create no duplicates), and one message per new delivery on the delivery queue.
+ * retries create no duplicates), and one message per new delivery on the delivery queue. The
+ * delivery names the event item (its body stays there); the message names the delivery, the
+ * event and the endpoint, for the dispatcher to read together.
  *
  * A batch is fanned out concurrently (endpoints are read once per merchant scope), so its cost
  * is a few round trips, not a few per event. Webhooks promise no order between events. On a
@@ -14,25 +16,28 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { errorFields, log } from '#shared/log.ts';
 import type { MerchantScope } from '#shared/store/keys.ts';
-import { createDelivery, type DeliveryRef, markEnqueued } from '#shared/store/webhook-deliveries.ts';
+import { createDelivery, type DeliveryMessage, markEnqueued } from '#shared/store/webhook-deliveries.ts';
 import { listEndpoints, type WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '#shared/webhooks/queue.ts';
 
 interface OutboxItem {
   type: string;
+  sk: string;
   id: string;
   eventType: string;
   accountId: string;
   mode: 'live' | 'test';
   createdAt: string;
-  body: string;
 }
 
+/** The attributes of an event item the fan-out uses (not its body). */
+const OUTBOX_FIELDS = ['type', 'sk', 'id', 'eventType', 'accountId', 'mode', 'createdAt'] as const;
+
 function outboxEvent(record: DynamoDBRecord): OutboxItem | undefined {
-  const image = record.dynamodb?.NewImage;
-  if (record.eventName !== 'INSERT' || !image) return undefined;
-  const item = unmarshall(image as Record<string, AttributeValue>) as OutboxItem;
-  return item.type === 'event' ? item : undefined;
+  const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== 'event') return undefined;
+  const fields = OUTBOX_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
+  return unmarshall(Object.fromEntries(fields)) as unknown as OutboxItem;
 }
 
 export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
@@ -59,23 +64,23 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
         subscribed.map((endpoint) =>
           createDelivery(
             scope,
-            { id: event.id, type: event.eventType, createdAt: event.createdAt, body: event.body },
+            { id: event.id, type: event.eventType, createdAt: event.createdAt, sk: event.sk },
             endpoint.id,
           ),
         ),
       );
-      return deliveries.filter((d) => d.needsEnqueue).map((d) => d.ref);
+      return deliveries.filter((d) => d.needsEnqueue).map((d) => d.message);
     }),
   );
 
   const firstFailed = created.findIndex((result) => result.status === 'rejected');
-  const refs: DeliveryRef[] = created
+  const messages: DeliveryMessage[] = created
     .slice(0, firstFailed === -1 ? undefined : firstFailed)
     .flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
   try {
-    if (refs.length > 0) {
-      await enqueueDeliveries(refs);
-      await Promise.all(refs.map(markEnqueued));
+    if (messages.length > 0) {
+      await enqueueDeliveries(messages);
+      await Promise.all(messages.map(markEnqueued));
     }
   } catch (error) {
     log.error('outbox enqueue failed', errorFields(error));

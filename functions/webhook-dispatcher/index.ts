@@ -5,7 +5,7 @@
 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errorFields, log } from '#shared/log.ts';
-import type { DeliveryRef } from '#shared/store/webhook-deliveries.ts';
+import type { DeliveryMessage } from '#shared/store/webhook-deliveries.ts';
 import { dispatchDelivery } from '#shared/webhooks/dispatch.ts';
 import { delayNextReceive } from '#shared/webhooks/queue.ts';
 
@@ -17,8 +17,9 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures = await Promise.all(
     event.Records.map(async (record) => {
       try {
-        const ref = JSON.parse(record.body) as DeliveryRef;
-        const outcome = await dispatchDelivery(ref, {
+        // `{pk, sk, eventSk, endpointId}`, or `{pk, sk}` from before (see DeliveryMessage).
+        const message = JSON.parse(record.body) as DeliveryMessage;
+        const outcome = await dispatchDelivery(message, {
           timeoutMs,
           retryScale,
         });

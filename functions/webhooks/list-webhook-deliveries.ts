@@ -10,7 +10,7 @@ export const listWebhookDeliveries: RouteHandler<KeyPrincipal> = async ({ princi
   return {
     status: 200,
     body: {
-      data: serializeDeliveries(items.slice(offset, offset + limit)),
+      data: await serializeDeliveries(items.slice(offset, offset + limit)),
       total: items.length,
       limit,
       offset,

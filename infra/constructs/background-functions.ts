@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { schedulerPeriodSeconds, webhookQueues } from '#shared/resources.ts';
+import { outboxStreamFilter, schedulerPeriodSeconds, webhookQueues } from '#shared/resources.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
 
@@ -109,12 +109,7 @@ export class BackgroundFunctions extends Construct {
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(props.outboxFailureQueue),
         // Only new event items invoke it; every other write to the table is dropped by Lambda.
-        filters: [
-          FilterCriteria.filter({
-            eventName: FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { type: { S: FilterRule.isEqual('event') } } },
-          }),
-        ],
+        filters: [FilterCriteria.filter(outboxStreamFilter)],
       }),
     );
 

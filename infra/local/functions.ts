@@ -6,8 +6,9 @@
 
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
+import { outboxStreamFilter } from '../../shared/resources.ts';
 import type { Group } from '../../shared/routes.ts';
-import type { QueueHandler, StreamHandler } from './pollers.ts';
+import type { FilterPattern, QueueHandler, StreamHandler } from './pollers.ts';
 
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
@@ -28,13 +29,16 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
  * stream, the webhook dispatcher on the delivery queue, the scheduler).
  */
 export interface BackgroundFunctions {
-  tableStream: StreamHandler[];
+  /** With the mapping's filter, as the stack declares it. */
+  tableStream: { handler: StreamHandler; filter?: FilterPattern }[];
   webhookQueue: QueueHandler[];
   schedules: { name: string; everyMs: number; handler: () => Promise<unknown> }[];
 }
 
 export const loadBackgroundFunctions = async (): Promise<BackgroundFunctions> => ({
-  tableStream: [(await import('../../functions/outbox/index.ts')).handler],
+  tableStream: [
+    { handler: (await import('../../functions/outbox/index.ts')).handler, filter: outboxStreamFilter },
+  ],
   webhookQueue: [(await import('../../functions/webhook-dispatcher/index.ts')).handler],
   schedules: [
     {

@@ -1,9 +1,11 @@
 /**
  * Stand-ins for the stack's event source mappings and schedules, with Lambda's batch
  * semantics, so background functions run locally exactly as their handlers are exported:
- * - DynamoDB Streams → handler: batches in shard order, `batchItemFailures` (report batch item
- *   failures) retries from the first failed record, a finite number of retries, then the
- *   batch is skipped and logged (the stack's on-failure destination);
+ * - DynamoDB Streams → handler: batches in shard order, the mapping's filter applied first
+ *   (records it drops never reach the handler, a batch it empties is no invocation),
+ *   `batchItemFailures` (report batch item failures) retries from the first failed record, a
+ *   finite number of retries, then the batch is skipped and logged (the stack's on-failure
+ *   destination);
  * - SQS → handler: batches of up to 10, partial batch responses delete only the successes;
  *   the rest reappear after their visibility timeout (which the handler may change) and the
  *   queue's redrive policy moves them to the DLQ after `maxReceiveCount` receives;
@@ -62,11 +64,27 @@ function loop(tick: (signal: AbortSignal) => Promise<boolean>, idleMs: number): 
   };
 }
 
+/** A Lambda event filter pattern of the kind the stack declares: nested fields, lists of exact values. */
+export interface FilterPattern {
+  readonly [field: string]: FilterPattern | readonly (string | number)[];
+}
+
+/** Whether `value` matches `pattern` as Lambda's event filtering would (exact values only). */
+export function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
+  return Object.entries(pattern).every(([field, rule]) => {
+    const actual = (value as Record<string, unknown> | null | undefined)?.[field];
+    if (Array.isArray(rule)) return (rule as readonly unknown[]).includes(actual);
+    return typeof actual === 'object' && actual !== null && matchesFilter(actual, rule as FilterPattern);
+  });
+}
+
 export interface StreamPollerOptions {
   dynamodb: DynamoDBClient;
   streams: DynamoDBStreamsClient;
   tableName: string;
   handler: StreamHandler;
+  /** The mapping's filter (as `FilterCriteria` in the stack): other records are dropped. */
+  filter?: FilterPattern;
   batchSize?: number;
   /** Like the mapping's `retryAttempts`: after this many failed retries the batch is skipped. */
   retryAttempts?: number;
@@ -169,7 +187,9 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       );
       if (Records.length > 0) {
         found = true;
-        await deliver(Records, signal);
+        const { filter } = options;
+        const matching = filter ? Records.filter((r) => matchesFilter(r, filter)) : Records;
+        if (matching.length > 0) await deliver(matching, signal);
       }
       if (NextShardIterator) iterators.set(shardId, NextShardIterator);
       else {

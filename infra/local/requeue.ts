@@ -6,17 +6,18 @@
 
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.ts';
+import { type DeliveryMessage, deliveryMessage } from '../../shared/store/webhook-deliveries.ts';
 import { enqueueDeliveries } from '../../shared/webhooks/queue.ts';
 
 export async function requeueWaitingDeliveries(): Promise<number> {
-  const refs: { pk: string; sk: string }[] = [];
+  const messages: DeliveryMessage[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
       new ScanCommand({
         TableName: tableName(),
         FilterExpression: '#type = :delivery AND #status IN (:pending, :processing)',
-        ProjectionExpression: 'pk, sk',
+        ProjectionExpression: 'pk, sk, eventSk, endpointId',
         ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
         ExpressionAttributeValues: {
           ':delivery': 'webhookDelivery',
@@ -26,9 +27,9 @@ export async function requeueWaitingDeliveries(): Promise<number> {
         ExclusiveStartKey,
       }),
     );
-    refs.push(...(page.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) })));
+    messages.push(...(page.Items ?? []).map(deliveryMessage));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  if (refs.length > 0) await enqueueDeliveries(refs);
-  return refs.length;
+  if (messages.length > 0) await enqueueDeliveries(messages);
+  return messages.length;
 }

@@ -3,12 +3,17 @@
  * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + endpoint id and the item
  * put conditionally, so a stream record processed twice creates one delivery. GSI1
  * `WHDELIV#<endpointId>` finds an endpoint's deliveries (to cancel them when it is deleted).
+ *
+ * A delivery does not copy its event's body (about 12 KB for a charge event, which carries the
+ * QR image): it names the outbox event item (`eventSk`, in the same partition), which keeps the
+ * exact JSON every attempt sends. Each status change then rewrites (and streams) a small item.
+ * Deliveries written before that change carry the body themselves (`body`); both are read.
  */
 
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
-import { db, isConditionFailure, queryAll, tableName } from './client.ts';
+import { batchGetConsistent, db, type ItemKey, isConditionFailure, queryAll, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 
 export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
@@ -35,35 +40,89 @@ export interface Delivery {
   deliveredAt: string | null;
   createdAt: string;
   updatedAt: string;
-  /** The raw JSON body of every attempt, byte for byte (the API shows it parsed, as `payload`). */
-  body: string;
   /** Times the delivery came back from the dead-letter queue. */
   redriveCount: number;
   /** Attempts since the last redrive: the 15th failure of a cycle marks the delivery FAILED. */
   cycleAttempts: number;
 }
 
-/** Where the message on the delivery queue points. */
+/** The delivery item's key. */
 export interface DeliveryRef {
   pk: string;
   sk: string;
 }
 
+/**
+ * A message on the delivery queue: the delivery's key, and the sort key of its event item and
+ * the id of its endpoint (both in the delivery's partition), so the dispatcher reads the three
+ * items in one `BatchGetItem`. Messages sent before these were added carry only `pk` and `sk`
+ * (a queue may still hold some): the dispatcher then reads the delivery first.
+ */
+export interface DeliveryMessage extends DeliveryRef {
+  eventSk?: string;
+  endpointId?: string;
+}
+
+/** A delivery as stored, with what the public record leaves out. */
+export type StoredDelivery = Delivery & {
+  accountId: string;
+  mode: 'live' | 'test';
+  /** The sort key of its outbox event item (absent on deliveries that kept `body`). */
+  eventSk?: string;
+  /** The raw JSON body, only on deliveries written before `eventSk`. */
+  body?: string;
+};
+
+/** The outbox event item a delivery sends, or `undefined` for a delivery that kept its body. */
+export const eventKeyOf = (delivery: { pk: string; eventSk?: string }): ItemKey | undefined =>
+  delivery.eventSk === undefined ? undefined : { pk: delivery.pk, sk: delivery.eventSk };
+
+/** The queue message of a delivery item (`pk`, `sk`, `eventSk`, `endpointId`). */
+export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage => ({
+  pk: String(item.pk),
+  sk: String(item.sk),
+  ...(item.eventSk !== undefined && { eventSk: String(item.eventSk), endpointId: String(item.endpointId) }),
+});
+
+/** Only the key: a `DeliveryMessage` carries more. */
+const keyOf = ({ pk, sk }: DeliveryRef): DeliveryRef => ({ pk, sk });
+
 export const deliveryIdFor = (eventId: string, endpointId: string): string =>
   `whd_${createHash('sha256').update(`${eventId}:${endpointId}`).digest('hex').slice(0, 24)}`;
 
-const INTERNAL = new Set(['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'accountId', 'mode', 'enqueuedAt']);
+const INTERNAL = new Set([
+  'pk',
+  'sk',
+  'type',
+  'gsi1pk',
+  'gsi1sk',
+  'accountId',
+  'mode',
+  'enqueuedAt',
+  'eventSk',
+  'body',
+]);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
 
-/** Puts the delivery unless it exists; returns its reference and whether it still needs enqueuing. */
+/** A stored delivery item as the dispatcher uses it. */
+export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery => ({
+  ...toDelivery(item),
+  accountId: String(item.accountId),
+  mode: item.mode as 'live' | 'test',
+  ...(item.eventSk !== undefined && { eventSk: String(item.eventSk) }),
+  ...(item.body !== undefined && { body: String(item.body) }),
+});
+
+/** Puts the delivery unless it exists; returns its queue message and whether it still needs enqueuing. */
 export async function createDelivery(
   scope: MerchantScope,
-  event: { id: string; type: string; createdAt: string; body: string },
+  event: { id: string; type: string; createdAt: string; sk: string },
   endpointId: string,
-): Promise<{ ref: DeliveryRef; id: string; needsEnqueue: boolean }> {
+): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
   const id = deliveryIdFor(event.id, endpointId);
   const ref = { pk: scopePk(scope), sk: `DELIVERY#${event.createdAt}#${id}` };
+  const message: DeliveryMessage = { ...ref, eventSk: event.sk, endpointId };
   const now = new Date().toISOString();
   const delivery: Delivery = {
     id,
@@ -80,7 +139,6 @@ export async function createDelivery(
     deliveredAt: null,
     createdAt: now,
     updatedAt: now,
-    body: event.body,
     redriveCount: 0,
     cycleAttempts: 0,
   };
@@ -95,19 +153,20 @@ export async function createDelivery(
           mode: scope.mode,
           gsi1pk: `WHDELIV#${endpointId}`,
           gsi1sk: `${event.createdAt}#${id}`,
+          eventSk: event.sk,
           ...delivery,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-    return { ref, id, needsEnqueue: true };
+    return { message, id, needsEnqueue: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // Created by an earlier run of this record: enqueue again only if that run never did.
     const existing = await db.send(
       new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }),
     );
-    return { ref, id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
+    return { message, id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
   }
 }
 
@@ -115,18 +174,18 @@ export async function markEnqueued(ref: DeliveryRef): Promise<void> {
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: ref,
+      Key: keyOf(ref),
       UpdateExpression: 'SET enqueuedAt = if_not_exists(enqueuedAt, :now)',
       ExpressionAttributeValues: { ':now': new Date().toISOString() },
     }),
   );
 }
 
-export async function getDelivery(
-  ref: DeliveryRef,
-): Promise<(Delivery & { accountId: string; mode: 'live' | 'test' }) | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }));
-  return Item && { ...toDelivery(Item), accountId: String(Item.accountId), mode: Item.mode };
+export async function getDelivery(ref: DeliveryRef): Promise<StoredDelivery | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: keyOf(ref), ConsistentRead: true }),
+  );
+  return Item && toStoredDelivery(Item);
 }
 
 /** Applies a fixed set of fields after an attempt (or a state change), guarded by the statuses it may leave. */
@@ -164,7 +223,7 @@ export async function updateDelivery(
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: ref,
+        Key: keyOf(ref),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
         ExpressionAttributeNames: names,
@@ -238,9 +297,33 @@ export async function queryDeliveries(
   });
 }
 
-/** The public delivery record: the stored body shown as `payload`, the event as sent. */
-export const serializeDeliveries = (items: Record<string, unknown>[]) =>
-  items.map(toDelivery).map(({ body, cycleAttempts: _internal, ...delivery }) => ({
-    ...delivery,
-    payload: JSON.parse(body) as unknown,
-  }));
+/**
+ * The public delivery records, with `payload`: the event as sent (its body parsed), read from
+ * the deliveries' event items in one `BatchGetItem` per 100 events (older deliveries keep it).
+ */
+export async function serializeDeliveries(items: Record<string, unknown>[]) {
+  const eventKeys = new Map<string, ItemKey>();
+  for (const item of items) {
+    const key = eventKeyOf({
+      pk: String(item.pk),
+      ...(item.eventSk !== undefined && { eventSk: String(item.eventSk) }),
+    });
+    if (key) eventKeys.set(`${key.pk}\n${key.sk}`, key);
+  }
+  const keys = [...eventKeys.values()];
+  const events = (
+    await Promise.all(
+      Array.from({ length: Math.ceil(keys.length / 100) }, (_, n) =>
+        batchGetConsistent(keys.slice(n * 100, n * 100 + 100)),
+      ),
+    )
+  ).flat();
+  const bodies = new Map(
+    keys.map((key, n) => [`${key.pk}\n${key.sk}`, events[n]?.body as string | undefined]),
+  );
+  return items.map((item) => {
+    const { cycleAttempts: _internal, ...delivery } = toDelivery(item);
+    const body = item.body ?? bodies.get(`${String(item.pk)}\n${String(item.eventSk)}`);
+    return { ...delivery, payload: typeof body === 'string' ? (JSON.parse(body) as unknown) : null };
+  });
+}

@@ -6,8 +6,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, tableName } from './client.ts';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, type ItemKey, isConditionFailure, queryAll, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 
 export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
@@ -22,10 +22,12 @@ export interface WebhookEndpoint {
   updatedAt: string;
 }
 
-const key = (scope: MerchantScope, id: string) => ({ pk: scopePk(scope), sk: `WEBHOOKEP#${id}` });
+/** The endpoint's item in a scope's partition (`pk`, as in `scopePk`): read beside a delivery. */
+export const endpointKey = (pk: string, id: string): ItemKey => ({ pk, sk: `WEBHOOKEP#${id}` });
+const key = (scope: MerchantScope, id: string) => endpointKey(scopePk(scope), id);
 export const newWebhookSecret = (): string => randomBytes(32).toString('hex');
 
-const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
+export const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
   id: String(item.id),
   url: String(item.url),
   events: item.events as string[],
@@ -57,13 +59,6 @@ export async function createEndpoint(
     }),
   );
   return endpoint;
-}
-
-export async function getEndpoint(scope: MerchantScope, id: string): Promise<WebhookEndpoint | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: key(scope, id), ConsistentRead: true }),
-  );
-  return Item && toEndpoint(Item);
 }
 
 /** Newest first. */

@@ -3,12 +3,24 @@
  * retrying: a failed attempt is recorded, its message hidden for the backoff delay and
  * reported as a batch item failure; after the 15th receive SQS moves it to the dead-letter
  * queue, and a redrive from there brings it back here with the same delivery id.
+ *
+ * An attempt is 3 DynamoDB round trips: one `BatchGetItem` of the delivery, its event (the
+ * body) and its endpoint, the PROCESSING update, then the result update.
  */
 
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from '../domain/retry-schedule.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
-import { type DeliveryRef, getDelivery, updateDelivery } from '../store/webhook-deliveries.ts';
-import { getEndpoint } from '../store/webhook-endpoints.ts';
+import { batchGetConsistent, type ItemKey } from '../store/client.ts';
+import {
+  type DeliveryMessage,
+  type DeliveryRef,
+  eventKeyOf,
+  getDelivery,
+  type StoredDelivery,
+  toStoredDelivery,
+  updateDelivery,
+} from '../store/webhook-deliveries.ts';
+import { endpointKey, toEndpoint } from '../store/webhook-endpoints.ts';
 import { DestinationError, destinationPolicy, type Resolver, resolveDestination } from './destination.ts';
 import { postWebhook } from './post.ts';
 
@@ -28,24 +40,84 @@ export type DispatchOutcome =
   /** Retry after `delaySeconds` (the message stays on the queue). */
   | { kind: 'retry'; delaySeconds: number };
 
-export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOptions): Promise<DispatchOutcome> {
-  const delivery = await getDelivery(ref);
-  if (!delivery || delivery.status === 'DELIVERED' || delivery.status === 'CANCELLED')
-    return { kind: 'done' };
-  const scope = { accountId: delivery.accountId, mode: delivery.mode };
-  const endpoint = await getEndpoint(scope, delivery.endpointId);
-  if (endpoint?.status !== 'ACTIVE') {
-    await updateDelivery(
+// The endpoint lookup: the one place that knows a delivery goes to its endpoint's URL, signed
+// with the endpoint's secret, and which item to read beside the delivery for that.
+
+type Destination = { url: string; secret: string } | { cancel: string };
+
+/** The item that says where a delivery goes, read with it. */
+const destinationKey = (delivery: { pk: string; endpointId: string }): ItemKey =>
+  endpointKey(delivery.pk, delivery.endpointId);
+
+/** The endpoint's URL and current secret (a rotation applies at once), or why not to send. */
+function destinationOf(endpointItem: Record<string, unknown> | undefined): Destination {
+  if (!endpointItem) return { cancel: 'Endpoint was deleted' };
+  const endpoint = toEndpoint(endpointItem);
+  if (endpoint.status !== 'ACTIVE') return { cancel: 'Endpoint is inactive' };
+  return { url: endpoint.url, secret: endpoint.secret };
+}
+
+interface Attempt {
+  delivery: StoredDelivery;
+  /** The exact JSON every attempt sends: in the event item, or in a delivery written before `eventSk`. */
+  body: string | undefined;
+  destination: Destination;
+}
+
+const attemptOf = (
+  delivery: StoredDelivery,
+  event: Record<string, unknown> | undefined,
+  endpointItem: Record<string, unknown> | undefined,
+): Attempt => ({
+  delivery,
+  body: delivery.body ?? (event?.body as string | undefined),
+  destination: destinationOf(endpointItem),
+});
+
+/**
+ * Everything one attempt reads, in one `BatchGetItem` (strongly consistent: the delivery's
+ * status guards against a finished delivery, the endpoint's secret may just have rotated). A
+ * message of the first format (`{pk, sk}` only) names just the delivery: it is read first.
+ */
+async function readAttempt(message: DeliveryMessage): Promise<Attempt | undefined> {
+  const ref: DeliveryRef = { pk: message.pk, sk: message.sk };
+  if (message.eventSk !== undefined && message.endpointId !== undefined) {
+    const [item, event, endpoint] = await batchGetConsistent([
       ref,
-      {
-        status: 'CANCELLED',
-        nextRetryAt: null,
-        lastError: endpoint ? 'Endpoint is inactive' : 'Endpoint was deleted',
-      },
-      ['PENDING', 'PROCESSING', 'FAILED'],
-    );
+      { pk: message.pk, sk: message.eventSk },
+      destinationKey({ pk: message.pk, endpointId: message.endpointId }),
+    ]);
+    return item && attemptOf(toStoredDelivery(item), event, endpoint);
+  }
+  const delivery = await getDelivery(ref);
+  if (!delivery) return undefined;
+  const eventKey = eventKeyOf({ pk: message.pk, ...(delivery.eventSk && { eventSk: delivery.eventSk }) });
+  const [endpoint, event] = await batchGetConsistent([
+    destinationKey({ pk: message.pk, endpointId: delivery.endpointId }),
+    ...(eventKey ? [eventKey] : []),
+  ]);
+  return attemptOf(delivery, event, endpoint);
+}
+
+export async function dispatchDelivery(
+  message: DeliveryMessage,
+  options: DispatchOptions,
+): Promise<DispatchOutcome> {
+  const ref: DeliveryRef = { pk: message.pk, sk: message.sk };
+  const attempt = await readAttempt(message);
+  if (!attempt || attempt.delivery.status === 'DELIVERED' || attempt.delivery.status === 'CANCELLED')
+    return { kind: 'done' };
+  const { delivery, body: rawBody, destination } = attempt;
+  if ('cancel' in destination) {
+    await updateDelivery(ref, { status: 'CANCELLED', nextRetryAt: null, lastError: destination.cancel }, [
+      'PENDING',
+      'PROCESSING',
+      'FAILED',
+    ]);
     return { kind: 'done' };
   }
+  // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
+  if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
   // Back from the dead-letter queue: a new cycle of attempts.
   const redriven = delivery.status === 'FAILED';
   const cycleAttempts = (redriven ? 0 : (delivery.cycleAttempts ?? 0)) + 1;
@@ -56,13 +128,12 @@ export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOption
   );
 
   const now = options.now ?? (() => new Date());
-  const rawBody = delivery.body;
   const attempts = delivery.attempts + 1;
   let result: Awaited<ReturnType<typeof postWebhook>>;
   try {
-    const destination = await resolveDestination(endpoint.url, destinationPolicy(), options.resolver);
+    const address = await resolveDestination(destination.url, destinationPolicy(), options.resolver);
     result = await postWebhook(
-      destination,
+      address,
       rawBody,
       {
         'Content-Type': 'application/json',
@@ -71,7 +142,7 @@ export async function dispatchDelivery(ref: DeliveryRef, options: DispatchOption
         'X-Acme-Signature': signatureHeader(
           delivery.eventType,
           rawBody,
-          endpoint.secret,
+          destination.secret,
           Math.floor(now().getTime() / 1000),
         ),
         'X-Acme-Delivery-Id': delivery.id,

@@ -1,7 +1,10 @@
-/** The webhook delivery queue: one message per delivery attempt cycle, pointing at the delivery item. */
+/**
+ * The webhook delivery queue: one message per delivery attempt cycle, pointing at the delivery
+ * item, its event item and its endpoint (`DeliveryMessage`).
+ */
 
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryRef } from '../store/webhook-deliveries.ts';
+import type { DeliveryMessage } from '../store/webhook-deliveries.ts';
 
 const sqs = new SQSClient({});
 
@@ -11,16 +14,16 @@ const queueUrl = (): string => {
   return url;
 };
 
-export async function enqueueDeliveries(refs: DeliveryRef[]): Promise<void> {
-  const batches = Array.from({ length: Math.ceil(refs.length / 10) }, (_, n) =>
-    refs.slice(n * 10, n * 10 + 10),
+export async function enqueueDeliveries(messages: DeliveryMessage[]): Promise<void> {
+  const batches = Array.from({ length: Math.ceil(messages.length / 10) }, (_, n) =>
+    messages.slice(n * 10, n * 10 + 10),
   );
   await Promise.all(
     batches.map(async (batch) => {
       const { Failed = [] } = await sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl(),
-          Entries: batch.map((ref, n) => ({ Id: String(n), MessageBody: JSON.stringify(ref) })),
+          Entries: batch.map((message, n) => ({ Id: String(n), MessageBody: JSON.stringify(message) })),
         }),
       );
       if (Failed.length > 0)

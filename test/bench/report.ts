@@ -274,7 +274,7 @@ function coldSection(r: BenchResults): string {
 const p3 = (p: Percentiles) => (p.count === 0 ? '-' : `${p.p50} / ${p.p90} / ${p.p99}`);
 const rateLabel = (run: RateRun) => `${run.targetPerSecond}/s for ${run.targetSeconds} s`;
 
-function webhookSection(w: WebhookResults): string {
+export function webhookSection(w: WebhookResults): string {
   const runs = w.runs;
   const { burst } = w;
   const rows = runs.map((run) => [
@@ -363,7 +363,7 @@ export function formatReport(r: BenchResults): string {
   ].join('\n');
 }
 
-export function writeResults(file: string, results: BenchResults): void {
+export function writeResults(file: string, results: object): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 }

@@ -4,6 +4,9 @@
  * reports DynamoDB calls per request, the Lambda bundle sizes and their cold init, prints the
  * report and writes it to .bench/results.json. Fails (exit 1) on any non-2xx answer under load
  * or when the runtime does not start. See docs/benchmarks.md.
+ *
+ * `npm run bench -- --only webhooks` runs the webhook section alone (about 90 s, on a fresh
+ * runtime as in the full run) and writes .bench/webhooks.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,12 +25,22 @@ import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-sta
 import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
-import { type BenchResults, bundleSizes, formatReport, machine, writeResults } from './report.ts';
+import {
+  type BenchResults,
+  bundleSizes,
+  formatReport,
+  machine,
+  webhookSection,
+  writeResults,
+} from './report.ts';
 import { type BenchRuntime, benchSettings, repoRoot, startBenchRuntime } from './runtime.ts';
 import { round } from './stats.ts';
-import { measureWebhooks, type WebhookPlan } from './webhooks.ts';
+import { measureWebhooks, type WebhookPlan, type WebhookResults } from './webhooks.ts';
 
 const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
+const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
+/** `--only webhooks`: the one section that can run alone (the others share one runtime, in order). */
+const SECTIONS = ['webhooks'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -204,12 +217,58 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   };
 }
 
+/** The webhook section alone, on its own runtime: what `--only webhooks` runs. */
+async function benchWebhooks(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; webhooks: WebhookResults }> {
+  step('starting node bin/local.ts --in-memory');
+  runtime = await startBenchRuntime(benchSettings(dataDir));
+  return { machine: machine(), webhooks: await measureWebhooks(runtime, WEBHOOKS, step) };
+}
+
+function onlySection(argv: readonly string[]): (typeof SECTIONS)[number] | undefined {
+  const at = argv.indexOf('--only');
+  if (at === -1) return undefined;
+  const name = argv[at + 1];
+  const section = SECTIONS.find((s) => s === name);
+  if (!section) throw new Error(`--only takes one of: ${SECTIONS.join(', ')} (got ${name ?? 'nothing'})`);
+  return section;
+}
+
+/** Prints the report, writes its figures to `file`, and names the webhook failures (they fail the run). */
+function publish(file: string, report: string, results: { webhooks: WebhookResults }): void {
+  console.log(report);
+  writeResults(file, results);
+  step(`results written to ${file}`);
+  for (const failure of results.webhooks.failures) step(`FAILED (webhooks): ${failure}`);
+  failed = results.webhooks.failures.length > 0;
+}
+
 async function main(): Promise<void> {
+  const only = onlySection(process.argv.slice(2));
   setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
   // The runtime runs in its own process group: Ctrl-C reaches only us, so we stop it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void abort(`${signal}: stopping`, 130));
 
+  if (only === 'webhooks') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+    tempDirs.push(dataDir);
+    try {
+      const results = { generatedAt: new Date().toISOString(), ...(await benchWebhooks(dataDir)) };
+      const m = results.machine;
+      const report = [
+        `Pix service benchmark (webhooks only), ${results.generatedAt}`,
+        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+        '',
+        webhookSection(results.webhooks),
+      ].join('\n');
+      publish(WEBHOOK_RESULTS_FILE, report, results);
+    } finally {
+      await cleanUp();
+    }
+    return;
+  }
   // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
   // repository, unless modules are left external, which then resolve from node_modules as they
   // would from the Lambda runtime (.bench/ is gitignored).
@@ -220,11 +279,7 @@ async function main(): Promise<void> {
   tempDirs.push(workDir, dataDir);
   try {
     const results = await bench(workDir, dataDir);
-    console.log(formatReport(results));
-    writeResults(RESULTS_FILE, results);
-    step(`results written to ${RESULTS_FILE}`);
-    for (const failure of results.webhooks.failures) step(`FAILED (webhooks): ${failure}`);
-    failed = results.webhooks.failures.length > 0;
+    publish(RESULTS_FILE, formatReport(results), results);
   } finally {
     await cleanUp();
   }

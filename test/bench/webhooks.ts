@@ -79,7 +79,7 @@ export interface RateRun {
     responseToDelivery: Percentiles;
     /** Delivery `createdAt` → `enqueuedAt`: SendMessageBatch. */
     deliveryToEnqueued: Percentiles;
-    /** `enqueuedAt` → received: the queue wait of the dispatcher pollers, their 3 reads/writes, the POST. */
+    /** `enqueuedAt` → received: the queue wait of the dispatcher pollers, their BatchGetItem and PROCESSING update, the POST. */
     enqueuedToReceived: Percentiles;
   };
   /** Deliveries that took more than one attempt. */
@@ -344,7 +344,9 @@ function steadyRate(times: readonly number[]): number {
 /** The deliveries of `chargeIds` pile up behind a receiver that does not answer, then drain. */
 async function burstRun(ctx: Context, chargeIds: readonly string[], inFlight: number): Promise<BurstRun> {
   const { receiver } = ctx;
-  const fromIso = new Date(Date.now() - 1_000).toISOString();
+  // No look-back (the rate runs take 1 s): every event of the burst is created after this, on
+  // this machine's clock, and the last deliveries of the run before must not count as enqueued.
+  const fromIso = new Date().toISOString();
   receiver.hold();
   const heldFrom = Date.now();
   const payErrors: Record<string, number> = {};

@@ -21,10 +21,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   localStreamsClient,
   type Poller,
+  type StreamPollerOptions,
   startQueuePoller,
   startStreamPoller,
 } from '../../infra/local/pollers.ts';
 import { provisionTable } from '../../infra/local/provision.ts';
+import { outboxStreamFilter } from '../../shared/resources.ts';
 import { db } from '../../shared/store/client.ts';
 import { assertLocalEndpoints } from '../helpers/local-env.ts';
 
@@ -111,36 +113,66 @@ describe('queue poller', () => {
 });
 
 describe('stream poller', () => {
-  it('delivers every record in order and retries from the first reported failure', async () => {
+  /** A new table with a stream, and a poller on it. */
+  async function pollNewTable(options: Pick<StreamPollerOptions, 'handler' | 'filter'>): Promise<string> {
     const tableName = `stream-test-${randomUUID().slice(0, 8)}`;
     const dynamodb = new DynamoDBClient({});
     await provisionTable(dynamodb, tableName);
-    const seen: string[] = [];
-    let failedOnce = false;
     pollers.push(
       startStreamPoller({
         dynamodb,
         streams: localStreamsClient(process.env.AWS_ENDPOINT_URL_DYNAMODB ?? ''),
         tableName,
         idleMs: 50,
-        handler: async (event) => {
-          for (const record of event.Records) {
-            const pk = record.dynamodb?.Keys?.pk?.S ?? '';
-            if (pk === 'item-2' && !failedOnce) {
-              failedOnce = true;
-              return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
-            }
-            seen.push(pk);
-          }
-          return { batchItemFailures: [] };
-        },
+        ...options,
       }),
     );
+    return tableName;
+  }
+
+  it('delivers every record in order and retries from the first reported failure', async () => {
+    const seen: string[] = [];
+    let failedOnce = false;
+    const tableName = await pollNewTable({
+      handler: async (event) => {
+        for (const record of event.Records) {
+          const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+          if (pk === 'item-2' && !failedOnce) {
+            failedOnce = true;
+            return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+          }
+          seen.push(pk);
+        }
+        return { batchItemFailures: [] };
+      },
+    });
     for (const pk of ['item-1', 'item-2', 'item-3']) {
       await db.send(new PutCommand({ TableName: tableName, Item: { pk, sk: 'x' } }));
     }
     await until(async () => (seen.length >= 3 ? true : undefined));
     expect(seen).toEqual(['item-1', 'item-2', 'item-3']);
     expect(failedOnce).toBe(true);
+  });
+
+  it('applies the mapping filter first: other records never reach the handler', async () => {
+    const seen: string[] = [];
+    const tableName = await pollNewTable({
+      filter: outboxStreamFilter,
+      handler: async (event) => {
+        seen.push(...event.Records.map((r) => `${r.eventName} ${r.dynamodb?.Keys?.pk?.S}`));
+        return { batchItemFailures: [] };
+      },
+    });
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'charge', sk: 'x', type: 'charge' } }));
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'event-1', sk: 'x', type: 'event' } }));
+    // A MODIFY of an event item, and an INSERT of an item without a type.
+    await db.send(
+      new PutCommand({ TableName: tableName, Item: { pk: 'event-1', sk: 'x', type: 'event', n: 1 } }),
+    );
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'plain', sk: 'x' } }));
+    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'event-2', sk: 'x', type: 'event' } }));
+    await until(async () => (seen.length >= 2 ? true : undefined));
+    await sleep(300);
+    expect(seen).toEqual(['INSERT event-1', 'INSERT event-2']);
   });
 });

@@ -6,14 +6,16 @@
 import {
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  SendMessageCommand,
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/client.ts';
+import { deliveryIdFor } from '../../shared/store/webhook-deliveries.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { api } from '../helpers/http.ts';
 import { eventually, Receiver } from '../helpers/webhook-receiver.ts';
@@ -42,6 +44,24 @@ const deliveries = async (apikey: string, query = '') =>
     .body;
 const deliveryOf = async (apikey: string, eventType: string) =>
   (await deliveries(apikey, `&eventType=${eventType}`)).data[0];
+
+/** A merchant's delivery items as stored (not through the API). */
+async function deliveryItems(accountId: string) {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}#test`, ':p': 'DELIVERY#' },
+    }),
+  );
+  return Items;
+}
+
+/** Puts a message on the delivery queue as an earlier version of the outbox would have. */
+async function sendRawMessage(body: unknown) {
+  const queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries' }))).QueueUrl;
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
+}
 
 describe('a delivery', () => {
   let m: { accountId: string; apikey: string };
@@ -122,6 +142,19 @@ describe('a delivery', () => {
       'status',
       'transactionId',
     ]);
+  });
+
+  it('keeps the body once, in the event item the delivery names', async () => {
+    const items = await deliveryItems(m.accountId);
+    expect(items).toHaveLength(4);
+    for (const item of items) {
+      expect(item.body).toBeUndefined();
+      const { Item: event } = await db.send(
+        new GetCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.eventSk } }),
+      );
+      expect(event).toMatchObject({ type: 'event', id: item.eventId });
+      expect(r.forDelivery(item.id).map((q) => q.body)).toEqual([event?.body]);
+    }
   });
 
   it('is recorded as DELIVERED and listed with filters, totals and stats', async () => {
@@ -295,6 +328,84 @@ describe('dead-letter queue and redrive', () => {
     });
     expect(delivered).toMatchObject({ id: failed.id, attempts: 16, redriveCount: 1, lastStatusCode: 200 });
     expect(new Set(r.received.map((q) => q.headers['x-acme-delivery-id']))).toEqual(new Set([failed.id]));
+  });
+});
+
+describe('queue messages and deliveries from before the event reference', () => {
+  it('delivers a message of the first format ({pk, sk} only): the delivery is read first', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    // The first attempt's message is hidden for 30 s: the old-format message is what delivers.
+    r.answer = (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '30' } } : { status: 200 });
+    const ep = await endpoint(m.apikey, url, ['charge.created']);
+    await newCharge(m.apikey);
+    await r.waitFor(1);
+    const [item] = await eventually(async () => {
+      const items = await deliveryItems(m.accountId);
+      return items[0]?.status === 'PENDING' && items;
+    });
+    await sendRawMessage({ pk: item?.pk, sk: item?.sk });
+    const delivered = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      return d?.status === 'DELIVERED' && d;
+    });
+    expect(delivered).toMatchObject({ id: item?.id, attempts: 2, lastStatusCode: 200 });
+    const [first, second] = r.received;
+    expect(second?.headers['x-acme-delivery-id']).toBe(item?.id);
+    expect(second?.body).toBe(first?.body);
+    expect(
+      verifyAcmeSignature(String(second?.headers['x-acme-signature']), second?.body ?? '', ep.secret),
+    ).toBe(true);
+  });
+
+  it('sends and lists the body a delivery written before the change keeps itself', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    const ep = await endpoint(m.apikey, url, ['charge.paid']);
+    const body = '{"id":"evt_legacy","object":"event","type":"charge.paid","data":{"object":{"amount":10}}}';
+    const eventTime = new Date().toISOString();
+    const id = deliveryIdFor('evt_legacy', ep.id);
+    const key = { pk: `ACCOUNT#${m.accountId}#test`, sk: `DELIVERY#${eventTime}#${id}` };
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...key,
+          type: 'webhookDelivery',
+          accountId: m.accountId,
+          mode: 'test',
+          gsi1pk: `WHDELIV#${ep.id}`,
+          gsi1sk: `${eventTime}#${id}`,
+          id,
+          endpointId: ep.id,
+          eventId: 'evt_legacy',
+          eventType: 'charge.paid',
+          status: 'PENDING',
+          attempts: 0,
+          maxAttempts: 15,
+          lastStatusCode: null,
+          lastError: null,
+          lastResponseBody: null,
+          nextRetryAt: null,
+          deliveredAt: null,
+          createdAt: eventTime,
+          updatedAt: eventTime,
+          body,
+          redriveCount: 0,
+          cycleAttempts: 0,
+        },
+      }),
+    );
+    await sendRawMessage(key);
+    const [request] = await r.waitFor(1);
+    expect(request?.body).toBe(body);
+    expect(verifyAcmeSignature(String(request?.headers['x-acme-signature']), body, ep.secret)).toBe(true);
+    const delivered = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.paid');
+      return d?.status === 'DELIVERED' && d;
+    });
+    expect(delivered).toMatchObject({ id, attempts: 1, payload: JSON.parse(body) });
+    expect(delivered).not.toHaveProperty('body');
   });
 });
 
