@@ -1,6 +1,7 @@
 /**
  * The outbox fan-out (DynamoDB Streams → this Lambda): each new event item becomes one
- * delivery per subscribed ACTIVE endpoint of its merchant scope, put conditionally (stream
+ * delivery per subscribed ACTIVE endpoint of its merchant scope (and, for a legacy event of a
+ * payment with a `webhookUrl`, one to that URL), put conditionally (stream
  * retries create no duplicates), and one message per new delivery on the delivery queue. The
  * delivery names the event item (its body stays there); the message names the delivery, the
  * event and the endpoint, for the dispatcher to read together.
@@ -16,7 +17,12 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { errorFields, log } from '#shared/log.ts';
 import type { MerchantScope } from '#shared/store/keys.ts';
-import { createDelivery, type DeliveryMessage, markEnqueued } from '#shared/store/webhook-deliveries.ts';
+import {
+  createDelivery,
+  type DeliveryMessage,
+  type DeliveryTarget,
+  markEnqueued,
+} from '#shared/store/webhook-deliveries.ts';
 import { listEndpoints, type WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '#shared/webhooks/queue.ts';
 
@@ -28,10 +34,23 @@ interface OutboxItem {
   accountId: string;
   mode: 'live' | 'test';
   createdAt: string;
+  family: 'canonical' | 'legacy';
+  /** A payment's per-transaction destination (legacy events only). */
+  webhookUrl?: string;
 }
 
 /** The attributes of an event item the fan-out uses (not its body). */
-const OUTBOX_FIELDS = ['type', 'sk', 'id', 'eventType', 'accountId', 'mode', 'createdAt'] as const;
+const OUTBOX_FIELDS = [
+  'type',
+  'sk',
+  'id',
+  'eventType',
+  'accountId',
+  'mode',
+  'createdAt',
+  'family',
+  'webhookUrl',
+] as const;
 
 function outboxEvent(record: DynamoDBRecord): OutboxItem | undefined {
   const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
@@ -60,12 +79,15 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
       const subscribed = (await endpointsOf(scope)).filter(
         (e) => e.status === 'ACTIVE' && e.events.includes(event.eventType),
       );
+      const targets: DeliveryTarget[] = subscribed.map((endpoint) => ({ endpointId: endpoint.id }));
+      // A payment's `webhookUrl` gets its legacy events whatever the endpoints subscribe to.
+      if (event.family === 'legacy' && event.webhookUrl) targets.push({ url: event.webhookUrl });
       const deliveries = await Promise.all(
-        subscribed.map((endpoint) =>
+        targets.map((target) =>
           createDelivery(
             scope,
             { id: event.id, type: event.eventType, createdAt: event.createdAt, sk: event.sk },
-            endpoint.id,
+            target,
           ),
         ),
       );

@@ -1,8 +1,9 @@
 /**
  * Webhook deliveries: one per (event, destination), `ACCOUNT#<id>#<mode>` /
- * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + endpoint id and the item
- * put conditionally, so a stream record processed twice creates one delivery. GSI1
- * `WHDELIV#<endpointId>` finds an endpoint's deliveries (to cancel them when it is deleted).
+ * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + destination (endpoint id,
+ * or a payment's `webhookUrl` override) and the item put conditionally, so a stream record
+ * processed twice creates one delivery. GSI1 `WHDELIV#<endpointId>` finds an endpoint's
+ * deliveries (to cancel them when it is deleted); override deliveries have no endpoint.
  *
  * A delivery does not copy its event's body (about 12 KB for a charge event, which carries the
  * QR image): it names the outbox event item (`eventSk`, in the same partition), which keeps the
@@ -27,7 +28,9 @@ export const deliveryStatuses: readonly DeliveryStatus[] = [
 
 export interface Delivery {
   id: string;
-  endpointId: string;
+  /** `null` for a delivery to a payment's `webhookUrl` override (then `url` says where). */
+  endpointId: string | null;
+  url?: string;
   eventId: string;
   eventType: string;
   status: DeliveryStatus;
@@ -61,7 +64,15 @@ export interface DeliveryRef {
 export interface DeliveryMessage extends DeliveryRef {
   eventSk?: string;
   endpointId?: string;
+  /** A delivery to a payment's `webhookUrl`: signed with the account's override secret. */
+  override?: true;
 }
+
+/** Where a delivery goes: a registered endpoint, or a payment's `webhookUrl` override. */
+export type DeliveryTarget = { endpointId: string } | { url: string };
+
+const destinationFields = (target: DeliveryTarget) =>
+  'endpointId' in target ? { endpointId: target.endpointId } : { override: true as const };
 
 /** A delivery as stored, with what the public record leaves out. */
 export type StoredDelivery = Delivery & {
@@ -81,14 +92,22 @@ export const eventKeyOf = (delivery: { pk: string; eventSk?: string }): ItemKey 
 export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage => ({
   pk: String(item.pk),
   sk: String(item.sk),
-  ...(item.eventSk !== undefined && { eventSk: String(item.eventSk), endpointId: String(item.endpointId) }),
+  ...(item.eventSk !== undefined && {
+    eventSk: String(item.eventSk),
+    ...destinationFields(
+      item.url === undefined ? { endpointId: String(item.endpointId) } : { url: String(item.url) },
+    ),
+  }),
 });
 
 /** Only the key: a `DeliveryMessage` carries more. */
 const keyOf = ({ pk, sk }: DeliveryRef): DeliveryRef => ({ pk, sk });
 
-export const deliveryIdFor = (eventId: string, endpointId: string): string =>
-  `whd_${createHash('sha256').update(`${eventId}:${endpointId}`).digest('hex').slice(0, 24)}`;
+/** Derived from the event and the destination, so a stream record processed twice creates one delivery. */
+export const deliveryIdFor = (eventId: string, target: DeliveryTarget): string => {
+  const destination = 'endpointId' in target ? target.endpointId : `url:${target.url}`;
+  return `whd_${createHash('sha256').update(`${eventId}:${destination}`).digest('hex').slice(0, 24)}`;
+};
 
 const INTERNAL = new Set([
   'pk',
@@ -118,15 +137,15 @@ export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery 
 export async function createDelivery(
   scope: MerchantScope,
   event: { id: string; type: string; createdAt: string; sk: string },
-  endpointId: string,
+  target: DeliveryTarget,
 ): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
-  const id = deliveryIdFor(event.id, endpointId);
+  const id = deliveryIdFor(event.id, target);
   const ref = { pk: scopePk(scope), sk: `DELIVERY#${event.createdAt}#${id}` };
-  const message: DeliveryMessage = { ...ref, eventSk: event.sk, endpointId };
+  const message: DeliveryMessage = { ...ref, eventSk: event.sk, ...destinationFields(target) };
   const now = new Date().toISOString();
   const delivery: Delivery = {
     id,
-    endpointId,
+    ...('endpointId' in target ? { endpointId: target.endpointId } : { endpointId: null, url: target.url }),
     eventId: event.id,
     eventType: event.type,
     status: 'PENDING',
@@ -151,8 +170,10 @@ export async function createDelivery(
           type: 'webhookDelivery',
           accountId: scope.accountId,
           mode: scope.mode,
-          gsi1pk: `WHDELIV#${endpointId}`,
-          gsi1sk: `${event.createdAt}#${id}`,
+          ...('endpointId' in target && {
+            gsi1pk: `WHDELIV#${target.endpointId}`,
+            gsi1sk: `${event.createdAt}#${id}`,
+          }),
           eventSk: event.sk,
           ...delivery,
         },

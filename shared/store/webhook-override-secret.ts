@@ -6,11 +6,13 @@
  */
 
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { db, type ItemKey, tableName } from './client.ts';
 import { type MerchantScope, scopePk } from './keys.ts';
 import { newWebhookSecret } from './webhook-endpoints.ts';
 
-const key = (scope: MerchantScope) => ({ pk: scopePk(scope), sk: 'WEBHOOKOVERRIDE#SECRET' });
+/** In the merchant scope's partition, beside the deliveries it signs (read with them). */
+export const overrideSecretKey = (pk: string): ItemKey => ({ pk, sk: 'WEBHOOKOVERRIDE#SECRET' });
+const key = (scope: MerchantScope) => overrideSecretKey(scopePk(scope));
 
 export async function getOverrideSecret(scope: MerchantScope): Promise<string | undefined> {
   const { Item } = await db.send(

@@ -21,6 +21,7 @@ import {
   updateDelivery,
 } from '../store/webhook-deliveries.ts';
 import { endpointKey, toEndpoint } from '../store/webhook-endpoints.ts';
+import { overrideSecretKey } from '../store/webhook-override-secret.ts';
 import { DestinationError, destinationPolicy, type Resolver, resolveDestination } from './destination.ts';
 import { postWebhook } from './post.ts';
 
@@ -40,19 +41,25 @@ export type DispatchOutcome =
   /** Retry after `delaySeconds` (the message stays on the queue). */
   | { kind: 'retry'; delaySeconds: number };
 
-// The endpoint lookup: the one place that knows a delivery goes to its endpoint's URL, signed
-// with the endpoint's secret, and which item to read beside the delivery for that.
+// The destination lookup: the one place that knows where a delivery goes and which secret signs
+// it (its endpoint's URL and secret, or a payment's `webhookUrl` and the account's override
+// secret), and which item to read beside the delivery for that.
 
 type Destination = { url: string; secret: string } | { cancel: string };
 
-/** The item that says where a delivery goes, read with it. */
-const destinationKey = (delivery: { pk: string; endpointId: string }): ItemKey =>
-  endpointKey(delivery.pk, delivery.endpointId);
+/** The item that holds the signing secret (and for an endpoint its URL), read with the delivery. */
+const destinationKey = (pk: string, to: { endpointId?: string | null; override?: boolean }): ItemKey =>
+  to.override || !to.endpointId ? overrideSecretKey(pk) : endpointKey(pk, to.endpointId);
 
-/** The endpoint's URL and current secret (a rotation applies at once), or why not to send. */
-function destinationOf(endpointItem: Record<string, unknown> | undefined): Destination {
-  if (!endpointItem) return { cancel: 'Endpoint was deleted' };
-  const endpoint = toEndpoint(endpointItem);
+/** The URL and current secret (a rotation applies at once), or why not to send. */
+function destinationOf(delivery: StoredDelivery, item: Record<string, unknown> | undefined): Destination {
+  if (delivery.url !== undefined) {
+    return item
+      ? { url: delivery.url, secret: String(item.secret) }
+      : { cancel: 'No override signing secret' };
+  }
+  if (!item) return { cancel: 'Endpoint was deleted' };
+  const endpoint = toEndpoint(item);
   if (endpoint.status !== 'ACTIVE') return { cancel: 'Endpoint is inactive' };
   return { url: endpoint.url, secret: endpoint.secret };
 }
@@ -67,11 +74,11 @@ interface Attempt {
 const attemptOf = (
   delivery: StoredDelivery,
   event: Record<string, unknown> | undefined,
-  endpointItem: Record<string, unknown> | undefined,
+  destinationItem: Record<string, unknown> | undefined,
 ): Attempt => ({
   delivery,
   body: delivery.body ?? (event?.body as string | undefined),
-  destination: destinationOf(endpointItem),
+  destination: destinationOf(delivery, destinationItem),
 });
 
 /**
@@ -81,22 +88,22 @@ const attemptOf = (
  */
 async function readAttempt(message: DeliveryMessage): Promise<Attempt | undefined> {
   const ref: DeliveryRef = { pk: message.pk, sk: message.sk };
-  if (message.eventSk !== undefined && message.endpointId !== undefined) {
-    const [item, event, endpoint] = await batchGetConsistent([
+  if (message.eventSk !== undefined && (message.endpointId !== undefined || message.override)) {
+    const [item, event, destination] = await batchGetConsistent([
       ref,
       { pk: message.pk, sk: message.eventSk },
-      destinationKey({ pk: message.pk, endpointId: message.endpointId }),
+      destinationKey(message.pk, message),
     ]);
-    return item && attemptOf(toStoredDelivery(item), event, endpoint);
+    return item && attemptOf(toStoredDelivery(item), event, destination);
   }
   const delivery = await getDelivery(ref);
   if (!delivery) return undefined;
   const eventKey = eventKeyOf({ pk: message.pk, ...(delivery.eventSk && { eventSk: delivery.eventSk }) });
-  const [endpoint, event] = await batchGetConsistent([
-    destinationKey({ pk: message.pk, endpointId: delivery.endpointId }),
+  const [destination, event] = await batchGetConsistent([
+    destinationKey(message.pk, delivery),
     ...(eventKey ? [eventKey] : []),
   ]);
-  return attemptOf(delivery, event, endpoint);
+  return attemptOf(delivery, event, destination);
 }
 
 export async function dispatchDelivery(

@@ -364,7 +364,7 @@ describe('queue messages and deliveries from before the event reference', () => 
     const ep = await endpoint(m.apikey, url, ['charge.paid']);
     const body = '{"id":"evt_legacy","object":"event","type":"charge.paid","data":{"object":{"amount":10}}}';
     const eventTime = new Date().toISOString();
-    const id = deliveryIdFor('evt_legacy', ep.id);
+    const id = deliveryIdFor('evt_legacy', { endpointId: ep.id });
     const key = { pk: `ACCOUNT#${m.accountId}#test`, sk: `DELIVERY#${eventTime}#${id}` };
     await db.send(
       new PutCommand({

@@ -69,10 +69,12 @@ describe('a payment with webhookUrl', () => {
     expect(override.received.map(eventOf).sort()).toEqual(['payment.completed', 'payment.created']);
     for (const request of override.received) {
       expect(request.headers['x-acme-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
-      expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, secret)).toBe(true);
-      expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, endpointSecret)).toBe(
-        false,
+      expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, secret)).toBe(
+        true,
       );
+      expect(
+        verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, endpointSecret),
+      ).toBe(false);
       const body = JSON.parse(request.body);
       expect(body.data).toMatchObject({ transactionId: payment.id, customerId: 'user-7' });
       expect(request.headers['x-acme-event-type']).toBe(body.event);
@@ -109,7 +111,11 @@ describe('a payment with webhookUrl', () => {
       (r) => JSON.parse(r.body).data.transactionId === next.id && eventOf(r) === 'payment.completed',
     );
     const request = completed[0] as { headers: Record<string, unknown>; body: string };
-    expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, rotated)).toBe(true);
-    expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, secret)).toBe(false);
+    expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, rotated)).toBe(
+      true,
+    );
+    expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, secret)).toBe(
+      false,
+    );
   });
 });
