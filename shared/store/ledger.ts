@@ -1,7 +1,7 @@
 /**
  * Ledger entries and wallet balances are written together, inside the transaction of the
  * business step that moves the money: the balance item is always the sum of its entries.
- * Entries: `ACCOUNT#<id>#<mode>` / `LEDGER#<time>#<journalId>#<n>`.
+ * Journals: `ACCOUNT#<id>#<mode>` / `LEDGER#<time>#<journalId>`, each holding its entries.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -18,30 +18,34 @@ export const walletKey = (scope: MerchantScope, currency: string) => ({
   sk: `WALLET#${currency}`,
 });
 
-/** The entries of one journal, and the matching `ADD` on the merchant's wallet when it moves. */
+/**
+ * One journal as one item, its entries inside it (they sum to zero: `Journal` is built that
+ * way), and the matching `ADD` on the merchant's wallet when it moves. One item rather than
+ * one per entry: a journal is only ever written and read whole, and each item of a
+ * transaction costs a write (a settlement journal has four entries).
+ */
 export function journalItems(scope: MerchantScope, journal: Journal, at: string): TransactItem[] {
   const journalId = `jrn_${randomBytes(10).toString('hex')}`;
-  const entries: TransactItem[] = journal.entries.map((entry, n) => ({
+  const journalPut: TransactItem = {
     Put: {
       TableName: tableName(),
       Item: {
         pk: scopePk(scope),
-        sk: `LEDGER#${at}#${journalId}#${n}`,
+        sk: `LEDGER#${at}#${journalId}`,
         type: 'ledger',
         journalId,
         kind: journal.kind,
-        account: entry.account,
-        amount: entry.amount,
         currency: journal.currency,
         chargeId: journal.chargeId,
+        entries: journal.entries.map(({ account, amount }) => ({ account, amount })),
         createdAt: at,
       },
     },
-  }));
+  };
   const delta = walletDelta(journal);
-  if (delta.available === 0 && delta.pending === 0) return entries;
+  if (delta.available === 0 && delta.pending === 0) return [journalPut];
   return [
-    ...entries,
+    journalPut,
     {
       Update: {
         TableName: tableName(),

@@ -28,12 +28,14 @@ export async function ledgerDiscrepancies(): Promise<string[]> {
   const problems: string[] = [];
   const journals = new Map<string, number>();
   const fromLedger = new Map<string, { available: number; pending: number }>();
-  for (const entry of items.filter((i) => i.type === 'ledger')) {
-    journals.set(entry.journalId, (journals.get(entry.journalId) ?? 0) + entry.amount);
-    const key = `${entry.pk}|${entry.currency}`;
+  for (const journal of items.filter((i) => i.type === 'ledger')) {
+    const key = `${journal.pk}|${journal.currency}`;
     const sums = fromLedger.get(key) ?? { available: 0, pending: 0 };
-    if (entry.account === 'merchant_available') sums.available -= entry.amount;
-    if (entry.account === 'merchant_pending') sums.pending -= entry.amount;
+    for (const entry of journal.entries as { account: string; amount: number }[]) {
+      journals.set(journal.journalId, (journals.get(journal.journalId) ?? 0) + entry.amount);
+      if (entry.account === 'merchant_available') sums.available -= entry.amount;
+      if (entry.account === 'merchant_pending') sums.pending -= entry.amount;
+    }
     fromLedger.set(key, sums);
   }
   for (const [journal, sum] of journals) if (sum !== 0) problems.push(`journal ${journal} sums to ${sum}`);

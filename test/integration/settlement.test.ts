@@ -287,4 +287,31 @@ describe('the ledger check itself', () => {
       await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
     }
   });
+
+  it('reports a journal whose entries do not sum to zero', async () => {
+    const key = {
+      pk: 'ACCOUNT#acct_ledger_check#test',
+      sk: 'LEDGER#2026-01-01T00:00:00.000Z#jrn_unbalanced',
+    };
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...key,
+          type: 'ledger',
+          journalId: 'jrn_unbalanced',
+          currency: 'BRL',
+          entries: [
+            { account: 'psp_clearing', amount: 100 },
+            { account: 'platform_fees', amount: -99 },
+          ],
+        },
+      }),
+    );
+    try {
+      expect(await ledgerDiscrepancies()).toEqual(['journal jrn_unbalanced sums to 1']);
+    } finally {
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    }
+  });
 });
