@@ -17,8 +17,9 @@ export async function requeueWaitingDeliveries(): Promise<number> {
       new ScanCommand({
         TableName: tableName(),
         FilterExpression: '#type = :delivery AND #status IN (:pending, :processing)',
-        ProjectionExpression: 'pk, sk, eventSk, endpointId',
-        ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+        // What `deliveryMessage` needs: `url` tells an override delivery from an endpoint's.
+        ProjectionExpression: 'pk, sk, eventSk, endpointId, #url',
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status', '#url': 'url' },
         ExpressionAttributeValues: {
           ':delivery': 'webhookDelivery',
           ':pending': 'PENDING',

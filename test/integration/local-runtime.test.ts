@@ -77,9 +77,15 @@ describe('local runtime', () => {
     });
     expect((await balance(demo.test_api_key)).status).toBe(200);
 
-    // A delivery waiting an hour for its next attempt (the receiver asked for it).
-    receiver.answer = (n) =>
-      n === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : { status: 200 };
+    // Two deliveries waiting an hour for their next attempt (the receiver asked for it): one to
+    // an endpoint, one to a payment's webhookUrl override.
+    const asked = new Set<unknown>();
+    receiver.answer = (_n, request) => {
+      const type = request.headers['x-acme-event-type'];
+      if (asked.has(type)) return { status: 200 };
+      asked.add(type);
+      return { status: 429, headers: { 'retry-after': '3600' } };
+    };
     const url = await receiver.start();
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
       fetch(`http://127.0.0.1:${ports.PORT}${path}`, {
@@ -88,16 +94,15 @@ describe('local runtime', () => {
         body: JSON.stringify(body),
       });
     expect((await post('/v1/webhooks/endpoints', { url, events: ['charge.created'] })).status).toBe(201);
-    expect(
-      (
-        await post(
-          '/v1/charges',
-          { amount: 100, payment_method: 'pix' },
-          { 'idempotency-key': 'restart-test-1' },
-        )
-      ).status,
-    ).toBe(201);
-    await eventually(async () => receiver.received.length >= 1 || undefined);
+    expect((await post('/v1/webhooks/override-secret/rotate', {})).status).toBe(200);
+    const payment = {
+      amount: 100,
+      paymentMethods: ['PIX'],
+      idempotencyKey: 'restart-test-1',
+      webhookUrl: url,
+    };
+    expect((await post('/v1/payments', payment)).status).toBe(201);
+    await eventually(async () => receiver.received.length >= 2 || undefined);
 
     expect(await stopWithCtrlC(first)).toBe(0);
     for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
@@ -106,15 +111,14 @@ describe('local runtime', () => {
     try {
       expect(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).account_id).toBe(demo.account_id);
       expect((await balance(demo.test_api_key)).status).toBe(200);
-      // The webhook waiting for its retry when the runtime stopped is delivered after the restart.
-      await eventually(async () => receiver.received.length >= 2 || undefined, 15_000);
+      // The webhooks waiting for their retry when the runtime stopped are delivered after the restart.
+      await eventually(async () => receiver.received.length >= 4 || undefined, 15_000);
       const deliveries = await fetch(`http://127.0.0.1:${ports.PORT}/v1/webhooks/deliveries`, {
         headers: { apikey: demo.test_api_key },
       });
-      expect(((await deliveries.json()) as { data: unknown[] }).data[0]).toMatchObject({
-        status: 'DELIVERED',
-        attempts: 2,
-      });
+      const { data } = (await deliveries.json()) as { data: { eventType: string }[] };
+      expect(data.map((d) => d.eventType).sort()).toEqual(['charge.created', 'payment.created']);
+      for (const delivery of data) expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     } finally {
       await stopWithCtrlC(second);
     }

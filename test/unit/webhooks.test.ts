@@ -9,6 +9,7 @@ import {
 import { embeddedIPv4, isForbiddenAddress } from '../../shared/domain/ssrf.ts';
 import { eventCatalog, usesLegacySignature } from '../../shared/domain/webhook-catalog.ts';
 import { signatureHeader } from '../../shared/domain/webhook-signature.ts';
+import { deliveryIdFor, deliveryMessage } from '../../shared/store/webhook-deliveries.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const strict = { allowLoopback: false };
@@ -144,6 +145,41 @@ describe('event catalog', () => {
     ]);
     expect(eventCatalog.filter((e) => e.legacy).every((e) => /^(payment|withdrawal)\./.test(e.event))).toBe(
       true,
+    );
+  });
+});
+
+describe('delivery queue messages', () => {
+  const base = { pk: 'ACCOUNT#a#test', sk: 'DELIVERY#t#whd_1', eventSk: 'EVENT#t#evt_1' };
+
+  it('name the endpoint of an endpoint delivery', () => {
+    expect(deliveryMessage({ ...base, endpointId: 'we_1' })).toEqual({ ...base, endpointId: 'we_1' });
+  });
+
+  it('mark a delivery to a webhookUrl override, which has no endpoint', () => {
+    expect(deliveryMessage({ ...base, endpointId: null, url: 'https://shop.example/hook' })).toEqual({
+      ...base,
+      override: true,
+    });
+  });
+
+  it('keep only the key of a delivery written before eventSk', () => {
+    expect(deliveryMessage({ pk: base.pk, sk: base.sk, endpointId: 'we_1' })).toEqual({
+      pk: base.pk,
+      sk: base.sk,
+    });
+  });
+
+  it('derive distinct delivery ids per destination', () => {
+    const ids = new Set([
+      deliveryIdFor('evt_1', { endpointId: 'we_1' }),
+      deliveryIdFor('evt_1', { endpointId: 'we_2' }),
+      deliveryIdFor('evt_1', { url: 'https://shop.example/hook' }),
+      deliveryIdFor('evt_2', { url: 'https://shop.example/hook' }),
+    ]);
+    expect(ids.size).toBe(4);
+    expect(deliveryIdFor('evt_1', { url: 'https://shop.example/hook' })).toBe(
+      deliveryIdFor('evt_1', { url: 'https://shop.example/hook' }),
     );
   });
 });
