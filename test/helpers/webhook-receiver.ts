@@ -2,6 +2,7 @@
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -83,4 +84,22 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('condition not met in time');
+}
+
+/**
+ * Receivers for one test file: `start()` gives a running one and its URL; every receiver is
+ * stopped after the file (the helper registers the `afterAll`).
+ */
+export function receiverPool(): { start: () => Promise<{ receiver: Receiver; url: string }> } {
+  const started: Receiver[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((r) => r.stop()));
+  });
+  return {
+    async start() {
+      const receiver = new Receiver();
+      started.push(receiver);
+      return { receiver, url: await receiver.start() };
+    },
+  };
 }

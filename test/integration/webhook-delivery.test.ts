@@ -13,25 +13,16 @@ import {
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/client.ts';
 import { deliveryIdFor } from '../../shared/store/webhook-deliveries.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { api } from '../helpers/http.ts';
-import { eventually, Receiver } from '../helpers/webhook-receiver.ts';
+import { eventually, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const sqs = new SQSClient({});
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.stop()));
-});
-
-async function receiver(): Promise<{ receiver: Receiver; url: string }> {
-  const r = new Receiver();
-  receivers.push(r);
-  return { receiver: r, url: await r.start() };
-}
+const receiver = receiverPool().start;
 
 async function endpoint(apikey: string, url: string, events: string[]) {
   const reply = await api('/v1/webhooks/endpoints', { apikey, body: { url, events } });

@@ -3,22 +3,13 @@
  * secret, through the same outbox, queue and dispatcher as endpoint deliveries.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { merchant, newIdempotencyKey, pay } from '../helpers/charges.ts';
 import { api } from '../helpers/http.ts';
-import { eventually, Receiver } from '../helpers/webhook-receiver.ts';
+import { eventually, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
-const receivers: Receiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.stop()));
-});
-
-async function receiver(): Promise<{ receiver: Receiver; url: string }> {
-  const r = new Receiver();
-  receivers.push(r);
-  return { receiver: r, url: await r.start() };
-}
+const receiver = receiverPool().start;
 
 const rotateOverrideSecret = async (apikey: string): Promise<string> =>
   (await api('/v1/webhooks/override-secret/rotate', { apikey, method: 'POST' })).body.secret;
