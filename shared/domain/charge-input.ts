@@ -126,10 +126,13 @@ export function parseCreateCharge(
   return parsed;
 }
 
-/** A failing `amount` gets the specific `invalid_amount` code. */
-function parseAmountFirst(input: unknown, route: 'createCharge' | 'createPixCharge'): CreateChargeBody {
+const parseAmountFirst = (input: unknown, route: 'createCharge' | 'createPixCharge'): CreateChargeBody =>
+  parseWithAmountCode(route === 'createCharge' ? CreateChargeBody : CreatePixChargeBody, input);
+
+/** Parses a create body; a failing `amount` gets the specific `invalid_amount` code. */
+export function parseWithAmountCode<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   try {
-    return parseInput(route === 'createCharge' ? CreateChargeBody : CreatePixChargeBody, input, 'body');
+    return parseInput(schema, input, 'body');
   } catch (error) {
     if (error instanceof Error && 'param' in error && error.param === 'amount') {
       throw badRequest(error.message, {

@@ -5,13 +5,13 @@
 
 import * as v from 'valibot';
 import { badRequest, unprocessable } from '../http/errors.ts';
-import { parseInput } from '../http/validation.ts';
 import {
   type CreateChargeBody,
   IDEMPOTENCY_KEY_MAX,
   IDEMPOTENCY_KEY_MIN,
   Metadata,
   PIX_MAX_AMOUNT,
+  parseWithAmountCode,
 } from './charge-input.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 
@@ -77,7 +77,7 @@ export type CreatePaymentBody = v.InferOutput<typeof CreatePaymentBody>;
 
 export function parseCreatePayment(input: unknown): CreatePaymentBody {
   if (input === undefined) throw badRequest('A JSON body is required.', { param: 'amount' });
-  return parseInput(CreatePaymentBody, input, 'body');
+  return parseWithAmountCode(CreatePaymentBody, input);
 }
 
 /**

@@ -96,8 +96,6 @@ describe('POST /v1/payments', () => {
   it.each([
     ['idempotencyKey', { idempotencyKey: undefined }],
     ['idempotencyKey', { idempotencyKey: 'short' }],
-    ['amount', { amount: 0 }],
-    ['amount', { amount: 10.5 }],
     ['paymentMethods', { paymentMethods: [] }],
     ['paymentMethods.0', { paymentMethods: ['PAYPAL'] }],
     ['currency', { currency: 'EU' }],
@@ -110,6 +108,10 @@ describe('POST /v1/payments', () => {
   ])('answers 400 on %s for %j', async (param, overrides) => {
     const reply = await createPayment(m.apikey, validPayment(overrides));
     expectParam(reply, 400, 'invalid_request', param);
+  });
+
+  it.each([0, 10.5, '100'])('answers 400 invalid_amount for amount %j', async (amount) => {
+    expectParam(await createPayment(m.apikey, validPayment({ amount })), 400, 'invalid_amount', 'amount');
   });
 
   it('answers 422 when the payment methods do not include PIX, or the currency is not BRL', async () => {
