@@ -88,7 +88,7 @@ export type StoredDelivery = Delivery & {
 export const eventKeyOf = (delivery: { pk: string; eventSk?: string }): ItemKey | undefined =>
   delivery.eventSk === undefined ? undefined : { pk: delivery.pk, sk: delivery.eventSk };
 
-/** The queue message of a delivery item (`pk`, `sk`, `eventSk`, `endpointId`). */
+/** The queue message of a delivery item (`pk`, `sk`, `eventSk`, and `endpointId` or `override`). */
 export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage => ({
   pk: String(item.pk),
   sk: String(item.sk),
@@ -140,12 +140,14 @@ export async function createDelivery(
   target: DeliveryTarget,
 ): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
   const id = deliveryIdFor(event.id, target);
+  const endpointId = 'endpointId' in target ? target.endpointId : null;
   const ref = { pk: scopePk(scope), sk: `DELIVERY#${event.createdAt}#${id}` };
   const message: DeliveryMessage = { ...ref, eventSk: event.sk, ...destinationFields(target) };
   const now = new Date().toISOString();
   const delivery: Delivery = {
     id,
-    ...('endpointId' in target ? { endpointId: target.endpointId } : { endpointId: null, url: target.url }),
+    endpointId,
+    ...('url' in target && { url: target.url }),
     eventId: event.id,
     eventType: event.type,
     status: 'PENDING',
@@ -170,8 +172,8 @@ export async function createDelivery(
           type: 'webhookDelivery',
           accountId: scope.accountId,
           mode: scope.mode,
-          ...('endpointId' in target && {
-            gsi1pk: `WHDELIV#${target.endpointId}`,
+          ...(endpointId !== null && {
+            gsi1pk: `WHDELIV#${endpointId}`,
             gsi1sk: `${event.createdAt}#${id}`,
           }),
           eventSk: event.sk,
@@ -320,31 +322,19 @@ export async function queryDeliveries(
 
 /**
  * The public delivery records, with `payload`: the event as sent (its body parsed), read from
- * the deliveries' event items in one `BatchGetItem` per 100 events (older deliveries keep it).
+ * the deliveries' event items in one `BatchGetItem` (a page holds at most 100 deliveries, the
+ * batch limit; older deliveries keep their body). All items are of one merchant scope.
  */
 export async function serializeDeliveries(items: Record<string, unknown>[]) {
-  const eventKeys = new Map<string, ItemKey>();
-  for (const item of items) {
-    const key = eventKeyOf({
-      pk: String(item.pk),
-      ...(item.eventSk !== undefined && { eventSk: String(item.eventSk) }),
-    });
-    if (key) eventKeys.set(`${key.pk}\n${key.sk}`, key);
-  }
-  const keys = [...eventKeys.values()];
-  const events = (
-    await Promise.all(
-      Array.from({ length: Math.ceil(keys.length / 100) }, (_, n) =>
-        batchGetConsistent(keys.slice(n * 100, n * 100 + 100)),
-      ),
-    )
-  ).flat();
-  const bodies = new Map(
-    keys.map((key, n) => [`${key.pk}\n${key.sk}`, events[n]?.body as string | undefined]),
-  );
+  const eventSks = [
+    ...new Set(items.flatMap((item) => (item.eventSk === undefined ? [] : [String(item.eventSk)]))),
+  ];
+  const pk = String(items[0]?.pk);
+  const events = eventSks.length === 0 ? [] : await batchGetConsistent(eventSks.map((sk) => ({ pk, sk })));
+  const bodies = new Map(eventSks.map((sk, n) => [sk, events[n]?.body as string | undefined]));
   return items.map((item) => {
     const { cycleAttempts: _internal, ...delivery } = toDelivery(item);
-    const body = item.body ?? bodies.get(`${String(item.pk)}\n${String(item.eventSk)}`);
+    const body = item.body ?? bodies.get(String(item.eventSk));
     return { ...delivery, payload: typeof body === 'string' ? (JSON.parse(body) as unknown) : null };
   });
 }

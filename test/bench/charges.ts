@@ -12,7 +12,7 @@ import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import type { MerchantScope } from '../../shared/store/keys.ts';
 import type { TransactItem } from '../../shared/store/ledger.ts';
 import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
-import type { BenchRuntime } from './runtime.ts';
+import { type BenchRuntime, useBenchDynamoDb } from './runtime.ts';
 import { percentile, round } from './stats.ts';
 
 /** High enough that no bench run reaches them: the limits are not what is measured. */
@@ -29,13 +29,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * imports them. Only now: the SDK client reads the endpoint and region from the environment.
  */
 async function loadStore(s: LocalSettings) {
-  Object.assign(process.env, {
-    TABLE_NAME: s.tableName,
-    AWS_ENDPOINT_URL_DYNAMODB: `http://${s.host}:${s.dynamoDbPort}`,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
+  useBenchDynamoDb(s);
   const [accounts, apiKeys, charges, events, client, domainCharges, domainEvents, ids, brCode, createCharge] =
     await Promise.all([
       import('../../shared/store/accounts.ts'),

@@ -214,3 +214,17 @@ export function runtimeJwtSecret(s: LocalSettings): string | undefined {
   const file = join(s.dataDir, 'jwt-secret');
   return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
 }
+
+/**
+ * Points this process's AWS SDK at the bench runtime's DynamoDB Local. Call it before importing
+ * the store modules: the SDK client reads the endpoint and region from the environment.
+ */
+export function useBenchDynamoDb(s: LocalSettings): void {
+  Object.assign(process.env, {
+    TABLE_NAME: s.tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: `http://${s.host}:${s.dynamoDbPort}`,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  });
+}

@@ -16,7 +16,7 @@
 import type { LocalSettings } from '../../infra/local/settings.ts';
 import { BENCH_VELOCITY, tableCharges } from './charges.ts';
 import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
-import type { BenchRuntime } from './runtime.ts';
+import { type BenchRuntime, useBenchDynamoDb } from './runtime.ts';
 import { percentile, round } from './stats.ts';
 import { type Arrival, startReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
@@ -130,13 +130,7 @@ export interface WebhookResults {
 
 /** The store modules of this process, pointed at the bench runtime's DynamoDB Local (as charges.ts does). */
 async function loadStore(s: LocalSettings) {
-  Object.assign(process.env, {
-    TABLE_NAME: s.tableName,
-    AWS_ENDPOINT_URL_DYNAMODB: `http://${s.host}:${s.dynamoDbPort}`,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
+  useBenchDynamoDb(s);
   const [accounts, apiKeys, client, keys, ddb] = await Promise.all([
     import('../../shared/store/accounts.ts'),
     import('../../shared/store/api-keys.ts'),
