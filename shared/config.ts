@@ -1,20 +1,39 @@
 /**
- * Environment configuration, read once at cold start. A missing required variable throws
- * immediately rather than surfacing later as an empty string.
+ * Every environment variable the service reads, and the only place that reads them (a Biome
+ * rule forbids `process.env` elsewhere in shared/ and functions/). Each value is checked when
+ * read: a missing required variable or a malformed number throws with the variable's name.
+ * Modules that need a value read it at module scope, so a bad one fails the Lambda's cold start
+ * rather than a request. Getters rather than constants, because the local runtime fills
+ * `process.env` after some modules are loaded.
  */
 
+const env = process.env;
+
 function required(name: string): string {
-  const value = process.env[name];
+  const value = env[name];
   if (value === undefined || value === '') throw new Error(`Missing required environment variable ${name}`);
   return value;
 }
 
-function numberOr(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
+function optional(name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function numberOr(name: string, fallback: number, { min = 0 }: { min?: number } = {}): number {
+  const raw = optional(name);
+  if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number`);
+  if (!Number.isFinite(value) || value < min)
+    throw new Error(`Environment variable ${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
   return value;
+}
+
+function flag(name: string): boolean {
+  const raw = optional(name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error(`Environment variable ${name} must be "true" or "false", got ${JSON.stringify(raw)}`);
 }
 
 export const config = {
@@ -23,19 +42,53 @@ export const config = {
   },
   /** Deployed: the Secrets Manager ARN of the JWT signing secret. Locally: the secret itself. */
   get jwtSecretArn() {
-    return process.env.JWT_SECRET_ARN;
+    return optional('JWT_SECRET_ARN');
   },
   get jwtSecret() {
-    return process.env.JWT_SECRET;
+    return optional('JWT_SECRET');
   },
   get jwtTtlSeconds() {
-    return numberOr('JWT_TTL_SECONDS', 3600);
+    return numberOr('JWT_TTL_SECONDS', 3600, { min: 60 });
+  },
+  /** Deployed: the ARN of the secret the Pix location JWS key derives from. Locally: the secret. */
+  get pixSigningSecretArn() {
+    return optional('PIX_SIGNING_SECRET_ARN');
+  },
+  get pixSigningSecret() {
+    return optional('PIX_SIGNING_SECRET');
   },
   /** Default per-key rate limit (requests per minute) when the account sets none. */
   get rateLimitPerMinute() {
-    return numberOr('RATE_LIMIT_PER_MINUTE', 600);
+    return numberOr('RATE_LIMIT_PER_MINUTE', 600, { min: 1 });
   },
   get logLevel() {
-    return process.env.LOG_LEVEL ?? 'info';
+    return optional('LOG_LEVEL') ?? 'info';
+  },
+  /** The `api_version` of canonical events (DESIGN.md §4). */
+  get apiVersion() {
+    return optional('API_VERSION') ?? '2026-11-01';
+  },
+  /** A custom domain in front of the API; otherwise URLs use the request's own domain. */
+  get publicBaseUrl() {
+    return optional('PUBLIC_BASE_URL');
+  },
+  get webhookQueueUrl() {
+    return required('WEBHOOK_QUEUE_URL');
+  },
+  /** Receivers must answer within 30 s (Part 2); the tests shorten it. */
+  get webhookTimeoutMs() {
+    return numberOr('WEBHOOK_TIMEOUT_MS', 30_000, { min: 1 });
+  },
+  /** Compresses the retry schedule (tests only; never deployed). */
+  get webhookRetryScale() {
+    return numberOr('WEBHOOK_RETRY_SCALE', 1);
+  },
+  /** The local runtime: webhooks may go to http:// and loopback receivers. Never deployed. */
+  get allowHttpWebhooks() {
+    return flag('ALLOW_HTTP_WEBHOOKS');
+  },
+  /** The local test runtime: `x-fault-inject` headers fail requests at named points. Never deployed. */
+  get faultInjection() {
+    return flag('FAULT_INJECTION');
   },
 };

@@ -4,14 +4,15 @@
  */
 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { config } from '#shared/config.ts';
 import { errorFields, log } from '#shared/log.ts';
 import type { DeliveryMessage } from '#shared/store/webhook-deliveries.ts';
 import { dispatchDelivery } from '#shared/webhooks/dispatch.ts';
 import { delayNextReceive } from '#shared/webhooks/queue.ts';
 
-/** Receivers must answer within 30 s (Part 2); tests shorten it. */
-const timeoutMs = Number(process.env.WEBHOOK_TIMEOUT_MS ?? 30_000);
-const retryScale = Number(process.env.WEBHOOK_RETRY_SCALE ?? 1);
+// Read at cold start: a bad value fails the Lambda's init, not a delivery.
+const timeoutMs = config.webhookTimeoutMs;
+const retryScale = config.webhookRetryScale;
 
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures = await Promise.all(

@@ -7,12 +7,13 @@
 
 import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { CompactSign, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import { config } from '../config.ts';
 
 let keyPromise: Promise<{ privateKey: KeyObject; publicJwk: JWK; kid: string }> | undefined;
 
 async function loadSecret(): Promise<string> {
-  if (process.env.PIX_SIGNING_SECRET) return process.env.PIX_SIGNING_SECRET;
-  const arn = process.env.PIX_SIGNING_SECRET_ARN;
+  if (config.pixSigningSecret) return config.pixSigningSecret;
+  const arn = config.pixSigningSecretArn;
   if (!arn)
     throw new Error(
       'Missing required environment variable PIX_SIGNING_SECRET_ARN (or PIX_SIGNING_SECRET locally)',

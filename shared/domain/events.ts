@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { type ChargeRecord, serializeCharge, type TxStatus } from './charges.ts';
 
-export const API_VERSION = process.env.API_VERSION ?? '2026-11-01';
+/** `api_version` of canonical events (DESIGN.md §4). */
+export const API_VERSION = '2026-11-01';
 
 export type CanonicalEventType = 'charge.created' | 'charge.paid' | 'charge.failed' | 'charge.expired';
 export type LegacyEventType =

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { config } from '../config.ts';
 import { log } from '../log.ts';
 import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
 import { countDynamoDbCalls, dynamoDbCallsSoFar } from '../store/client.ts';
@@ -125,7 +126,7 @@ const parseRequest = (group: Group): ApiMiddleware => ({
       headers: Object.fromEntries(
         Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined),
       ),
-      baseUrl: process.env.PUBLIC_BASE_URL ?? `https://${event.requestContext.domainName}`,
+      baseUrl: config.publicBaseUrl ?? `https://${event.requestContext.domainName}`,
     };
   },
 });

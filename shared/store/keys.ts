@@ -1,15 +1,181 @@
 /**
- * Partition-key builders shared by several entities. Merchant data is partitioned by account
- * AND mode: a test key never sees live data and vice versa (as with Stripe's test mode).
+ * The single table's key schema: every entity's key builders and parsers, and the sort-key
+ * prefixes queries use with `begins_with`. No other module writes a key literal; see
+ * docs/data-model.md for why each key is shaped the way it is.
+ *
+ * Merchant data is partitioned by account AND mode (`ACCOUNT#<id>#<mode>`): a test key never
+ * sees live data and vice versa (as with Stripe's test mode). Account-level data (profile,
+ * members, API keys, audit) lives in `ACCOUNT#<id>`. Items addressed without a scope (an API key
+ * by its hash, a charge by its raw id, a Pix by its end-to-end id) get a partition of their own.
  */
 
-import type { KeyMode } from '../auth/api-key-crypto.ts';
+import type { MerchantScope, Mode } from '../domain/scope.ts';
+import { rateLimitKeyPrefix } from '../resources.ts';
 
-export const accountPk = (accountId: string): string => `ACCOUNT#${accountId}`;
+export type { MerchantScope, Mode } from '../domain/scope.ts';
 
-export interface MerchantScope {
-  accountId: string;
-  mode: KeyMode;
+export interface ItemKey {
+  pk: string;
+  sk: string;
 }
 
+/** Sort-key prefixes of the entities a query lists (`begins_with(sk, :prefix)`). */
+export const PREFIX = {
+  apiKey: 'APIKEY#',
+  audit: 'AUDIT#',
+  member: 'MEMBER#',
+  charge: 'CHARGE#',
+  devolution: 'DEVOLUTION#',
+  tranche: 'TRANCHE#',
+  wallet: 'WALLET#',
+  journal: 'LEDGER#',
+  event: 'EVENT#',
+  webhookEndpoint: 'WEBHOOKEP#',
+  delivery: 'DELIVERY#',
+} as const;
+
+// ── Partitions ────────────────────────────────────────────────────────────────────────────────
+
+export const accountPk = (accountId: string): string => `ACCOUNT#${accountId}`;
 export const scopePk = ({ accountId, mode }: MerchantScope): string => `ACCOUNT#${accountId}#${mode}`;
+
+/** The merchant scope of a scope partition key (`ACCOUNT#<id>#<mode>`). */
+export function parseScope(pk: string): MerchantScope {
+  const [tag, accountId, mode, ...rest] = pk.split('#');
+  if (tag !== 'ACCOUNT' || !accountId || (mode !== 'live' && mode !== 'test') || rest.length > 0)
+    throw new Error(`Not a merchant scope key: ${pk}`);
+  return { accountId, mode };
+}
+
+// ── Accounts, users, sessions, API keys, rate limits ──────────────────────────────────────────
+
+export const accountKey = (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
+/** `email` already normalised (users.ts). */
+export const userKey = (email: string): ItemKey => ({ pk: `EMAIL#${email}`, sk: 'USER' });
+export const membershipKey = (accountId: string, userId: string): ItemKey => ({
+  pk: accountPk(accountId),
+  sk: `${PREFIX.member}${userId}`,
+});
+/** GSI1 partition of a user's memberships (user → accounts). */
+export const userMembershipsIndexPk = (userId: string): string => `USER#${userId}`;
+export const revokedJwtKey = (jti: string): ItemKey => ({ pk: `REVOKEDJWT#${jti}`, sk: 'JWT' });
+export const apiKeyKey = (accountId: string, keyId: string): ItemKey => ({
+  pk: accountPk(accountId),
+  sk: `${PREFIX.apiKey}${keyId}`,
+});
+export const apiKeyHashKey = (hash: string): ItemKey => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEY' });
+export const auditKey = (accountId: string, at: string, id: string): ItemKey => ({
+  pk: accountPk(accountId),
+  sk: `${PREFIX.audit}${at}#${id}`,
+});
+/** `RATE#…`: the only partitions read-only functions may write (IAM `dynamodb:LeadingKeys`). */
+export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
+  pk: `${rateLimitKeyPrefix}${keyId}#${minute}`,
+  sk: 'RATE',
+});
+
+// ── Charges ───────────────────────────────────────────────────────────────────────────────────
+
+/** Raw ids start with the creation time, so the sort key orders a scope's charges by creation. */
+export const chargeKey = (scope: MerchantScope, rawId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.charge}${rawId}`,
+});
+/** Which scope a raw id belongs to (public checkout and Pix location URLs carry only the raw id). */
+export const chargeRefKey = (rawId: string): ItemKey => ({ pk: `CHARGEREF#${rawId}`, sk: 'CHARGEREF' });
+export const pendingCounterKey = (scope: MerchantScope): ItemKey => ({
+  pk: scopePk(scope),
+  sk: 'COUNTER#PENDING_CHARGES',
+});
+export const idempotencyKey = (scope: MerchantScope, routeId: string, key: string): ItemKey => ({
+  pk: `IDEMPOTENCY#${scope.accountId}#${scope.mode}#${routeId}#${key}`,
+  sk: 'IDEMPOTENCY',
+});
+/** GSI1 partition of a customer document's charges (the customer velocity guard). */
+export const customerIndexPk = (scope: MerchantScope, document: string): string =>
+  `CUSTOMER#${scope.accountId}#${scope.mode}#${document}`;
+/** A Pix is processed once: its receipt is keyed by its end-to-end id alone. */
+export const pixReceiptKey = (endToEndId: string): ItemKey => ({ pk: `PIXIN#${endToEndId}`, sk: 'PIXIN' });
+export const devolutionKey = (scope: MerchantScope, chargeId: string, returnId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.devolution}${chargeId}#${returnId}`,
+});
+
+// ── Due-work queues (GSI2, sparse): charges to expire, tranches to release ────────────────────
+
+const EXPIRY_SHARDS = 4;
+const RELEASE_SHARDS = 2;
+export type DueQueue = 'EXPIRY' | 'RELEASE';
+/** Every shard of a due queue (the scheduler drains them all). */
+export const dueShards = (queue: DueQueue): string[] =>
+  Array.from({ length: queue === 'EXPIRY' ? EXPIRY_SHARDS : RELEASE_SHARDS }, (_, i) => `DUE#${queue}#${i}`);
+
+/**
+ * The GSI2 attributes that put an item on a due queue at `dueAt`; the shard spreads writes, the
+ * sort key carries the scope and id so the scheduler needs nothing else. `shardSeed` is any
+ * number (the writer's choice: random or derived from the id).
+ */
+export function dueIndex(
+  queue: DueQueue,
+  dueAt: string,
+  scope: MerchantScope,
+  id: string,
+  shardSeed: number,
+) {
+  const shards = dueShards(queue);
+  return {
+    gsi2pk: shards[Math.abs(shardSeed) % shards.length] as string,
+    gsi2sk: `${dueAt}#${scope.accountId}#${scope.mode}#${id}`,
+  };
+}
+
+/** Upper bound of the due entries at `nowIso` (`gsi2sk <= …`). */
+export const dueUpTo = (nowIso: string): string => `${nowIso}#~`;
+
+/** The scope and id of a due entry's sort key. */
+export function parseDueEntry(gsi2sk: string): { scope: MerchantScope; id: string } {
+  const [, accountId, mode, id] = gsi2sk.split('#');
+  if (!accountId || !id || (mode !== 'live' && mode !== 'test'))
+    throw new Error(`Not a due entry: ${gsi2sk}`);
+  return { scope: { accountId, mode: mode as Mode }, id };
+}
+
+// ── Money ─────────────────────────────────────────────────────────────────────────────────────
+
+export const walletKey = (scope: MerchantScope, currency: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.wallet}${currency}`,
+});
+export const journalKey = (scope: MerchantScope, at: string, journalId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.journal}${at}#${journalId}`,
+});
+export const trancheKey = (scope: MerchantScope, releaseAt: string, chargeId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.tranche}${releaseAt}#${chargeId}`,
+});
+
+// ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
+
+export const eventKey = (scope: MerchantScope, createdAt: string, eventId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.event}${createdAt}#${eventId}`,
+});
+export const webhookEndpointKey = (scope: MerchantScope, endpointId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.webhookEndpoint}${endpointId}`,
+});
+export const overrideSecretKey = (scope: MerchantScope): ItemKey => ({
+  pk: scopePk(scope),
+  sk: 'WEBHOOKOVERRIDE#SECRET',
+});
+export const deliveryKey = (scope: MerchantScope, eventCreatedAt: string, deliveryId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.delivery}${eventCreatedAt}#${deliveryId}`,
+});
+/** GSI1 of an endpoint's deliveries (cancelled together when the endpoint is deleted). */
+export const endpointDeliveriesIndex = (endpointId: string, eventCreatedAt: string, deliveryId: string) => ({
+  gsi1pk: `WHDELIV#${endpointId}`,
+  gsi1sk: `${eventCreatedAt}#${deliveryId}`,
+});
+export const endpointDeliveriesIndexPk = (endpointId: string): string => `WHDELIV#${endpointId}`;

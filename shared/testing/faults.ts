@@ -4,12 +4,13 @@
  * so tests can prove a retry after a failure at any step creates nothing twice.
  */
 
+import { config } from '../config.ts';
 import { HttpError } from '../http/errors.ts';
 
 export type FaultPoint = 'after-provider' | 'after-write';
 
 export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
-  if (process.env.FAULT_INJECTION !== 'true') return;
+  if (!config.faultInjection) return;
   if (headers['x-fault-inject'] === point) {
     throw new HttpError(500, 'api_error', 'injected_fault', `Injected fault at ${point}`);
   }

@@ -7,6 +7,7 @@
 
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { config } from '../config.ts';
 import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
 import { badRequest } from '../http/errors.ts';
 
@@ -20,7 +21,7 @@ export interface DestinationPolicy extends AddressPolicy {
 
 /** Deployed: https only, no private addresses. `ALLOW_HTTP_WEBHOOKS=true` (local runtime): http and 127.0.0.1 too. */
 export const destinationPolicy = (): DestinationPolicy => {
-  const local = process.env.ALLOW_HTTP_WEBHOOKS === 'true';
+  const local = config.allowHttpWebhooks;
   return { allowHttp: local, allowLoopback: local };
 };
 

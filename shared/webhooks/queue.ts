@@ -4,15 +4,12 @@
  */
 
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { config } from '../config.ts';
 import type { DeliveryMessage } from '../store/webhook-deliveries.ts';
 
 const sqs = new SQSClient({});
 
-const queueUrl = (): string => {
-  const url = process.env.WEBHOOK_QUEUE_URL;
-  if (!url) throw new Error('Missing required environment variable WEBHOOK_QUEUE_URL');
-  return url;
-};
+const queueUrl = (): string => config.webhookQueueUrl;
 
 export async function enqueueDeliveries(messages: DeliveryMessage[]): Promise<void> {
   const batches = Array.from({ length: Math.ceil(messages.length / 10) }, (_, n) =>
