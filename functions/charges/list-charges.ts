@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import { publicStatuses, serializeCharge, txStatusesOf } from '#shared/domain/charges.ts';
 import { parseChargeId, publicChargeId } from '#shared/domain/pix-ids.ts';
 import { normalizeTaxId } from '#shared/domain/tax-id.ts';
+import { parseInput, queryInteger } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput, queryInteger } from '#shared/http/validation.ts';
 import { listCharges as list } from '#shared/store/charges.ts';
 
 const Timestamp = v.pipe(

@@ -1,6 +1,6 @@
+import { InvalidInput } from '#shared/domain/errors.ts';
 import { chargeInputOf, parseCreatePayment } from '#shared/domain/payment-input.ts';
 import { serializePaymentCreated } from '#shared/domain/payments.ts';
-import { badRequest } from '#shared/http/errors.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { createCharge } from '#shared/services/create-charge.ts';
 import { getOverrideSecret } from '#shared/store/webhook-override-secret.ts';
@@ -20,7 +20,7 @@ export const createPayment: RouteHandler<KeyPrincipal> = async ({ principal, bod
     ]);
     // Deliveries to the override are signed: without a secret the merchant could not verify them.
     if (secret === undefined) {
-      throw badRequest(
+      throw new InvalidInput(
         'webhookUrl needs a signing secret: create one with POST /v1/webhooks/override-secret/rotate first.',
         { param: 'webhookUrl' },
       );

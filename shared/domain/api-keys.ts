@@ -1,16 +1,17 @@
 /** API key rules of Part 1 that do not touch storage: who may manage keys and the public shapes. */
 
 import * as v from 'valibot';
-import { forbidden } from '../http/errors.ts';
+
 import type { ApiKeyRecord, AuditEvent, IssuedKey } from '../store/api-keys.ts';
 import type { Role } from '../store/users.ts';
+import { PermissionDenied } from './errors.ts';
 
 /** Any member lists keys; only OWNER and ADMIN issue, rotate and revoke (and read the audit log). */
 export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role === 'ADMIN';
 
 export function requireKeyManager(role: Role): void {
   if (!canManageKeys(role)) {
-    throw forbidden(
+    throw new PermissionDenied(
       'API_KEY_ROLE_REQUIRED',
       'Issuing, rotating and revoking API keys requires the OWNER or ADMIN role.',
     );

@@ -13,10 +13,10 @@ import type { AccountSettings } from '../domain/account-settings.ts';
 import { buildDynamicBrCode } from '../domain/br-code.ts';
 import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
 import { type ChargeRecord, pixLocation, serializeCharge } from '../domain/charges.ts';
+import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.ts';
 import { eventsForTransition } from '../domain/events.ts';
 import { deriveTxid, newChargeId } from '../domain/pix-ids.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
-import { conflict, notFound, serviceUnavailable, unprocessable } from '../http/errors.ts';
 import type { ApiResponse, KeyPrincipal } from '../http/types.ts';
 import { providerFor } from '../providers/index.ts';
 import {
@@ -54,10 +54,7 @@ export interface CreateChargeRequest {
 
 function replay(record: IdempotencyRecord, requestHash: string): ApiResponse {
   if (record.requestHash !== requestHash) {
-    throw conflict(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request body.',
-    );
+    throw new IdempotencyConflict('This Idempotency-Key was already used with a different request body.');
   }
   return {
     status: record.response.status,
@@ -83,12 +80,12 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
   ]);
   if (context.idempotency) return replay(context.idempotency, requestHash);
   const account = context.account;
-  if (!account) throw notFound('No such account.');
+  if (!account) throw new NotFound('No such account.');
   assertWithinVelocity(account.settings.velocity, customerChargeTimes, context.pendingCount, now);
 
   const provider = providerFor(principal.mode, account);
   if (!provider)
-    throw unprocessable('No Pix provider is configured for this account in live mode.', {
+    throw new Unprocessable('No Pix provider is configured for this account in live mode.', {
       param: 'payment_method',
     });
   const expiresIn = input.expires_in ?? account.settings.defaultExpiresIn;
@@ -147,7 +144,7 @@ async function requestCob(
       }),
     };
   } catch (error) {
-    if (error instanceof ProviderUnavailableError) throw serviceUnavailable();
+    if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable();
     if (!(error instanceof ProviderRejectedError)) throw error;
     return {
       failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import { Unprocessable } from '../../shared/domain/errors.ts';
 import { legacyEvent } from '../../shared/domain/events.ts';
 import { chargeInputOf, parseCreatePayment } from '../../shared/domain/payment-input.ts';
 import { serializePayment, serializePaymentCreated } from '../../shared/domain/payments.ts';
-import { HttpError } from '../../shared/http/errors.ts';
 
 const payment = (overrides: Record<string, unknown> = {}) =>
   parseCreatePayment({ amount: 100, paymentMethods: ['PIX'], idempotencyKey: 'key-12345678', ...overrides });
@@ -53,9 +53,9 @@ describe('payment input', () => {
         } catch (e) {
           return e;
         }
-      })() as HttpError;
-      expect(error).toBeInstanceOf(HttpError);
-      expect([error.status, error.code, error.param]).toEqual([422, 'unprocessable_entity', param]);
+      })() as Unprocessable;
+      expect(error).toBeInstanceOf(Unprocessable);
+      expect([error.code, error.param]).toEqual(['unprocessable_entity', param]);
     }
   });
 });

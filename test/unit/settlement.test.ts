@@ -147,7 +147,7 @@ describe('velocity guard', () => {
       assertWithinVelocity(limits, [minutesAgo(1), minutesAgo(20), minutesAgo(30)], 0, at),
     ).not.toThrow();
     expect(() => assertWithinVelocity(limits, [minutesAgo(1), minutesAgo(9)], 0, at)).toThrow(
-      expect.objectContaining({ status: 403, code: 'fraud.customer_velocity_exceeded' }),
+      expect.objectContaining({ name: 'VelocityExceeded', code: 'fraud.customer_velocity_exceeded' }),
     );
   });
   it('stops at the account’s live-charge limit', () => {
