@@ -2,11 +2,47 @@
 
 import * as v from 'valibot';
 
-import type { ApiKeyRecord, AuditEvent, IssuedKey } from '../store/api-keys.ts';
-import type { Role } from '../store/users.ts';
+import type { Role } from './auth.ts';
 import { PermissionDenied } from './errors.ts';
+import type { Mode } from './scope.ts';
 
 /** Any member lists keys; only OWNER and ADMIN issue, rotate and revoke (and read the audit log). */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  label: string;
+  mode: Mode;
+  prefix: string;
+  fingerprint: string;
+  createdAt: string;
+}
+
+export interface ApiKeyLookup {
+  keyId: string;
+  accountId: string;
+  mode: Mode;
+  fingerprint: string;
+  hash: string;
+}
+
+export type AuditAction = 'api_key.issued' | 'api_key.rotated' | 'api_key.revoked';
+
+export interface AuditEvent {
+  id: string;
+  action: AuditAction;
+  actorUserId: string;
+  keyId: string;
+  fingerprint: string;
+  replacedKeyId?: string;
+  replacedFingerprint?: string;
+  createdAt: string;
+}
+
+export interface IssuedKey {
+  apiKey: string;
+  record: ApiKeyRecord;
+}
+
 export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role === 'ADMIN';
 
 export function requireKeyManager(role: Role): void {

@@ -6,25 +6,14 @@
 
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AccountSettings, DEFAULT_SETTINGS } from '../domain/account-settings.ts';
+import {
+  type Account,
+  type AccountOverrides,
+  type AccountSettings,
+  DEFAULT_SETTINGS,
+} from '../domain/account-settings.ts';
 import { db, tableName } from './client.ts';
 import { accountPk } from './keys.ts';
-
-export interface Account {
-  id: string;
-  name: string;
-  createdAt: string;
-  /** Per-key requests per minute; the service default applies when absent. */
-  rateLimitPerMinute?: number;
-  settings: AccountSettings;
-  /** Sandbox only: the simulated acquirer answers as unavailable (503 on create). */
-  sandboxAcquirerDown?: boolean;
-}
-
-export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'velocity'>> & {
-  feePlan?: Partial<AccountSettings['feePlan']>;
-  velocity?: Partial<AccountSettings['velocity']>;
-};
 
 const key = (accountId: string) => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
 

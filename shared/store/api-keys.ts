@@ -8,40 +8,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { generateApiKey, type KeyMode } from '../auth/api-key-crypto.ts';
+import { generateApiKey } from '../auth/api-key-crypto.ts';
+import type { ApiKeyLookup, ApiKeyRecord, AuditEvent, IssuedKey } from '../domain/api-keys.ts';
+import type { Mode as KeyMode } from '../domain/scope.ts';
 import { db, queryAll, tableName, transactWrite } from './client.ts';
 import { accountPk } from './keys.ts';
-
-export interface ApiKeyRecord {
-  id: string;
-  accountId: string;
-  label: string;
-  mode: KeyMode;
-  prefix: string;
-  fingerprint: string;
-  createdAt: string;
-}
-
-export interface ApiKeyLookup {
-  keyId: string;
-  accountId: string;
-  mode: KeyMode;
-  fingerprint: string;
-  hash: string;
-}
-
-export type AuditAction = 'api_key.issued' | 'api_key.rotated' | 'api_key.revoked';
-
-export interface AuditEvent {
-  id: string;
-  action: AuditAction;
-  actorUserId: string;
-  keyId: string;
-  fingerprint: string;
-  replacedKeyId?: string;
-  replacedFingerprint?: string;
-  createdAt: string;
-}
 
 const recordKey = (accountId: string, keyId: string) => ({ pk: accountPk(accountId), sk: `APIKEY#${keyId}` });
 const lookupKey = (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEY' });
@@ -108,11 +79,6 @@ function auditPut(accountId: string, event: Omit<AuditEvent, 'id' | 'createdAt'>
       },
     },
   };
-}
-
-export interface IssuedKey {
-  apiKey: string;
-  record: ApiKeyRecord;
 }
 
 export async function issueApiKey(input: {

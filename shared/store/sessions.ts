@@ -6,8 +6,9 @@
 
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SessionClaims } from '../auth/jwt.ts';
+import type { Membership } from '../domain/auth.ts';
 import { batchGetConsistent, db, tableName } from './client.ts';
-import { type Membership, membershipKey, toMembership } from './users.ts';
+import { membershipKey, toMembership } from './users.ts';
 
 const revokedKey = (jti: string) => ({ pk: `REVOKEDJWT#${jti}`, sk: 'JWT' });
 

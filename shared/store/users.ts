@@ -8,27 +8,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type Membership, normaliseEmail, type Role, type User } from '../domain/auth.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { accountPk } from './keys.ts';
-
-export const roles = ['OWNER', 'ADMIN', 'DEVELOPER', 'VIEWER'] as const;
-export type Role = (typeof roles)[number];
-
-export interface User {
-  id: string;
-  email: string;
-  passwordHash: string;
-  createdAt: string;
-}
-
-export interface Membership {
-  accountId: string;
-  userId: string;
-  role: Role;
-  createdAt: string;
-}
-
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 const userKey = (email: string) => ({ pk: `EMAIL#${normaliseEmail(email)}`, sk: 'USER' });
 export const membershipKey = (accountId: string, userId: string) => ({
