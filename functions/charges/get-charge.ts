@@ -9,5 +9,5 @@ export const getCharge: RouteHandler<KeyPrincipal> = async ({ principal, pathPar
   const rawId = parseChargeId(pathParameters.id ?? '');
   const charge = rawId === undefined ? undefined : await read(principal, rawId);
   if (!charge) throw new NotFound('No such charge.');
-  return { status: 200, body: serializeCharge(charge) };
+  return { status: 200, body: serializeCharge(charge, Date.now()) };
 };

@@ -9,5 +9,5 @@ export const getPayment: RouteHandler<KeyPrincipal> = async ({ principal, pathPa
   const rawId = parseChargeId(pathParameters.id ?? '');
   const charge = rawId === undefined ? undefined : await getCharge(principal, rawId);
   if (!charge) throw new NotFound('No such payment.');
-  return { status: 200, body: serializePayment(charge) };
+  return { status: 200, body: serializePayment(charge, Date.now()) };
 };

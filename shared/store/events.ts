@@ -5,17 +5,16 @@
  */
 
 import type { OutboxEvent } from '../domain/events.ts';
+import type { TransactItem } from './client.ts';
 import { tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
-import type { TransactItem } from './ledger.ts';
+import { eventKey, type MerchantScope } from './keys.ts';
 
 export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): TransactItem[] {
   return events.map((event) => ({
     Put: {
       TableName: tableName(),
       Item: {
-        pk: scopePk(scope),
-        sk: `EVENT#${event.createdAt}#${event.id}`,
+        ...eventKey(scope, event.createdAt, event.id),
         type: 'event',
         id: event.id,
         eventType: event.type,

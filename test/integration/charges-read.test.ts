@@ -71,7 +71,7 @@ describe('GET /v1/charges/{id}', () => {
 });
 
 describe('expiry by the scheduler', () => {
-  it('records expired and emits charge.expired and payment.expired within moments of expires_at', async () => {
+  it('records expired and emits charge.expired, payment.expired, payment.failed and payment.status_changed within moments of expires_at', async () => {
     const m = await merchant();
     const charge = await newCharge(m.apikey);
     const past = new Date(Date.now() - 1000).toISOString();
@@ -97,8 +97,21 @@ describe('expiry by the scheduler', () => {
     const expired = await storedCharge(m.accountId, rawId(charge.id));
     expect(expired?.status).toBe('EXPIRED');
     expect(expired?.gsi2pk).toBeUndefined();
-    const types = (await storedEvents(m.accountId, rawId(charge.id))).map((e) => e.eventType).sort();
-    expect(types).toEqual(['charge.created', 'charge.expired', 'payment.created', 'payment.expired']);
+    const events = await storedEvents(m.accountId, rawId(charge.id));
+    expect(events.map((e) => e.eventType).sort()).toEqual([
+      'charge.created',
+      'charge.expired',
+      'payment.created',
+      'payment.expired',
+      // Part 2 lists EXPIRED under payment.failed, and status_changed is the catch-all alias.
+      'payment.failed',
+      'payment.status_changed',
+    ]);
+    for (const type of ['payment.failed', 'payment.status_changed'])
+      expect(events.find((e) => e.eventType === type)?.payload).toEqual({
+        event: type,
+        data: expect.objectContaining({ status: 'EXPIRED', previousStatus: 'WAITING_PAYMENT' }),
+      });
   });
 });
 

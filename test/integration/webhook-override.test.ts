@@ -55,9 +55,14 @@ describe('a payment with webhookUrl', () => {
   });
 
   it('receives only its legacy events, sha256-signed with the override secret, echoing customerId', async () => {
-    const got = await override.waitFor(2);
+    // payment.status_changed too: the catch-all legacy alias of every status change.
+    const got = await override.waitFor(3);
     await new Promise((r) => setTimeout(r, 1500)); // nothing else arrives (no charge.* events)
-    expect(override.received.map(eventOf).sort()).toEqual(['payment.completed', 'payment.created']);
+    expect(override.received.map(eventOf).sort()).toEqual([
+      'payment.completed',
+      'payment.created',
+      'payment.status_changed',
+    ]);
     for (const request of override.received) {
       expect(request.headers['x-acme-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(verifyAcmeSignature(request.headers['x-acme-signature'] as string, request.body, secret)).toBe(
@@ -84,7 +89,7 @@ describe('a payment with webhookUrl', () => {
     const listed = await eventually(async () => {
       const all = await deliveriesOf(m.apikey);
       const toOverride = all.filter((d) => d.endpointId === null);
-      return toOverride.length === 2 && toOverride.every((d) => d.status === 'DELIVERED') && toOverride;
+      return toOverride.length === 3 && toOverride.every((d) => d.status === 'DELIVERED') && toOverride;
     });
     for (const d of listed) {
       expect(d.url).toBe(overrideUrl);

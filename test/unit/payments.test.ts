@@ -62,7 +62,7 @@ describe('payment input', () => {
 
 describe('payment serializers', () => {
   it('defaults a charge made through /v1/charges to PIX and nulls absent customer fields', () => {
-    expect(serializePaymentCreated(charge())).toMatchObject({
+    expect(serializePaymentCreated(charge(), Date.now())).toMatchObject({
       paymentMethods: ['PIX'],
       customerName: null,
       customerDocument: null,
@@ -93,7 +93,7 @@ describe('legacy events of a payment', () => {
       'payment.created',
       charge({ customerId: 'user-9', webhookUrl: 'https://shop.example/hook' }),
       null,
-      '2026-11-21T10:00:00.000Z',
+      { at: '2026-11-21T10:00:00.000Z', apiVersion: '2026-11-01', newEventId: () => 'evt_1' },
     );
     expect(event.webhookUrl).toBe('https://shop.example/hook');
     expect(event.payload).toMatchObject({ data: { customerId: 'user-9' } });
