@@ -1,7 +1,7 @@
 import { requireKeyManager } from '#shared/domain/api-keys.ts';
 import { NotFound } from '#shared/domain/errors.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { revokeApiKey as revoke } from '#shared/store/api-keys.ts';
+import { revokeApiKey as revoke } from '#shared/services/revoke-api-key.ts';
 
 /** DELETE /v1/api-keys/{id}: permanent. */
 export const revokeApiKey: RouteHandler<UserPrincipal> = async ({ principal, pathParameters }) => {

@@ -2,7 +2,7 @@ import { RotateApiKeyBody, requireKeyManager, serializeIssuedKey } from '#shared
 import { NotFound } from '#shared/domain/errors.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { rotateApiKey as rotate } from '#shared/store/api-keys.ts';
+import { rotateApiKey as rotate } from '#shared/services/rotate-api-key.ts';
 
 /** POST /v1/api-keys/{id}/rotate: revoke and reissue in one transaction, same mode. */
 export const rotateApiKey: RouteHandler<UserPrincipal> = async ({ principal, body, pathParameters }) => {

@@ -1,6 +1,7 @@
 import { InvalidInput } from '#shared/domain/errors.ts';
 import { chargeInputOf, parseCreatePayment } from '#shared/domain/payment-input.ts';
 import { serializePaymentCreated } from '#shared/domain/payments.ts';
+import { idempotentResponse } from '#shared/http/idempotent-response.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { createCharge } from '#shared/services/create-charge.ts';
 import { getOverrideSecret } from '#shared/store/webhook-override-secret.ts';
@@ -26,19 +27,21 @@ export const createPayment: RouteHandler<KeyPrincipal> = async ({ principal, bod
       );
     }
   }
-  return createCharge({
-    principal,
-    routeId: 'createPayment',
-    idempotencyKey: input.idempotencyKey,
-    rawBody: body,
-    input: chargeInput,
-    baseUrl,
-    headers,
-    serialize: serializePaymentCreated,
-    paymentFields: {
-      paymentMethods: input.paymentMethods,
-      ...(input.customerId !== undefined && { customerId: input.customerId }),
-      ...(input.webhookUrl !== undefined && { webhookUrl: input.webhookUrl }),
-    },
-  });
+  return idempotentResponse(
+    await createCharge({
+      scope: principal,
+      routeId: 'createPayment',
+      idempotencyKey: input.idempotencyKey,
+      rawBody: body,
+      input: chargeInput,
+      baseUrl,
+      headers,
+      serialize: serializePaymentCreated,
+      paymentFields: {
+        paymentMethods: input.paymentMethods,
+        ...(input.customerId !== undefined && { customerId: input.customerId }),
+        ...(input.webhookUrl !== undefined && { webhookUrl: input.webhookUrl }),
+      },
+    }),
+  );
 };

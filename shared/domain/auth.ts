@@ -27,3 +27,13 @@ export interface Membership {
 }
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/** What a dashboard session token carries. */
+export interface SessionClaims {
+  userId: string;
+  accountId: string;
+  /** Token id, the key of the logout deny-list. */
+  jti: string;
+  /** Expiry, epoch seconds. */
+  exp: number;
+}

@@ -6,10 +6,9 @@
 
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-
-import { parseInput } from '../domain/validation.ts';
 import { InvalidInput } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
+import { parseInput } from './validation.ts';
 
 /** API Pix `valor` is at most 10 integer digits with 2 decimals: R$ 9,999,999,999.99. */
 export const PIX_MAX_AMOUNT = 999_999_999_999;

@@ -15,9 +15,9 @@ import { type ChargeRecord, pixLocation, serializeCharge } from '../domain/charg
 import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.ts';
 import { transitionEvents } from '../domain/events.ts';
 import { deriveTxid } from '../domain/pix-ids.ts';
+import type { MerchantScope } from '../domain/scope.ts';
 import { awaitingPayment, sourceStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
-import type { ApiResponse, KeyPrincipal } from '../http/types.ts';
 import { newChargeId } from '../ids.ts';
 import { providerFor } from '../providers/index.ts';
 import {
@@ -36,6 +36,7 @@ import {
   pendingCounterChange,
   readCreateContext,
   readIdempotencyRecord,
+  type StoredResponse,
 } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
@@ -43,7 +44,7 @@ import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
 
 export interface CreateChargeRequest {
-  principal: KeyPrincipal;
+  scope: MerchantScope;
   routeId: 'createCharge' | 'createPixCharge' | 'createPayment';
   idempotencyKey: string;
   /** The body as sent (its fingerprint decides replay or conflict). */
@@ -57,20 +58,22 @@ export interface CreateChargeRequest {
   paymentFields?: Pick<ChargeRecord, 'paymentMethods' | 'customerId' | 'webhookUrl'>;
 }
 
-function replay(record: IdempotencyRecord, requestHash: string): ApiResponse {
+/** The create's response, and whether it is a replay of the stored one (same key and body). */
+export interface CreateChargeResult extends StoredResponse {
+  replayed: boolean;
+}
+
+function replay(record: IdempotencyRecord, requestHash: string): CreateChargeResult {
   if (record.requestHash !== requestHash) {
     throw new IdempotencyConflict('This Idempotency-Key was already used with a different request body.');
   }
-  return {
-    status: record.response.status,
-    body: record.response.body,
-    headers: { 'Idempotent-Replayed': 'true' },
-  };
+  return { ...record.response, replayed: true };
 }
 
-export async function createCharge(request: CreateChargeRequest): Promise<ApiResponse> {
-  const { principal, input, idempotencyKey, routeId } = request;
-  const scope = { accountId: principal.accountId, mode: principal.mode };
+export async function createCharge(request: CreateChargeRequest): Promise<CreateChargeResult> {
+  const { input, idempotencyKey, routeId } = request;
+  // Only the scope: a principal passed as one carries more fields.
+  const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
   const requestHash = requestFingerprint(routeId, request.rawBody);
   const now = new Date();
   const document = input.customer.document;
@@ -91,7 +94,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
   if (!account) throw new NotFound('No such account.');
   assertWithinVelocity(account.settings.velocity, customerChargeTimes, context.pendingCount, now);
 
-  const provider = providerFor(principal.mode, account);
+  const provider = providerFor(scope.mode, account);
   if (!provider)
     throw new Unprocessable('No Pix provider is configured for this account in live mode.', {
       param: 'payment_method',
@@ -120,7 +123,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
     throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);
   }
   injectFault('after-write', request.headers);
-  return response;
+  return { ...response, replayed: false };
 }
 
 /**
@@ -190,13 +193,13 @@ async function newChargeRecord(
   expiresIn: number,
   now: Date,
 ): Promise<ChargeRecord> {
-  const { input, principal } = request;
+  const { input, scope } = request;
   const at = now.toISOString();
   const id = newChargeId(now.getTime());
   const charge: ChargeRecord = {
     id,
-    accountId: principal.accountId,
-    mode: principal.mode,
+    accountId: scope.accountId,
+    mode: scope.mode,
     amount: input.amount,
     currency: input.currency,
     status: 'cob' in outcome ? 'WAITING_PAYMENT' : 'REFUSED',

@@ -13,13 +13,9 @@ import {
   DEFAULT_SETTINGS,
 } from '../domain/account-settings.ts';
 import { db, tableName } from './client.ts';
-import { accountPk } from './keys.ts';
-
-const key = (accountId: string) => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
+import { accountKey } from './keys.ts';
 
 export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
-
-export const accountKey = key;
 
 export async function createAccount(input: {
   name: string;
@@ -36,7 +32,7 @@ export async function createAccount(input: {
   await db.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...key(account.id), type: 'account', ...account },
+      Item: { ...accountKey(account.id), type: 'account', ...account },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -44,7 +40,7 @@ export async function createAccount(input: {
 }
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: key(accountId) }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: accountKey(accountId) }));
   return Item && toAccount(Item);
 }
 
@@ -87,7 +83,7 @@ export async function setSandboxAcquirerDown(accountId: string, down: boolean): 
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: key(accountId),
+      Key: accountKey(accountId),
       UpdateExpression: 'SET sandboxAcquirerDown = :down',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':down': down },

@@ -33,7 +33,7 @@ async function loadStore(s: LocalSettings) {
   const [accounts, apiKeys, charges, client, domainCharges, pixIds, ids, brCode, createCharge] =
     await Promise.all([
       import('../../shared/store/accounts.ts'),
-      import('../../shared/store/api-keys.ts'),
+      import('../../shared/services/issue-api-key.ts'),
       import('../../shared/store/charges.ts'),
       import('../../shared/store/client.ts'),
       import('../../shared/domain/charges.ts'),

@@ -133,7 +133,7 @@ async function loadStore(s: LocalSettings) {
   useBenchDynamoDb(s);
   const [accounts, apiKeys, client, keys, ddb] = await Promise.all([
     import('../../shared/store/accounts.ts'),
-    import('../../shared/store/api-keys.ts'),
+    import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
     import('../../shared/store/keys.ts'),
     import('@aws-sdk/lib-dynamodb'),
