@@ -555,14 +555,14 @@ describe('endpoint state', () => {
     // The cancelled delivery's message is still on the queue, hidden until its Retry-After (5 s,
     // counted from the first attempt); then the dispatcher reads it and must drop it. Positive
     // control on the same queue and dispatcher: another merchant's delivery whose first attempt
-    // happens only now, after the deletion, and asks for 6 s. Its message becomes visible over a
-    // second after the cancelled one; the dispatcher receives visible messages every 100 ms and
-    // finishes a batch before receiving the next, so when the control's second attempt arrives
-    // the cancelled message has been received and handled: any resend would have arrived.
+    // happens only now, after the deletion, and asks for 8 s. Its message becomes visible over 3 s
+    // after the cancelled one, which the runtime's queue pollers (idle ones poll every 100 ms)
+    // receive and handle well before: when the control's second attempt arrives, any resend of
+    // the cancelled delivery would have arrived too.
     const other = await merchant();
     const control = await receiver();
     control.receiver.answer = (n) =>
-      n === 1 ? { status: 429, headers: { 'retry-after': '6' } } : { status: 200 };
+      n === 1 ? { status: 429, headers: { 'retry-after': '8' } } : { status: 200 };
     await endpoint(other.apikey, control.url, ['charge.created']);
     await newCharge(other.apikey);
     await control.receiver.waitFor(2, 20_000);
