@@ -64,7 +64,7 @@ export const config = {
   get logLevel() {
     return optional('LOG_LEVEL') ?? 'info';
   },
-  /** The `api_version` of canonical events (DESIGN.md §4). */
+  /** The `api_version` of canonical events (README, "API decisions", Events). */
   get apiVersion() {
     return optional('API_VERSION') ?? '2026-11-01';
   },

@@ -1,5 +1,5 @@
 /**
- * Per-account settings with the defaults DESIGN.md fixes: charge expiry window, fee plan,
+ * Per-account settings with the defaults README's API decisions state: charge expiry window, fee plan,
  * settlement hold, velocity limits and the profile printed in BR Codes.
  */
 

@@ -8,7 +8,7 @@ export const LoginBody = v.strictObject({
 });
 export type LoginBody = v.InferOutput<typeof LoginBody>;
 
-/** Dashboard roles (DESIGN.md §4): any member lists keys; OWNER and ADMIN manage them. */
+/** Dashboard roles (README, "API decisions"): any member lists keys; OWNER and ADMIN manage them. */
 export const roles = ['OWNER', 'ADMIN', 'DEVELOPER', 'VIEWER'] as const;
 export type Role = (typeof roles)[number];
 

@@ -32,7 +32,7 @@ export interface OutboxEvent {
 /** What building an event needs from outside the domain: the time, the API version, new ids. */
 export interface EventContext {
   at: string;
-  /** `api_version` of canonical envelopes (DESIGN.md §4). */
+  /** `api_version` of canonical envelopes (README, "API decisions", Events). */
   apiVersion: string;
   newEventId: () => string;
 }

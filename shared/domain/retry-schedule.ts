@@ -1,5 +1,5 @@
 /**
- * Webhook retry delays (DESIGN.md): before attempt n+1 wait 10 s, 1 m, 5 m, 30 m, 1 h, 2 h, 4 h,
+ * Webhook retry delays (README, "Operations"): before attempt n+1 wait 10 s, 1 m, 5 m, 30 m, 1 h, 2 h, 4 h,
  * 6 h, 8 h, 10 h, 12 h, 12 h, 12 h, 12 h (about 3.3 days), each ±10 % jitter; at least 60 s after
  * a timeout or a 429; a 429's `Retry-After` honoured up to 12 h (SQS's longest visibility).
  */

@@ -1,5 +1,5 @@
 /**
- * The fraud/velocity guard of charge creation (DESIGN.md defaults, per-account settings). Only
+ * The fraud/velocity guard of charge creation (defaults in README's API decisions, per-account settings). Only
  * live (pending) charges count: expired, failed or paid ones never block a customer.
  */
 

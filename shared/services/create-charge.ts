@@ -1,5 +1,5 @@
 /**
- * Creating a charge (Part 1 and DESIGN.md principle 2): idempotent without an in-progress
+ * Creating a charge (Part 1; docs/architecture.md, "One request"): idempotent without an in-progress
  * state. One read gathers the idempotency record, the account and the live-charge counter; the
  * fraud/velocity guard runs before the acquirer is called; the acquirer call is itself
  * idempotent (the txid derives from account, mode and Idempotency-Key); then ONE transaction

@@ -1,6 +1,6 @@
 /**
  * Runs after every integration test file: each wallet equals the sum of its ledger entries,
- * and each journal sums to zero (DESIGN.md principle 5).
+ * and each journal sums to zero (docs/data-model.md, "Every money movement").
  */
 
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';

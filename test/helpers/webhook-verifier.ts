@@ -1,5 +1,5 @@
 /**
- * A webhook signature verifier written from the spec (Part 2 and DESIGN.md), independent of
+ * A webhook signature verifier written from the spec (Part 2 and the README's receiver), independent of
  * the service's signing code: what a merchant's receiver would do.
  */
 
