@@ -53,49 +53,41 @@ export function settlementJournal(
   };
 }
 
+/** `amount` moves from `from` to `to`: a debit of `to`, a credit of `from`. */
+const transfer = (from: LedgerAccount, to: LedgerAccount, amount: number): LedgerEntry[] => [
+  { account: to, amount },
+  { account: from, amount: -amount },
+];
+
 /**
  * A payment that is not credited (payer lock mismatch, late or partial payment): it reaches
  * the acquirer and goes straight back to the payer. The merchant's balances never move.
  */
-export function returnJournal(chargeId: string, currency: string, amount: number): Journal {
-  return {
-    kind: 'payment_returned',
-    currency,
-    chargeId,
-    entries: [
-      { account: 'psp_clearing', amount },
-      { account: 'payer_returns', amount: -amount },
-      { account: 'payer_returns', amount },
-      { account: 'psp_clearing', amount: -amount },
-    ],
-  };
-}
+export const returnJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'payment_returned',
+  currency,
+  chargeId,
+  entries: [
+    ...transfer('payer_returns', 'psp_clearing', amount),
+    ...transfer('psp_clearing', 'payer_returns', amount),
+  ],
+});
 
 /** A Pix held for review: received, owed to nobody yet, never credited to the merchant. */
-export function reviewHoldJournal(chargeId: string, currency: string, amount: number): Journal {
-  return {
-    kind: 'payment_held',
-    currency,
-    chargeId,
-    entries: [
-      { account: 'psp_clearing', amount },
-      { account: 'review_hold', amount: -amount },
-    ],
-  };
-}
+export const reviewHoldJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'payment_held',
+  currency,
+  chargeId,
+  entries: transfer('review_hold', 'psp_clearing', amount),
+});
 
 /** A held tranche becomes spendable. */
-export function releaseJournal(chargeId: string, currency: string, amount: number): Journal {
-  return {
-    kind: 'balance_released',
-    currency,
-    chargeId,
-    entries: [
-      { account: 'merchant_pending', amount },
-      { account: 'merchant_available', amount: -amount },
-    ],
-  };
-}
+export const releaseJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'balance_released',
+  currency,
+  chargeId,
+  entries: transfer('merchant_available', 'merchant_pending', amount),
+});
 
 /** How a journal moves the merchant's wallet (what the balance item's `ADD` must apply). */
 export function walletDelta(journal: Journal): { available: number; pending: number } {
