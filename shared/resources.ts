@@ -10,13 +10,17 @@ export const table = {
   /** Epoch seconds; DynamoDB deletes expired idempotency records, rate counters, revoked tokens. */
   ttlAttribute: 'expiresAt',
   /**
-   * GSI1: look-ups by another key (user → memberships, customer document → charges).
-   * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases).
+   * GSI1: look-ups by another key (user → memberships, customer document → charges, endpoint →
+   * deliveries).
+   * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases), and
+   * the webhook deliveries of one status and event type.
+   * GSI3: the webhook deliveries of one status, event type and endpoint.
    * See docs/data-model.md.
    */
   indexes: [
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ],
 } as const;
 

@@ -6,7 +6,7 @@
 
 import type { OutboxEvent } from '../domain/events.ts';
 import { tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
+import { eventKey, type MerchantScope } from './keys.ts';
 import type { TransactItem } from './ledger.ts';
 
 export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): TransactItem[] {
@@ -14,8 +14,7 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
     Put: {
       TableName: tableName(),
       Item: {
-        pk: scopePk(scope),
-        sk: `EVENT#${event.createdAt}#${event.id}`,
+        ...eventKey(scope, event.createdAt, event.id),
         type: 'event',
         id: event.id,
         eventType: event.type,

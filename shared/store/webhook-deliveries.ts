@@ -3,51 +3,56 @@
  * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + destination (endpoint id,
  * or a payment's `webhookUrl` override) and the item put conditionally, so a stream record
  * processed twice creates one delivery. GSI1 `WHDELIV#<endpointId>` finds an endpoint's
- * deliveries (to cancel them when it is deleted); override deliveries have no endpoint.
+ * deliveries; GSI2 and GSI3 put each delivery in its (status, event type) and (status, event
+ * type, endpoint) cells, and counter items count every cell (keys in keys.ts, docs/data-model.md).
+ *
+ * Every status change is one transaction: the delivery's update, conditional on the status it
+ * leaves, and the `ADD` of its counters, so a change that loses a race changes no counter.
  *
  * A delivery does not copy its event's body (about 12 KB for a charge event, which carries the
  * QR image): it names the outbox event item (`eventSk`, in the same partition), which keeps the
- * exact JSON every attempt sends. Each status change then rewrites (and streams) a small item.
- * Deliveries written before that change carry the body themselves (`body`); both are read.
+ * exact JSON every attempt sends. Deliveries written before that change carry the body
+ * themselves (`body`); deliveries written before the counters have no `counted` flag: their
+ * next status change counts them (see `changeDelivery`).
  */
 
-import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  type CountDelta,
+  type CountItem,
+  countShardOf,
+  type Delivery,
+  type DeliverySource,
+  type DeliveryStatus,
+  type DeliveryTarget,
+  deliveryStatuses,
+} from '../domain/webhook-deliveries.ts';
 import { batchGetConsistent, db, type ItemKey, isConditionFailure, queryAll, tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
+import {
+  deliveryCellIndexes,
+  deliveryCellIndexPk,
+  deliveryCountKey,
+  deliveryCountPrefix,
+  deliveryKey,
+  endpointDeliveriesIndex,
+  endpointDeliveriesIndexPk,
+  endpointDeliveryCellIndexPk,
+  type MerchantScope,
+  PREFIX,
+  parseDeliverySk,
+  parseScope,
+  scopePk,
+} from './keys.ts';
 
-export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-export const deliveryStatuses: readonly DeliveryStatus[] = [
-  'PENDING',
-  'PROCESSING',
-  'DELIVERED',
-  'FAILED',
-  'CANCELLED',
-];
-
-export interface Delivery {
-  id: string;
-  /** `null` for a delivery to a payment's `webhookUrl` override (then `url` says where). */
-  endpointId: string | null;
-  url?: string;
-  eventId: string;
-  eventType: string;
-  status: DeliveryStatus;
-  attempts: number;
-  maxAttempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastResponseBody: string | null;
-  nextRetryAt: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Times the delivery came back from the dead-letter queue. */
-  redriveCount: number;
-  /** Attempts since the last redrive: the 15th failure of a cycle marks the delivery FAILED. */
-  cycleAttempts: number;
-}
+export type { Delivery, DeliveryStatus, DeliveryTarget } from '../domain/webhook-deliveries.ts';
 
 /** The delivery item's key. */
 export interface DeliveryRef {
@@ -68,9 +73,6 @@ export interface DeliveryMessage extends DeliveryRef {
   override?: true;
 }
 
-/** Where a delivery goes: a registered endpoint, or a payment's `webhookUrl` override. */
-export type DeliveryTarget = { endpointId: string } | { url: string };
-
 const destinationFields = (target: DeliveryTarget) =>
   'endpointId' in target ? { endpointId: target.endpointId } : { override: true as const };
 
@@ -82,6 +84,8 @@ export type StoredDelivery = Delivery & {
   eventSk?: string;
   /** The raw JSON body, only on deliveries written before `eventSk`. */
   body?: string;
+  /** In the counters and cell indexes (false: written before them, counted at its next change). */
+  counted: boolean;
 };
 
 /** The outbox event item a delivery sends, or `undefined` for a delivery that kept its body. */
@@ -103,23 +107,22 @@ export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage 
 /** Only the key: a `DeliveryMessage` carries more. */
 const keyOf = ({ pk, sk }: DeliveryRef): DeliveryRef => ({ pk, sk });
 
-/** Derived from the event and the destination, so a stream record processed twice creates one delivery. */
-export const deliveryIdFor = (eventId: string, target: DeliveryTarget): string => {
-  const destination = 'endpointId' in target ? target.endpointId : `url:${target.url}`;
-  return `whd_${createHash('sha256').update(`${eventId}:${destination}`).digest('hex').slice(0, 24)}`;
-};
-
 const INTERNAL = new Set([
   'pk',
   'sk',
   'type',
   'gsi1pk',
   'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi3pk',
+  'gsi3sk',
   'accountId',
   'mode',
   'enqueuedAt',
   'eventSk',
   'body',
+  'counted',
 ]);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
@@ -131,75 +134,170 @@ export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery 
   mode: item.mode as 'live' | 'test',
   ...(item.eventSk !== undefined && { eventSk: String(item.eventSk) }),
   ...(item.body !== undefined && { body: String(item.body) }),
+  counted: item.counted === true,
 });
 
-/** Puts the delivery unless it exists; returns its queue message and whether it still needs enqueuing. */
-export async function createDelivery(
-  scope: MerchantScope,
-  event: { id: string; type: string; createdAt: string; sk: string },
-  target: DeliveryTarget,
-): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
-  const id = deliveryIdFor(event.id, target);
-  const endpointId = 'endpointId' in target ? target.endpointId : null;
-  const ref = { pk: scopePk(scope), sk: `DELIVERY#${event.createdAt}#${id}` };
-  const message: DeliveryMessage = { ...ref, eventSk: event.sk, ...destinationFields(target) };
-  const now = new Date().toISOString();
-  const delivery: Delivery = {
-    id,
-    endpointId,
-    ...('url' in target && { url: target.url }),
-    eventId: event.id,
-    eventType: event.type,
-    status: 'PENDING',
-    attempts: 0,
-    maxAttempts: MAX_ATTEMPTS,
-    lastStatusCode: null,
-    lastError: null,
-    lastResponseBody: null,
-    nextRetryAt: null,
-    deliveredAt: null,
-    createdAt: now,
-    updatedAt: now,
-    redriveCount: 0,
-    cycleAttempts: 0,
+// ── Counters ──────────────────────────────────────────────────────────────────────────────────
+
+/** The cells a delivery counts in: its event type, and its endpoint's event type. */
+const counterCells = (delivery: Pick<Delivery, 'eventType' | 'endpointId'>) => [
+  { eventType: delivery.eventType },
+  ...(delivery.endpointId === null
+    ? []
+    : [{ eventType: delivery.eventType, endpointId: delivery.endpointId }]),
+];
+
+/** `ADD` of `delta` to one counter item (created on first use, with the cell it counts). */
+function counterUpdate(key: ItemKey, cell: { eventType: string; endpointId?: string }, delta: CountDelta) {
+  const names: Record<string, string> = { '#type': 'type', '#eventType': 'eventType' };
+  const values: Record<string, unknown> = { ':type': 'webhookDeliveryCount', ':eventType': cell.eventType };
+  const adds: string[] = [];
+  for (const [name, value] of Object.entries(delta)) {
+    if (!value) continue;
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    adds.push(`#${name} :${name}`);
+  }
+  const sets = ['#type = :type', '#eventType = :eventType'];
+  if (cell.endpointId !== undefined) {
+    names['#endpointId'] = 'endpointId';
+    values[':endpointId'] = cell.endpointId;
+    sets.push('#endpointId = :endpointId');
+  }
+  return {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
   };
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...ref,
-          type: 'webhookDelivery',
-          accountId: scope.accountId,
-          mode: scope.mode,
-          ...(endpointId !== null && {
-            gsi1pk: `WHDELIV#${endpointId}`,
-            gsi1sk: `${event.createdAt}#${id}`,
-          }),
-          eventSk: event.sk,
-          ...delivery,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return { message, id, needsEnqueue: true };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // Created by an earlier run of this record: enqueue again only if that run never did.
-    const existing = await db.send(
-      new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }),
-    );
-    return { message, id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
+}
+
+const counterUpdates = (
+  scope: MerchantScope,
+  delivery: Pick<Delivery, 'id' | 'eventType' | 'endpointId'>,
+  delta: CountDelta,
+) =>
+  Object.values(delta).some(Boolean)
+    ? counterCells(delivery).map((cell) => ({
+        Update: counterUpdate(deliveryCountKey(scope, cell, countShardOf(delivery.id)), cell, delta),
+      }))
+    : [];
+
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
+
+const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
+    (r) => r.Code === 'TransactionConflict',
+  ) &&
+  !isConditionFailure(error);
+
+/**
+ * Commits the transaction; `false` when a condition failed (nothing written). Another
+ * transaction on one of its items at the same moment (a shared counter) cancels it with
+ * `TransactionConflict`, writing nothing: it is sent again, a few times.
+ */
+async function commit(items: TransactItems): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      if (!isTransactionConflict(error) || attempt >= 8) throw error;
+      await sleep(Math.random() * 10 * attempt);
+    }
   }
 }
 
-export async function markEnqueued(ref: DeliveryRef): Promise<void> {
+/** The counter items a read needs: one endpoint's, or every event type's (all shards). */
+export async function readDeliveryCounts(
+  scope: MerchantScope,
+  which: { endpointId?: string },
+): Promise<CountItem[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': scopePk(scope),
+      ':prefix':
+        which.endpointId === undefined
+          ? deliveryCountPrefix.byEventType
+          : deliveryCountPrefix.ofEndpoint(which.endpointId),
+    },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    eventType: String(item.eventType),
+    endpointId: item.endpointId === undefined ? null : String(item.endpointId),
+    counts: Object.fromEntries(
+      (['total', ...deliveryStatuses] as const).map((name) => [name, Number(item[name] ?? 0)]),
+    ),
+  }));
+}
+
+// ── Writes ────────────────────────────────────────────────────────────────────────────────────
+
+function deliveryItem(scope: MerchantScope, delivery: Delivery, event: { createdAt: string; sk: string }) {
+  return {
+    ...deliveryKey(scope, event.createdAt, delivery.id),
+    type: 'webhookDelivery',
+    accountId: scope.accountId,
+    mode: scope.mode,
+    ...(delivery.endpointId !== null &&
+      endpointDeliveriesIndex(delivery.endpointId, event.createdAt, delivery.id)),
+    ...deliveryCellIndexes(scope, cellOf(delivery, delivery.status), event.createdAt, delivery.id),
+    eventSk: event.sk,
+    counted: true,
+    ...delivery,
+  };
+}
+
+const cellOf = (delivery: Pick<Delivery, 'eventType' | 'endpointId'>, status: DeliveryStatus) => ({
+  status,
+  eventType: delivery.eventType,
+  ...(delivery.endpointId !== null && { endpointId: delivery.endpointId }),
+});
+
+/**
+ * Puts the delivery and adds `delta` (its creation) to its counters in one transaction, unless
+ * it exists: then nothing is written (a stream record processed again). Returns its queue message
+ * and whether it still needs enqueuing (always for a new one; for an existing one, if the first
+ * run never marked it enqueued).
+ */
+export async function createDelivery(
+  scope: MerchantScope,
+  delivery: Delivery,
+  event: { createdAt: string; sk: string },
+  delta: CountDelta,
+): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
+  const item = deliveryItem(scope, delivery, event);
+  const ref = { pk: item.pk, sk: item.sk };
+  const message: DeliveryMessage = {
+    ...ref,
+    eventSk: event.sk,
+    ...destinationFields(
+      delivery.endpointId === null ? { url: String(delivery.url) } : { endpointId: delivery.endpointId },
+    ),
+  };
+  const created = await commit([
+    { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...counterUpdates(scope, delivery, delta),
+  ]);
+  if (created) return { message, id: delivery.id, needsEnqueue: true };
+  const existing = await db.send(new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }));
+  return { message, id: delivery.id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
+}
+
+export async function markEnqueued(ref: DeliveryRef, now: Date): Promise<void> {
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keyOf(ref),
       UpdateExpression: 'SET enqueuedAt = if_not_exists(enqueuedAt, :now)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      ExpressionAttributeValues: { ':now': now.toISOString() },
     }),
   );
 }
@@ -211,48 +309,69 @@ export async function getDelivery(ref: DeliveryRef): Promise<StoredDelivery | un
   return Item && toStoredDelivery(Item);
 }
 
-/** Applies a fixed set of fields after an attempt (or a state change), guarded by the statuses it may leave. */
-export async function updateDelivery(
+/** The fields a change may write: a fixed list, never whatever a caller passed. */
+const CHANGEABLE = [
+  'status',
+  'attempts',
+  'cycleAttempts',
+  'lastStatusCode',
+  'lastError',
+  'lastResponseBody',
+  'nextRetryAt',
+  'deliveredAt',
+  'redriveCount',
+] as const;
+
+/**
+ * Applies `fields` to the delivery if its status is still `current.status` (and it is still
+ * counted as `current.counted` says), and adds `delta` to its counters, in one transaction; its
+ * cell index keys follow the new status. `false` when the delivery changed meanwhile (nothing
+ * written). A delivery written before the counters (`counted` false) gets its cell keys and the
+ * flag here, and `delta` must count it in (`countDelta(undefined, …)`).
+ */
+export async function changeDelivery(
   ref: DeliveryRef,
-  fields: Partial<Delivery>,
-  from: DeliveryStatus[],
+  current: Pick<StoredDelivery, 'id' | 'status' | 'counted' | 'eventType' | 'endpointId'>,
+  fields: Partial<Delivery> & { status: DeliveryStatus },
+  delta: CountDelta,
+  now: Date,
 ): Promise<boolean> {
-  const entries = Object.entries(fields).filter(([k]) =>
-    [
-      'status',
-      'attempts',
-      'cycleAttempts',
-      'lastStatusCode',
-      'lastError',
-      'lastResponseBody',
-      'nextRetryAt',
-      'deliveredAt',
-      'redriveCount',
-    ].includes(k),
-  );
-  const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
-  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
-  const sets = ['#updatedAt = :now'];
-  for (const [k, v] of entries) {
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    if (k !== 'status' && k !== 'updatedAt') sets.push(`#${k} = :${k}`);
+  const scope = parseScope(ref.pk);
+  const { eventCreatedAt } = parseDeliverySk(ref.sk);
+  const names: Record<string, string> = {
+    '#status': 'status',
+    '#updatedAt': 'updatedAt',
+    '#counted': 'counted',
+  };
+  const values: Record<string, unknown> = {
+    ':now': now.toISOString(),
+    ':from': current.status,
+    ':true': true,
+  };
+  const sets = ['#updatedAt = :now', '#counted = :true'];
+  for (const field of CHANGEABLE) {
+    if (!(field in fields)) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = fields[field];
+    sets.push(`#${field} = :${field}`);
   }
-  if (fields.status) sets.push('#status = :status');
-  from.forEach((status, i) => {
-    values[`:from${i}`] = status;
-  });
+  const indexes = deliveryCellIndexes(scope, cellOf(current, fields.status), eventCreatedAt, current.id);
+  for (const [name, value] of Object.entries(indexes)) {
+    values[`:${name}`] = value;
+    sets.push(`${name} = :${name}`);
+  }
+  const update = {
+    TableName: tableName(),
+    Key: keyOf(ref),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: `#status = :from AND ${current.counted ? '#counted = :true' : 'attribute_not_exists(#counted)'}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  const counters = counterUpdates(scope, current, delta);
+  if (counters.length > 0) return commit([{ Update: update }, ...counters]);
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keyOf(ref),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await db.send(new UpdateCommand(update));
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -260,64 +379,118 @@ export async function updateDelivery(
   }
 }
 
-/** Deleting an endpoint abandons its pending deliveries (not yet attempted, or waiting to retry). */
-export async function cancelPendingDeliveries(endpointId: string): Promise<number> {
-  const pending = await queryAll({
+/**
+ * Seeding only (the benchmark, tests): writes new deliveries with `BatchWriteItem` (25 a call,
+ * unconditional, so the ids must be new) and adds their counts to the counters, one `ADD` per
+ * counter item. Not for deliveries the pipeline may be writing at the same time.
+ */
+export async function putNewDeliveries(
+  scope: MerchantScope,
+  rows: readonly { delivery: Delivery; event: { createdAt: string; sk: string } }[],
+): Promise<void> {
+  const items = rows.map(({ delivery, event }) => deliveryItem(scope, delivery, event));
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, n) =>
+    items.slice(n * 25, n * 25 + 25),
+  );
+  await Promise.all(
+    batches.map(async (batch) => {
+      let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 10) throw new Error('BatchWriteItem left items unprocessed');
+        const { UnprocessedItems } = await db.send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+        );
+        pending = (UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined) ?? [];
+      }
+    }),
+  );
+  const sums = new Map<
+    string,
+    { key: ItemKey; cell: { eventType: string; endpointId?: string }; delta: CountDelta }
+  >();
+  for (const { delivery } of rows) {
+    for (const cell of counterCells(delivery)) {
+      const key = deliveryCountKey(scope, cell, countShardOf(delivery.id));
+      const sum = sums.get(key.sk) ?? { key, cell, delta: {} };
+      sum.delta.total = (sum.delta.total ?? 0) + 1;
+      sum.delta[delivery.status] = (sum.delta[delivery.status] ?? 0) + 1;
+      sums.set(key.sk, sum);
+    }
+  }
+  await Promise.all(
+    [...sums.values()].map(({ key, cell, delta }) =>
+      db.send(new UpdateCommand(counterUpdate(key, cell, delta))),
+    ),
+  );
+}
+
+// ── Reads ─────────────────────────────────────────────────────────────────────────────────────
+
+/** An endpoint's deliveries in `status` (GSI1; deliveries written before the cell indexes too). */
+export async function endpointDeliveriesIn(
+  endpointId: string,
+  status: DeliveryStatus,
+): Promise<(StoredDelivery & DeliveryRef)[]> {
+  const items = await queryAll({
     TableName: tableName(),
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: '#status = :pending',
+    FilterExpression: '#status = :status',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': `WHDELIV#${endpointId}`, ':pending': 'PENDING' },
+    ExpressionAttributeValues: { ':pk': endpointDeliveriesIndexPk(endpointId), ':status': status },
   });
-  const cancelled = await Promise.all(
-    pending.map((item) =>
-      updateDelivery(
-        { pk: String(item.pk), sk: String(item.sk) },
-        { status: 'CANCELLED', nextRetryAt: null },
-        ['PENDING'],
-      ),
-    ),
-  );
-  return cancelled.filter(Boolean).length;
+  return items.map((item) => ({ ...toStoredDelivery(item), pk: String(item.pk), sk: String(item.sk) }));
 }
 
-export interface DeliveryFilters {
-  status?: DeliveryStatus;
-  eventType?: string;
-  endpointId?: string;
-}
-
-/** All deliveries of a scope matching the filters, newest first (offset paging is over this list). */
-export async function queryDeliveries(
+/** One page of a partition of the scope's deliveries, newest first; `next` continues it. */
+export async function readDeliveryPage(
   scope: MerchantScope,
-  filters: DeliveryFilters,
-  projection?: string,
-): Promise<Record<string, unknown>[]> {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': scopePk(scope), ':prefix': 'DELIVERY#' };
-  for (const [field, value] of Object.entries(filters)) {
-    if (value === undefined) continue;
-    conditions.push(`#${field} = :${field}`);
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-  }
-  if (projection) for (const field of projection.split(',')) names[`#p_${field}`] = field;
-  return queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
-    ...(projection && {
-      ProjectionExpression: projection
-        .split(',')
-        .map((f) => `#p_${f}`)
-        .join(', '),
+  source: DeliverySource,
+  limit: number,
+  next?: Record<string, unknown>,
+): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+  const query = (() => {
+    switch (source.kind) {
+      case 'scope':
+        return {
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': PREFIX.delivery },
+        };
+      case 'endpoint':
+        return {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': endpointDeliveriesIndexPk(source.endpointId) },
+        };
+      case 'cell':
+        return source.endpointId === undefined
+          ? {
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :pk',
+              ExpressionAttributeValues: { ':pk': deliveryCellIndexPk(scope, source) },
+            }
+          : {
+              IndexName: 'gsi3',
+              KeyConditionExpression: 'gsi3pk = :pk',
+              ExpressionAttributeValues: {
+                ':pk': endpointDeliveryCellIndexPk(scope, { ...source, endpointId: source.endpointId }),
+              },
+            };
+    }
+  })();
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      ...query,
+      ScanIndexForward: false,
+      Limit: limit,
+      ...(next && { ExclusiveStartKey: next }),
     }),
-    ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-    ExpressionAttributeValues: values,
-    ScanIndexForward: false,
-  });
+  );
+  const items = page.Items ?? [];
+  // An endpoint id is another scope's: its partition holds only that scope's deliveries.
+  if (items[0] !== undefined && items[0].pk !== scopePk(scope)) return { items: [] };
+  return { items, ...(page.LastEvaluatedKey && { next: page.LastEvaluatedKey }) };
 }
 
 /**

@@ -167,8 +167,8 @@ describe('single table', () => {
     });
   });
 
-  it("has both GSIs: gsi1 (look-ups) and gsi2 (the scheduler's due-work queues)", () => {
-    expect(table.indexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2']);
+  it("has three GSIs: gsi1 (look-ups), gsi2 (the scheduler's due-work queues, delivery cells) and gsi3 (endpoint delivery cells)", () => {
+    expect(table.indexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2', 'gsi3']);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
         {
@@ -184,6 +184,14 @@ describe('single table', () => {
           KeySchema: [
             { AttributeName: 'gsi2pk', KeyType: 'HASH' },
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'gsi3',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
         },

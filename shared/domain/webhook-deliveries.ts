@@ -1,0 +1,209 @@
+/**
+ * Webhook deliveries: the record, its id, and the rules of its counters and of the delivery
+ * list's reads (which index partitions answer a filter, and how their pages merge). Pure: the
+ * store reads and writes what these decide (docs/data-model.md).
+ */
+
+import { createHash } from 'node:crypto';
+
+export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
+export const deliveryStatuses: readonly DeliveryStatus[] = [
+  'PENDING',
+  'PROCESSING',
+  'DELIVERED',
+  'FAILED',
+  'CANCELLED',
+];
+
+export interface Delivery {
+  id: string;
+  /** `null` for a delivery to a payment's `webhookUrl` override (then `url` says where). */
+  endpointId: string | null;
+  url?: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  maxAttempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastResponseBody: string | null;
+  nextRetryAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Times the delivery came back from the dead-letter queue. */
+  redriveCount: number;
+  /** Attempts since the last redrive: the 15th failure of a cycle marks the delivery FAILED. */
+  cycleAttempts: number;
+}
+
+/** Where a delivery goes: a registered endpoint, or a payment's `webhookUrl` override. */
+export type DeliveryTarget = { endpointId: string } | { url: string };
+
+/** Derived from the event and the destination, so a stream record processed twice creates one delivery. */
+export const deliveryIdFor = (eventId: string, target: DeliveryTarget): string => {
+  const destination = 'endpointId' in target ? target.endpointId : `url:${target.url}`;
+  return `whd_${createHash('sha256').update(`${eventId}:${destination}`).digest('hex').slice(0, 24)}`;
+};
+
+// ── Counters ──────────────────────────────────────────────────────────────────────────────────
+
+/** Counter items per cell: a delivery always counts in the shard its id picks. */
+export const DELIVERY_COUNT_SHARDS = 4;
+export const countShardOf = (deliveryId: string): number =>
+  Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_COUNT_SHARDS || 0;
+
+export type CountName = DeliveryStatus | 'total';
+export type Counts = Record<CountName, number>;
+export type CountDelta = Partial<Counts>;
+
+/**
+ * What a status change adds to the counters of the delivery's cells. `from` undefined: the
+ * delivery is not counted yet (it is being created, or was written before the counters), so it
+ * enters `total` too.
+ */
+export function countDelta(from: DeliveryStatus | undefined, to: DeliveryStatus): CountDelta {
+  if (from === undefined) return { total: 1, [to]: 1 };
+  if (from === to) return {};
+  return { [from]: -1, [to]: 1 };
+}
+
+export const emptyCounts = (): Counts => ({
+  total: 0,
+  PENDING: 0,
+  PROCESSING: 0,
+  DELIVERED: 0,
+  FAILED: 0,
+  CANCELLED: 0,
+});
+
+/** One counter item as read: its cell (an event type, with its endpoint for endpoint counters) and counts. */
+export interface CountItem {
+  eventType: string;
+  endpointId: string | null;
+  counts: Partial<Counts>;
+}
+
+const add = (into: Counts, counts: Partial<Counts>) => {
+  for (const name of ['total', ...deliveryStatuses] as const) into[name] += counts[name] ?? 0;
+};
+
+/** `GET /v1/webhooks/stats`: the per-event-type counters summed. */
+export function deliveryStats(items: readonly CountItem[]): Counts {
+  const counts = emptyCounts();
+  for (const item of items) add(counts, item.counts);
+  return counts;
+}
+
+// ── The delivery list ─────────────────────────────────────────────────────────────────────────
+
+/** The deepest `offset` of the list: a page reads at most `offset + limit` items per partition. */
+export const DELIVERY_LIST_MAX_OFFSET = 1000;
+
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: string;
+  endpointId?: string;
+}
+
+/** A partition of deliveries, newest first. */
+export type DeliverySource =
+  /** Every delivery of the scope (the table, `DELIVERY#…`). */
+  | { kind: 'scope' }
+  /** Every delivery of one endpoint (GSI1). */
+  | { kind: 'endpoint'; endpointId: string }
+  /** Deliveries of one status and event type (GSI2), and one endpoint (GSI3). */
+  | { kind: 'cell'; status: DeliveryStatus; eventType: string; endpointId?: string };
+
+export interface DeliveryQueryPlan {
+  total: number;
+  /** Merged newest first; only partitions that hold matches. */
+  sources: DeliverySource[];
+}
+
+/** Which counters a filter needs: one endpoint's, or the per-event-type ones. */
+export const countersFor = (filters: DeliveryFilters): { endpointId?: string } =>
+  filters.endpointId === undefined ? {} : { endpointId: filters.endpointId };
+
+/**
+ * Which partitions answer `filters`, and how many deliveries match, from the counters
+ * `countersFor(filters)` names. Without a status or event type one partition holds every match
+ * (the scope's, or the endpoint's); otherwise the matching (status, event type) cells with a
+ * delivery in them: one cell, or at most 5 (every status of one type) or one per event type.
+ */
+export function planDeliveryQuery(filters: DeliveryFilters, items: readonly CountItem[]): DeliveryQueryPlan {
+  const byType = new Map<string, Counts>();
+  for (const item of items) {
+    if ((item.endpointId ?? undefined) !== filters.endpointId) continue;
+    if (filters.eventType !== undefined && item.eventType !== filters.eventType) continue;
+    const counts = byType.get(item.eventType) ?? emptyCounts();
+    add(counts, item.counts);
+    byType.set(item.eventType, counts);
+  }
+  let total = 0;
+  for (const counts of byType.values()) total += counts[filters.status ?? 'total'];
+  if (filters.status === undefined && filters.eventType === undefined) {
+    return {
+      total,
+      sources: [
+        filters.endpointId === undefined
+          ? { kind: 'scope' }
+          : { kind: 'endpoint', endpointId: filters.endpointId },
+      ],
+    };
+  }
+  const statuses = filters.status === undefined ? deliveryStatuses : [filters.status];
+  const sources: DeliverySource[] = [];
+  for (const [eventType, counts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const status of statuses) {
+      if (counts[status] > 0)
+        sources.push({
+          kind: 'cell',
+          status,
+          eventType,
+          ...(filters.endpointId !== undefined && { endpointId: filters.endpointId }),
+        });
+    }
+  }
+  return { total, sources };
+}
+
+/** One partition being read: what was read and not yet taken, and whether it holds more. */
+export interface SourcePage<T> {
+  items: T[];
+  more: boolean;
+}
+
+/**
+ * Takes the newest item of all partitions into `out` (each partition's items newest first by
+ * `order`, descending) until `out` holds `need` items. Stops with `'refill'` when a partition
+ * that may hold more has nothing read left: its next page must be read before anything older
+ * can be taken.
+ */
+export function takeNewest<T>(
+  sources: readonly SourcePage<T>[],
+  order: (item: T) => string,
+  out: T[],
+  need: number,
+): 'done' | 'refill' {
+  while (out.length < need) {
+    let newest: SourcePage<T> | undefined;
+    for (const source of sources) {
+      const head = source.items[0];
+      if (head === undefined) {
+        if (source.more) return 'refill';
+        continue;
+      }
+      const best = newest?.items[0];
+      if (best === undefined || order(head) > order(best)) newest = source;
+    }
+    if (!newest) return 'done';
+    out.push(newest.items.shift() as T);
+  }
+  return 'done';
+}
+
+/** Page sizes of one partition during a merge: an equal share of `need` first, doubling after. */
+export const firstPageSize = (need: number, partitions: number): number =>
+  Math.max(2, Math.ceil(need / Math.max(1, partitions)));
