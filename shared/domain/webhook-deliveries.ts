@@ -107,14 +107,16 @@ export interface DeliveryFilters {
   endpointId?: string;
 }
 
-/** A partition of deliveries, newest first. */
+/** A partition of deliveries, newest first, and how many of them match (by the counters). */
 export type DeliverySource =
   /** Every delivery of the scope (the table, `DELIVERY#…`). */
-  | { kind: 'scope' }
-  /** Every delivery of one endpoint (GSI1). */
-  | { kind: 'endpoint'; endpointId: string }
-  /** Deliveries of one status and event type (GSI2), and one endpoint (GSI3). */
-  | { kind: 'cell'; status: DeliveryStatus; eventType: string; endpointId?: string };
+  (
+    | { kind: 'scope' }
+    /** Every delivery of one endpoint (GSI1). */
+    | { kind: 'endpoint'; endpointId: string }
+    /** Deliveries of one status and event type (GSI2), and one endpoint (GSI3). */
+    | { kind: 'cell'; status: DeliveryStatus; eventType: string; endpointId?: string }
+  ) & { matches: number };
 
 export interface DeliveryQueryPlan {
   total: number;
@@ -148,8 +150,8 @@ export function planDeliveryQuery(filters: DeliveryFilters, items: readonly Coun
       total,
       sources: [
         filters.endpointId === undefined
-          ? { kind: 'scope' }
-          : { kind: 'endpoint', endpointId: filters.endpointId },
+          ? { kind: 'scope', matches: total }
+          : { kind: 'endpoint', endpointId: filters.endpointId, matches: total },
       ],
     };
   }
@@ -163,6 +165,7 @@ export function planDeliveryQuery(filters: DeliveryFilters, items: readonly Coun
           status,
           eventType,
           ...(filters.endpointId !== undefined && { endpointId: filters.endpointId }),
+          matches: counts[status],
         });
     }
   }
@@ -204,6 +207,13 @@ export function takeNewest<T>(
   return 'done';
 }
 
-/** Page sizes of one partition during a merge: an equal share of `need` first, doubling after. */
-export const firstPageSize = (need: number, partitions: number): number =>
-  Math.max(2, Math.ceil(need / Math.max(1, partitions)));
+/**
+ * The first page of one partition in a merge: its share of `need` by its matches (if the newest
+ * deliveries are spread over the partitions as all of them are, one page each is enough), and
+ * one more. A partition that runs out while it may still hold the newest reads twice as much
+ * next time.
+ */
+export function firstPageSize(need: number, matches: number, total: number): number {
+  if (total <= 0) return need;
+  return Math.max(1, Math.min(need, Math.ceil((need * matches) / total) + 1));
+}

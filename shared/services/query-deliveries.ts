@@ -34,21 +34,22 @@ interface Partition extends SourcePage<Item> {
 
 /**
  * The newest `need` deliveries of the union of `sources` (each newest first). Each partition is
- * read in pages: an equal share of `need` first, then twice the last page each time it runs out
- * while it may still hold the newest; a page never asks for more than can still be taken. So a
- * merge reads at most about 5 × `need` items (usually `need` plus a page per partition).
+ * read in pages: its share of `need` by its matches first, then twice the last page each time it
+ * runs out while it may still hold the newest; a page never asks for more than can still be
+ * taken. So a merge reads at most about 5 × `need` items (usually `need` plus one or two per
+ * partition, in one round of parallel queries).
  */
 export async function newestDeliveries(
   scope: MerchantScope,
   sources: readonly DeliverySource[],
   need: number,
 ): Promise<Item[]> {
-  const first = firstPageSize(need, sources.length);
+  const total = sources.reduce((sum, source) => sum + source.matches, 0);
   const partitions: Partition[] = sources.map((source) => ({
     source,
     items: [],
     more: true,
-    pageSize: first,
+    pageSize: firstPageSize(need, source.matches, total),
   }));
   const out: Item[] = [];
   while (takeNewest(partitions, (item) => String(item.sk), out, need) === 'refill') {

@@ -240,8 +240,15 @@ export const deliveryCountKey = (
       ? `${PREFIX.deliveryCount}T#${counter.eventType}#${shard}`
       : `${PREFIX.deliveryCount}E#${counter.endpointId}#${counter.eventType}#${shard}`,
 });
-/** `begins_with` prefixes of the counters: every event type's, or one endpoint's. */
+/** Prefixes of the counters: every event type's, or one endpoint's (read with `prefixEnd`). */
 export const deliveryCountPrefix = {
   byEventType: `${PREFIX.deliveryCount}T#`,
   ofEndpoint: (endpointId: string): string => `${PREFIX.deliveryCount}E#${endpointId}#`,
 } as const;
+/**
+ * Above every key that starts with `prefix` (keys are ASCII): `sk BETWEEN prefix AND
+ * prefixEnd(prefix)` reads what `begins_with` would. DynamoDB Local answers a `begins_with` by
+ * walking the partition (a counter query took 16 ms instead of 4 in a partition of 20 000 items,
+ * and a scope's partition holds every delivery and event); `BETWEEN` it answers as a range.
+ */
+export const prefixEnd = (prefix: string): string => `${prefix}\uffff`;

@@ -49,6 +49,7 @@ import {
   PREFIX,
   parseDeliverySk,
   parseScope,
+  prefixEnd,
   scopePk,
 } from './keys.ts';
 
@@ -217,16 +218,14 @@ export async function readDeliveryCounts(
   scope: MerchantScope,
   which: { endpointId?: string },
 ): Promise<CountItem[]> {
+  const prefix =
+    which.endpointId === undefined
+      ? deliveryCountPrefix.byEventType
+      : deliveryCountPrefix.ofEndpoint(which.endpointId);
   const items = await queryAll({
     TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': scopePk(scope),
-      ':prefix':
-        which.endpointId === undefined
-          ? deliveryCountPrefix.byEventType
-          : deliveryCountPrefix.ofEndpoint(which.endpointId),
-    },
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': scopePk(scope), ':from': prefix, ':to': prefixEnd(prefix) },
     ConsistentRead: true,
   });
   return items.map((item) => ({
@@ -452,9 +451,14 @@ export async function readDeliveryPage(
   const query = (() => {
     switch (source.kind) {
       case 'scope':
+        // BETWEEN, not begins_with: see `prefixEnd` (DynamoDB Local would scan the event items too).
         return {
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': PREFIX.delivery },
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': scopePk(scope),
+            ':from': PREFIX.delivery,
+            ':to': prefixEnd(PREFIX.delivery),
+          },
         };
       case 'endpoint':
         return {

@@ -8,6 +8,7 @@ import {
   DELIVERY_COUNT_SHARDS,
   deliveryIdFor,
   deliveryStats,
+  firstPageSize,
   planDeliveryQuery,
   type SourcePage,
   takeNewest,
@@ -151,10 +152,10 @@ describe('the delivery list plan', () => {
   ];
 
   it('reads the scope or the endpoint partition when no status or type is asked', () => {
-    expect(planDeliveryQuery({}, byType)).toEqual({ total: 8, sources: [{ kind: 'scope' }] });
+    expect(planDeliveryQuery({}, byType)).toEqual({ total: 8, sources: [{ kind: 'scope', matches: 8 }] });
     expect(planDeliveryQuery({ endpointId: 'we_1' }, ofEndpoint)).toEqual({
       total: 4,
-      sources: [{ kind: 'endpoint', endpointId: 'we_1' }],
+      sources: [{ kind: 'endpoint', endpointId: 'we_1', matches: 4 }],
     });
   });
 
@@ -162,16 +163,16 @@ describe('the delivery list plan', () => {
     expect(planDeliveryQuery({ status: 'DELIVERED' }, byType)).toEqual({
       total: 6,
       sources: [
-        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.created' },
-        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.paid' },
+        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.created', matches: 2 },
+        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.paid', matches: 4 },
       ],
     });
     expect(planDeliveryQuery({ eventType: 'charge.paid' }, byType)).toEqual({
       total: 6,
       sources: [
-        { kind: 'cell', status: 'PENDING', eventType: 'charge.paid' },
-        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.paid' },
-        { kind: 'cell', status: 'FAILED', eventType: 'charge.paid' },
+        { kind: 'cell', status: 'PENDING', eventType: 'charge.paid', matches: 1 },
+        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.paid', matches: 4 },
+        { kind: 'cell', status: 'FAILED', eventType: 'charge.paid', matches: 1 },
       ],
     });
     expect(planDeliveryQuery({ status: 'FAILED', eventType: 'charge.created' }, byType)).toEqual({
@@ -180,13 +181,22 @@ describe('the delivery list plan', () => {
     });
     expect(planDeliveryQuery({ status: 'PENDING', endpointId: 'we_1' }, ofEndpoint)).toEqual({
       total: 1,
-      sources: [{ kind: 'cell', status: 'PENDING', eventType: 'charge.created', endpointId: 'we_1' }],
+      sources: [
+        { kind: 'cell', status: 'PENDING', eventType: 'charge.created', endpointId: 'we_1', matches: 1 },
+      ],
     });
     expect(planDeliveryQuery({ eventType: 'charge.paid', endpointId: 'we_1' }, ofEndpoint).total).toBe(3);
   });
 });
 
 describe('merging partitions newest first', () => {
+  it('reads each partition its share of the page first', () => {
+    expect(firstPageSize(25, 90, 100)).toBe(24);
+    expect(firstPageSize(25, 10, 100)).toBe(4);
+    expect(firstPageSize(25, 100, 100)).toBe(25);
+    expect(firstPageSize(25, 0, 0)).toBe(25);
+  });
+
   const page = (items: string[], more = false): SourcePage<string> => ({ items, more });
 
   it('takes the newest heads across partitions', () => {
