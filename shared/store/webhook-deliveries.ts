@@ -21,6 +21,7 @@ import {
   BatchWriteCommand,
   GetCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
@@ -333,21 +334,19 @@ export async function changeDelivery(
   current: Pick<StoredDelivery, 'id' | 'status' | 'counted' | 'eventType' | 'endpointId'>,
   fields: Partial<Delivery> & { status: DeliveryStatus },
   delta: CountDelta,
-  now: Date,
+  /** `undefined` leaves `updatedAt` as it is (counting in an old delivery changes nothing of it). */
+  now: Date | undefined,
 ): Promise<boolean> {
   const scope = parseScope(ref.pk);
   const { eventCreatedAt } = parseDeliverySk(ref.sk);
-  const names: Record<string, string> = {
-    '#status': 'status',
-    '#updatedAt': 'updatedAt',
-    '#counted': 'counted',
-  };
-  const values: Record<string, unknown> = {
-    ':now': now.toISOString(),
-    ':from': current.status,
-    ':true': true,
-  };
-  const sets = ['#updatedAt = :now', '#counted = :true'];
+  const names: Record<string, string> = { '#status': 'status', '#counted': 'counted' };
+  const values: Record<string, unknown> = { ':from': current.status, ':true': true };
+  const sets = ['#counted = :true'];
+  if (now) {
+    names['#updatedAt'] = 'updatedAt';
+    values[':now'] = now.toISOString();
+    sets.push('#updatedAt = :now');
+  }
   for (const field of CHANGEABLE) {
     if (!(field in fields)) continue;
     names[`#${field}`] = field;
@@ -424,6 +423,31 @@ export async function putNewDeliveries(
 }
 
 // ── Reads ─────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The keys of deliveries written before the counters (no `counted`), a page at a time: a `Scan`
+ * (an operator's one-off, like the local requeue), of one scope's partition when `scope` is given.
+ */
+export async function* uncountedDeliveries(scope?: MerchantScope): AsyncGenerator<DeliveryRef[]> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: `#type = :delivery AND attribute_not_exists(#counted)${scope ? ' AND pk = :pk' : ''}`,
+        ProjectionExpression: 'pk, sk',
+        ExpressionAttributeNames: { '#type': 'type', '#counted': 'counted' },
+        ExpressionAttributeValues: {
+          ':delivery': 'webhookDelivery',
+          ...(scope && { ':pk': scopePk(scope) }),
+        },
+        ExclusiveStartKey,
+      }),
+    );
+    yield (page.Items ?? []).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
 
 /** An endpoint's deliveries in `status` (GSI1; deliveries written before the cell indexes too). */
 export async function endpointDeliveriesIn(

@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantScope } from '../../shared/domain/scope.ts';
 import type { DeliveryStatus } from '../../shared/domain/webhook-deliveries.ts';
 import { countDelta, deliveryStatuses } from '../../shared/domain/webhook-deliveries.ts';
+import { countInDeliveries } from '../../shared/services/count-in-deliveries.ts';
 import { applyChange } from '../../shared/services/dispatch-delivery.ts';
 import { newDelivery } from '../../shared/services/fan-out-event.ts';
 import { db, tableName } from '../../shared/store/client.ts';
@@ -373,5 +374,50 @@ describe('counters under races', () => {
     expect(
       (await list(m.apikey, 'status=PROCESSING&eventType=charge.paid')).data.map((d: { id: string }) => d.id),
     ).toEqual([s.delivery.id]);
+  });
+
+  it('counts in finished deliveries written before the counters (count-webhook-deliveries), once, even run twice at once', async () => {
+    const m = await merchant();
+    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
+    const statuses: DeliveryStatus[] = ['DELIVERED', 'DELIVERED', 'FAILED', 'CANCELLED', 'PENDING'];
+    const rows = statuses.map((status) => seed(scope, { endpointId: EP2 }, 'charge.created', status));
+    for (const s of rows) {
+      const ref = deliveryKey(scope, s.eventAt, s.delivery.id);
+      await db.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...ref,
+            type: 'webhookDelivery',
+            accountId: m.accountId,
+            mode: 'test',
+            gsi1pk: `WHDELIV#${EP2}`,
+            gsi1sk: `${s.eventAt}#${s.delivery.id}`,
+            eventSk: s.eventSk,
+            ...s.delivery,
+          },
+        }),
+      );
+    }
+    expect((await stats(m.apikey)).total).toBe(0);
+    const counted = await Promise.all([countInDeliveries(scope), countInDeliveries(scope)]);
+    expect(counted[0] + counted[1]).toBe(5);
+    expect(await countInDeliveries(scope)).toBe(0);
+    expect(await stats(m.apikey)).toEqual({
+      total: 5,
+      PENDING: 1,
+      PROCESSING: 0,
+      DELIVERED: 2,
+      FAILED: 1,
+      CANCELLED: 1,
+    });
+    const delivered = await list(m.apikey, `status=DELIVERED&endpointId=${EP2}`);
+    expect(delivered.total).toBe(2);
+    expect(delivered.data.map((d: { updatedAt: string }) => d.updatedAt)).toEqual(
+      rows
+        .filter((s) => s.delivery.status === 'DELIVERED')
+        .map((s) => s.delivery.updatedAt)
+        .reverse(),
+    );
   });
 });
