@@ -58,8 +58,9 @@ if (!process.env.TABLE_NAME) {
 
 const { hashPassword } = await import('../shared/auth/password.ts');
 const { createAccount, getAccount } = await import('../shared/store/accounts.ts');
-const { issueApiKey } = await import('../shared/store/api-keys.ts');
-const { createUser, findUserByEmail, putMembership, roles } = await import('../shared/store/users.ts');
+const { issueApiKey } = await import('../shared/services/issue-api-key.ts');
+const { createUser, findUserByEmail, putMembership } = await import('../shared/store/users.ts');
+const { roles } = await import('../shared/domain/auth.ts');
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 

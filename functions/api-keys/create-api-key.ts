@@ -1,7 +1,7 @@
 import { CreateApiKeyBody, requireKeyManager, serializeIssuedKey } from '#shared/domain/api-keys.ts';
+import { parseInput } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
-import { issueApiKey } from '#shared/store/api-keys.ts';
+import { issueApiKey } from '#shared/services/issue-api-key.ts';
 
 /** POST /v1/api-keys */
 export const createApiKey: RouteHandler<UserPrincipal> = async ({ principal, body }) => {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { requireKeyManager, serializeAuditEvent } from '#shared/domain/api-keys.ts';
+import { parseInput, queryInteger } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { parseInput, queryInteger } from '#shared/http/validation.ts';
 import { listAuditEvents } from '#shared/store/api-keys.ts';
 
 const AuditQuery = v.strictObject({ limit: queryInteger(1, 100, 25) });

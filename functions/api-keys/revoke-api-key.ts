@@ -1,7 +1,7 @@
 import { requireKeyManager } from '#shared/domain/api-keys.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { NotFound } from '#shared/domain/errors.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { revokeApiKey as revoke } from '#shared/store/api-keys.ts';
+import { revokeApiKey as revoke } from '#shared/services/revoke-api-key.ts';
 
 /** DELETE /v1/api-keys/{id}: permanent. */
 export const revokeApiKey: RouteHandler<UserPrincipal> = async ({ principal, pathParameters }) => {
@@ -11,6 +11,6 @@ export const revokeApiKey: RouteHandler<UserPrincipal> = async ({ principal, pat
     keyId: pathParameters.id ?? '',
     actorUserId: principal.userId,
   });
-  if (!revoked) throw notFound('No such API key.');
+  if (!revoked) throw new NotFound('No such API key.');
   return { status: 200, body: { revoked: true } };
 };

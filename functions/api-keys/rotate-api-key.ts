@@ -1,8 +1,8 @@
 import { RotateApiKeyBody, requireKeyManager, serializeIssuedKey } from '#shared/domain/api-keys.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { NotFound } from '#shared/domain/errors.ts';
+import { parseInput } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
-import { rotateApiKey as rotate } from '#shared/store/api-keys.ts';
+import { rotateApiKey as rotate } from '#shared/services/rotate-api-key.ts';
 
 /** POST /v1/api-keys/{id}/rotate: revoke and reissue in one transaction, same mode. */
 export const rotateApiKey: RouteHandler<UserPrincipal> = async ({ principal, body, pathParameters }) => {
@@ -14,6 +14,6 @@ export const rotateApiKey: RouteHandler<UserPrincipal> = async ({ principal, bod
     actorUserId: principal.userId,
     ...(input.label !== undefined && { label: input.label }),
   });
-  if (!issued) throw notFound('No such API key.');
+  if (!issued) throw new NotFound('No such API key.');
   return { status: 201, body: serializeIssuedKey(issued) };
 };

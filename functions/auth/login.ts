@@ -2,9 +2,10 @@ import { issueSessionToken } from '#shared/auth/jwt.ts';
 import { decoyHash, verifyPassword } from '#shared/auth/password.ts';
 import { config } from '#shared/config.ts';
 import { LoginBody } from '#shared/domain/auth.ts';
-import { badRequest, unauthorized } from '#shared/http/errors.ts';
+import { InvalidInput } from '#shared/domain/errors.ts';
+import { parseInput } from '#shared/domain/validation.ts';
+import { unauthorized } from '#shared/http/errors.ts';
 import type { RouteHandler } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
 import { findUserByEmail, listMembershipsOfUser } from '#shared/store/users.ts';
 
 const INVALID = 'Invalid e-mail or password.';
@@ -24,7 +25,9 @@ export const login: RouteHandler<undefined> = async ({ body }) => {
       ? memberships[0]
       : undefined;
   if (!membership && !input.account_id && memberships.length > 1) {
-    throw badRequest('This user belongs to several accounts: send account_id.', { param: 'account_id' });
+    throw new InvalidInput('This user belongs to several accounts: send account_id.', {
+      param: 'account_id',
+    });
   }
   if (!membership) throw unauthorized(INVALID);
 

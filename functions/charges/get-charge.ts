@@ -1,6 +1,6 @@
 import { serializeCharge } from '#shared/domain/charges.ts';
+import { NotFound } from '#shared/domain/errors.ts';
 import { parseChargeId } from '#shared/domain/pix-ids.ts';
-import { notFound } from '#shared/http/errors.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { getCharge as read } from '#shared/store/charges.ts';
 
@@ -8,6 +8,6 @@ import { getCharge as read } from '#shared/store/charges.ts';
 export const getCharge: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
   const rawId = parseChargeId(pathParameters.id ?? '');
   const charge = rawId === undefined ? undefined : await read(principal, rawId);
-  if (!charge) throw notFound('No such charge.');
-  return { status: 200, body: serializeCharge(charge) };
+  if (!charge) throw new NotFound('No such charge.');
+  return { status: 200, body: serializeCharge(charge, Date.now()) };
 };

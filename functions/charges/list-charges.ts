@@ -1,9 +1,10 @@
 import * as v from 'valibot';
-import { publicStatuses, serializeCharge, txStatusesOf } from '#shared/domain/charges.ts';
+import { serializeCharge } from '#shared/domain/charges.ts';
 import { parseChargeId, publicChargeId } from '#shared/domain/pix-ids.ts';
 import { normalizeTaxId } from '#shared/domain/tax-id.ts';
+import { publicStatuses, txStatusesOf } from '#shared/domain/transaction-status.ts';
+import { parseInput, queryInteger } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput, queryInteger } from '#shared/http/validation.ts';
 import { listCharges as list } from '#shared/store/charges.ts';
 
 const Timestamp = v.pipe(
@@ -38,6 +39,7 @@ const ListChargesQuery = v.strictObject({
 /** GET /v1/charges: newest first, cursor pagination. */
 export const listCharges: RouteHandler<KeyPrincipal> = async ({ principal, query }) => {
   const q = parseInput(ListChargesQuery, query, 'query');
+  const now = Date.now();
   const expiry = q.status === 'pending' ? 'ahead' : q.status === 'expired' ? 'past' : undefined;
   const statuses =
     q.status === undefined
@@ -51,14 +53,14 @@ export const listCharges: RouteHandler<KeyPrincipal> = async ({ principal, query
     ...(q.created_after !== undefined && { createdAfterMs: q.created_after }),
     ...(q.created_before !== undefined && { createdBeforeMs: q.created_before }),
     ...(q.customer_id !== undefined && { customerDocument: q.customer_id }),
-    nowIso: new Date().toISOString(),
+    nowIso: new Date(now).toISOString(),
   });
   const last = charges.at(-1);
   return {
     status: 200,
     body: {
       object: 'list',
-      data: charges.map((c) => serializeCharge(c)),
+      data: charges.map((c) => serializeCharge(c, now)),
       has_more: hasMore,
       next_cursor: hasMore && last ? publicChargeId(last.id) : null,
     },

@@ -8,7 +8,7 @@ export const getCheckoutStatus: RouteHandler<undefined> = async ({ pathParameter
   return {
     status: 200,
     body: {
-      status: publicStatusOf(charge),
+      status: publicStatusOf(charge, Date.now()),
       amount: charge.amount,
       currency: charge.currency,
       expires_at: charge.expiresAt,

@@ -1,6 +1,6 @@
 import { signPixPayload } from '#shared/auth/pix-signing.ts';
+import { NotFound } from '#shared/domain/errors.ts';
 import { pixPayload } from '#shared/domain/pix-payload.ts';
-import { notFound } from '#shared/http/errors.ts';
 import type { RouteHandler } from '#shared/http/types.ts';
 import { loadPublicCharge, noStore } from './load-charge.ts';
 
@@ -11,7 +11,7 @@ import { loadPublicCharge, noStore } from './load-charge.ts';
  */
 export const getPixPayload: RouteHandler<undefined> = async ({ pathParameters, baseUrl }) => {
   const charge = await loadPublicCharge(pathParameters.id);
-  if (!charge.txid) throw notFound('This charge has no Pix location.'); // refused: no BR Code, no cob
+  if (!charge.txid) throw new NotFound('This charge has no Pix location.'); // refused: no BR Code, no cob
   const jws = await signPixPayload(pixPayload(charge, new Date()), `${baseUrl}/.well-known/jwks.json`);
   return { status: 200, raw: { contentType: 'application/jose', body: jws }, headers: noStore };
 };

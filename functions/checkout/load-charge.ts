@@ -1,11 +1,11 @@
 import type { ChargeRecord } from '#shared/domain/charges.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { NotFound } from '#shared/domain/errors.ts';
 import { getChargeByRawId } from '#shared/store/charges.ts';
 
 /** Public pages address a charge by its raw id only (the checkout URL omits `ch_`). */
 export async function loadPublicCharge(id: string | undefined): Promise<ChargeRecord> {
   const charge = id && /^[0-9a-f]{24}$/.test(id) ? await getChargeByRawId(id) : undefined;
-  if (!charge) throw notFound('No such charge.');
+  if (!charge) throw new NotFound('No such charge.');
   return charge;
 }
 

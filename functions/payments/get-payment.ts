@@ -1,6 +1,6 @@
+import { NotFound } from '#shared/domain/errors.ts';
 import { serializePayment } from '#shared/domain/payments.ts';
 import { parseChargeId } from '#shared/domain/pix-ids.ts';
-import { notFound } from '#shared/http/errors.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { getCharge } from '#shared/store/charges.ts';
 
@@ -8,6 +8,6 @@ import { getCharge } from '#shared/store/charges.ts';
 export const getPayment: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
   const rawId = parseChargeId(pathParameters.id ?? '');
   const charge = rawId === undefined ? undefined : await getCharge(principal, rawId);
-  if (!charge) throw notFound('No such payment.');
-  return { status: 200, body: serializePayment(charge) };
+  if (!charge) throw new NotFound('No such payment.');
+  return { status: 200, body: serializePayment(charge, Date.now()) };
 };

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
 import { setSandboxAcquirerDown } from '#shared/store/accounts.ts';
 import { requireTestMode } from './sandbox-only.ts';
 

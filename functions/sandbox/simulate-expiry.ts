@@ -1,8 +1,8 @@
 import { serializeCharge } from '#shared/domain/charges.ts';
+import { InvalidInput, NotFound } from '#shared/domain/errors.ts';
 import { parseChargeId } from '#shared/domain/pix-ids.ts';
-import { badRequest, notFound } from '#shared/http/errors.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { expireCharge } from '#shared/store/charge-transitions.ts';
+import { expireCharge } from '#shared/services/expire-charge.ts';
 import { getCharge } from '#shared/store/charges.ts';
 import { requireTestMode } from './sandbox-only.ts';
 
@@ -10,8 +10,8 @@ import { requireTestMode } from './sandbox-only.ts';
 export const simulateExpiry: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
   requireTestMode(principal);
   const rawId = parseChargeId(pathParameters.id ?? '');
-  if (rawId === undefined || !(await getCharge(principal, rawId))) throw notFound('No such charge.');
+  if (rawId === undefined || !(await getCharge(principal, rawId))) throw new NotFound('No such charge.');
   const expired = await expireCharge(principal, rawId, new Date(), true);
-  if (!expired) throw badRequest('Only a pending charge can expire.', { param: 'id' });
-  return { status: 200, body: serializeCharge(expired) };
+  if (!expired) throw new InvalidInput('Only a pending charge can expire.', { param: 'id' });
+  return { status: 200, body: serializeCharge(expired, Date.now()) };
 };

@@ -1,13 +1,14 @@
 import * as v from 'valibot';
 import { serializeCharge } from '#shared/domain/charges.ts';
-import { newEndToEndId, parseChargeId } from '#shared/domain/pix-ids.ts';
+import { NotFound } from '#shared/domain/errors.ts';
+import { parseChargeId } from '#shared/domain/pix-ids.ts';
 import { classifyTaxId, normalizeTaxId } from '#shared/domain/tax-id.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
+import { newEndToEndId } from '#shared/ids.ts';
 import { sandboxProvider } from '#shared/providers/sandbox.ts';
+import { receivePix } from '#shared/services/receive-pix.ts';
 import { getAccountCached } from '#shared/store/accounts.ts';
-import { receivePix } from '#shared/store/charge-transitions.ts';
 import { getCharge } from '#shared/store/charges.ts';
 import { requireTestMode } from './sandbox-only.ts';
 
@@ -48,7 +49,7 @@ export const simulatePayment: RouteHandler<KeyPrincipal> = async ({ principal, p
     rawId === undefined ? undefined : getCharge(principal, rawId),
     getAccountCached(principal.accountId),
   ]);
-  if (!charge || !rawId || !account) throw notFound('No such charge.');
+  if (!charge || !rawId || !account) throw new NotFound('No such charge.');
   const now = new Date();
   const endToEndId = newEndToEndId(SANDBOX_ISPB, now);
   const result = await receivePix(
@@ -64,7 +65,7 @@ export const simulatePayment: RouteHandler<KeyPrincipal> = async ({ principal, p
     account.settings,
     sandboxProvider({ acquirerDown: false }),
   );
-  if (!result) throw notFound('No such charge.');
+  if (!result) throw new NotFound('No such charge.');
   return {
     status: 200,
     body: {
@@ -74,7 +75,7 @@ export const simulatePayment: RouteHandler<KeyPrincipal> = async ({ principal, p
       ...(result.outcome.kind === 'return' || result.outcome.kind === 'refund'
         ? { return_reason: result.outcome.reason }
         : {}),
-      charge: serializeCharge(result.charge),
+      charge: serializeCharge(result.charge, now.getTime()),
     },
   };
 };

@@ -5,7 +5,8 @@
  */
 
 import { log } from '#shared/log.ts';
-import { expireDueCharges, releaseDueTranches } from '#shared/store/charge-transitions.ts';
+import { expireDueCharges } from '#shared/services/expire-charge.ts';
+import { releaseDueTranches } from '#shared/services/release-tranches.ts';
 
 export const handler = async (): Promise<{ expired: number; released: number }> => {
   const now = new Date();

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { parseInput } from '#shared/domain/validation.ts';
 import { emptyWallet, serializeBalance, serializeCurrencyBalance } from '#shared/domain/wallets.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
 import { listWalletBalances } from '#shared/store/wallets.ts';
 
 const BalanceQuery = v.strictObject({

@@ -1,4 +1,4 @@
-import { notFound } from '#shared/http/errors.ts';
+import { NotFound } from '#shared/domain/errors.ts';
 import type { WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
 
 /** The endpoint as PATCH returns it: no secret. */
@@ -16,4 +16,4 @@ export const endpointListItem = (e: WebhookEndpoint) => ({
   updatedAt: e.updatedAt,
 });
 
-export const endpointNotFound = () => notFound('No such webhook endpoint.');
+export const endpointNotFound = () => new NotFound('No such webhook endpoint.');

@@ -1,6 +1,6 @@
+import { parseInput } from '#shared/domain/validation.ts';
 import { DeliveriesQuery } from '#shared/domain/webhook-input.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
 import { listDeliveries } from '#shared/services/query-deliveries.ts';
 
 /** GET /v1/webhooks/deliveries: newest first, offset paging (capped), `total` matching the filters. */

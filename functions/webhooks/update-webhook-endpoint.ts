@@ -1,6 +1,6 @@
+import { parseInput } from '#shared/domain/validation.ts';
 import { UpdateEndpointBody } from '#shared/domain/webhook-input.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { parseInput } from '#shared/http/validation.ts';
 import { updateEndpoint } from '#shared/store/webhook-endpoints.ts';
 import { assertDeliverableUrl } from '#shared/webhooks/destination.ts';
 import { endpointNotFound, endpointView } from './endpoint-shapes.ts';

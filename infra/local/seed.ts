@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPassword } from '../../shared/auth/password.ts';
+import { issueApiKey } from '../../shared/services/issue-api-key.ts';
 import { createAccount, getAccount } from '../../shared/store/accounts.ts';
-import { issueApiKey } from '../../shared/store/api-keys.ts';
 import { createUser, findUserByEmail, putMembership } from '../../shared/store/users.ts';
 
 export interface DemoAccount {

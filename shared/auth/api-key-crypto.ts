@@ -6,7 +6,7 @@
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type KeyMode = 'live' | 'test';
+import type { Mode as KeyMode } from '../domain/scope.ts';
 
 const KEY_PATTERN = /^ak_(live|test)_[A-Za-z0-9_-]{32}$/;
 

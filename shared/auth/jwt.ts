@@ -7,18 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { config } from '../config.ts';
+import type { SessionClaims } from '../domain/auth.ts';
 
 const ISSUER = 'pix-service';
 const AUDIENCE = 'dashboard';
-
-export interface SessionClaims {
-  userId: string;
-  accountId: string;
-  /** Token id, the key of the logout deny-list. */
-  jti: string;
-  /** Expiry, epoch seconds. */
-  exp: number;
-}
 
 let secretPromise: Promise<Uint8Array> | undefined;
 

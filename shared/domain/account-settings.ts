@@ -47,3 +47,20 @@ export function computeFees(amount: number, plan: FeePlan) {
   const platformFee = Math.min(amount - providerFee, bps(amount, plan.platformFeeBps));
   return { providerFee, platformFee, netAmount: amount - providerFee - platformFee };
 }
+
+/** The tenant: merchant profile and per-account settings. */
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Per-key requests per minute; the service default applies when absent. */
+  rateLimitPerMinute?: number;
+  settings: AccountSettings;
+  /** Sandbox only: the simulated acquirer answers as unavailable (503 on create). */
+  sandboxAcquirerDown?: boolean;
+}
+
+export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'velocity'>> & {
+  feePlan?: Partial<AccountSettings['feePlan']>;
+  velocity?: Partial<AccountSettings['velocity']>;
+};

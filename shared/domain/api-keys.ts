@@ -1,16 +1,53 @@
 /** API key rules of Part 1 that do not touch storage: who may manage keys and the public shapes. */
 
 import * as v from 'valibot';
-import { forbidden } from '../http/errors.ts';
-import type { ApiKeyRecord, AuditEvent, IssuedKey } from '../store/api-keys.ts';
-import type { Role } from '../store/users.ts';
+
+import type { Role } from './auth.ts';
+import { PermissionDenied } from './errors.ts';
+import type { Mode } from './scope.ts';
 
 /** Any member lists keys; only OWNER and ADMIN issue, rotate and revoke (and read the audit log). */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  label: string;
+  mode: Mode;
+  prefix: string;
+  fingerprint: string;
+  createdAt: string;
+}
+
+export interface ApiKeyLookup {
+  keyId: string;
+  accountId: string;
+  mode: Mode;
+  fingerprint: string;
+  hash: string;
+}
+
+export type AuditAction = 'api_key.issued' | 'api_key.rotated' | 'api_key.revoked';
+
+export interface AuditEvent {
+  id: string;
+  action: AuditAction;
+  actorUserId: string;
+  keyId: string;
+  fingerprint: string;
+  replacedKeyId?: string;
+  replacedFingerprint?: string;
+  createdAt: string;
+}
+
+export interface IssuedKey {
+  apiKey: string;
+  record: ApiKeyRecord;
+}
+
 export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role === 'ADMIN';
 
 export function requireKeyManager(role: Role): void {
   if (!canManageKeys(role)) {
-    throw forbidden(
+    throw new PermissionDenied(
       'API_KEY_ROLE_REQUIRED',
       'Issuing, rotating and revoking API keys requires the OWNER or ADMIN role.',
     );

@@ -7,3 +7,33 @@ export const LoginBody = v.strictObject({
   account_id: v.optional(v.pipe(v.string(), v.maxLength(64))),
 });
 export type LoginBody = v.InferOutput<typeof LoginBody>;
+
+/** Dashboard roles (DESIGN.md §4): any member lists keys; OWNER and ADMIN manage them. */
+export const roles = ['OWNER', 'ADMIN', 'DEVELOPER', 'VIEWER'] as const;
+export type Role = (typeof roles)[number];
+
+export interface User {
+  id: string;
+  email: string;
+  passwordHash: string;
+  createdAt: string;
+}
+
+export interface Membership {
+  accountId: string;
+  userId: string;
+  role: Role;
+  createdAt: string;
+}
+
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/** What a dashboard session token carries. */
+export interface SessionClaims {
+  userId: string;
+  accountId: string;
+  /** Token id, the key of the logout deny-list. */
+  jti: string;
+  /** Expiry, epoch seconds. */
+  exp: number;
+}

@@ -6,9 +6,9 @@
 
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { badRequest } from '../http/errors.ts';
-import { parseInput } from '../http/validation.ts';
+import { InvalidInput } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
+import { parseInput } from './validation.ts';
 
 /** API Pix `valor` is at most 10 integer digits with 2 decimals: R$ 9,999,999,999.99. */
 export const PIX_MAX_AMOUNT = 999_999_999_999;
@@ -110,15 +110,15 @@ export function parseCreateCharge(
   input: unknown,
   route: 'createCharge' | 'createPixCharge',
 ): CreateChargeBody {
-  if (input === undefined) throw badRequest('A JSON body is required.', { param: 'amount' });
+  if (input === undefined) throw new InvalidInput('A JSON body is required.', { param: 'amount' });
   const parsed = parseAmountFirst(input, route);
   const lock = parsed.expected_payer_tax_id;
   if (lock !== undefined) {
     if (parsed.customer.name === undefined) {
-      throw badRequest('expected_payer_tax_id requires customer.name.', { param: 'customer.name' });
+      throw new InvalidInput('expected_payer_tax_id requires customer.name.', { param: 'customer.name' });
     }
     if (parsed.customer.document !== undefined && parsed.customer.document !== lock) {
-      throw badRequest('expected_payer_tax_id must equal customer.document when both are sent.', {
+      throw new InvalidInput('expected_payer_tax_id must equal customer.document when both are sent.', {
         param: 'expected_payer_tax_id',
       });
     }
@@ -135,7 +135,7 @@ export function parseWithAmountCode<S extends v.GenericSchema>(schema: S, input:
     return parseInput(schema, input, 'body');
   } catch (error) {
     if (error instanceof Error && 'param' in error && error.param === 'amount') {
-      throw badRequest(error.message, {
+      throw new InvalidInput(error.message, {
         code: 'invalid_amount',
         param: 'amount',
         details: (error as { details?: [] }).details ?? [],
@@ -164,10 +164,10 @@ export const IDEMPOTENCY_KEY_MAX = 128;
 export function idempotencyKeyFrom(headers: Record<string, string>): string {
   const key = headers['idempotency-key'];
   if (key === undefined || key === '') {
-    throw badRequest('The Idempotency-Key header is required.', { param: 'Idempotency-Key' });
+    throw new InvalidInput('The Idempotency-Key header is required.', { param: 'Idempotency-Key' });
   }
   if (key.length < IDEMPOTENCY_KEY_MIN || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
-    throw badRequest(
+    throw new InvalidInput(
       `Idempotency-Key must be ${IDEMPOTENCY_KEY_MIN}–${IDEMPOTENCY_KEY_MAX} visible ASCII characters.`,
       {
         param: 'Idempotency-Key',

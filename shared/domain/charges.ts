@@ -4,50 +4,7 @@
  */
 
 import { publicChargeId } from './pix-ids.ts';
-
-/** Transaction statuses (Part 2). The record stores these; the public status is derived. */
-export type TxStatus =
-  | 'PENDING'
-  | 'WAITING_PAYMENT'
-  | 'PROCESSING'
-  | 'PAID'
-  | 'APPROVED'
-  | 'REFUSED'
-  | 'CANCELLED'
-  | 'EXPIRED'
-  | 'REFUNDED'
-  | 'CHARGEBACK'
-  | 'DISPUTE';
-
-export const publicStatuses = [
-  'pending',
-  'processing',
-  'paid',
-  'failed',
-  'expired',
-  'cancelled',
-  'refunded',
-  'disputed',
-] as const;
-export type PublicStatus = (typeof publicStatuses)[number];
-
-const PUBLIC_STATUS: Record<TxStatus, PublicStatus> = {
-  PENDING: 'pending',
-  WAITING_PAYMENT: 'pending',
-  PROCESSING: 'processing',
-  PAID: 'paid',
-  APPROVED: 'paid',
-  REFUSED: 'failed',
-  CANCELLED: 'cancelled',
-  EXPIRED: 'expired',
-  REFUNDED: 'refunded',
-  CHARGEBACK: 'disputed',
-  DISPUTE: 'disputed',
-};
-
-/** The transaction statuses that show as `status` publicly. */
-export const txStatusesOf = (status: PublicStatus): TxStatus[] =>
-  (Object.keys(PUBLIC_STATUS) as TxStatus[]).filter((tx) => PUBLIC_STATUS[tx] === status);
+import { awaitingPayment, PUBLIC_STATUS, type PublicStatus, type TxStatus } from './transaction-status.ts';
 
 export interface Customer {
   name?: string;
@@ -102,17 +59,13 @@ export interface ChargeRecord {
  * The status a reader must see: a charge past its expiry is `EXPIRED` even before the
  * scheduler has recorded it (a read after `expires_at` never shows pending).
  */
-export function effectiveStatus(
-  charge: Pick<ChargeRecord, 'status' | 'expiresAt'>,
-  now = Date.now(),
-): TxStatus {
-  const awaiting = charge.status === 'WAITING_PAYMENT' || charge.status === 'PENDING';
-  return awaiting && Date.parse(charge.expiresAt) <= now ? 'EXPIRED' : charge.status;
+export function effectiveStatus(charge: Pick<ChargeRecord, 'status' | 'expiresAt'>, now: number): TxStatus {
+  return awaitingPayment(charge.status) && Date.parse(charge.expiresAt) <= now ? 'EXPIRED' : charge.status;
 }
 
 export const publicStatusOf = (
   charge: Pick<ChargeRecord, 'status' | 'expiresAt'>,
-  now = Date.now(),
+  now: number,
 ): PublicStatus => PUBLIC_STATUS[effectiveStatus(charge, now)];
 
 export const checkoutUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}`;
@@ -125,7 +78,7 @@ export const pixLocation = (baseUrl: string, rawId: string) =>
  * The public Charge, field by field (allowlist): no internal or provider fields, no fees, no
  * customer e-mail or phone, never the payer's document.
  */
-export function serializeCharge(charge: ChargeRecord, now = Date.now()) {
+export function serializeCharge(charge: ChargeRecord, now: number) {
   const status = publicStatusOf(charge, now);
   const hasPix = charge.brCode !== undefined;
   return {

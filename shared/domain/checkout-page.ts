@@ -4,7 +4,7 @@
  * HTML with inline CSS and a small inline script under a nonce-based CSP; no payer data.
  */
 
-import { type PublicStatus, publicStatuses } from './charges.ts';
+import { type PublicStatus, publicStatuses } from './transaction-status.ts';
 
 export interface CheckoutView {
   chargeId: string;

@@ -1,23 +1,20 @@
 /**
  * Webhook events written to the outbox in the same transaction as the state change that
  * causes them: the canonical envelope (`charge.*`, with the public Charge from the REST
- * serializer) and the legacy transaction envelope (`payment.*`).
+ * serializer) and the legacy transaction envelope (`payment.*`). Which events a transition
+ * emits is the state machine's answer (`transaction-status.ts`).
  */
 
-import { randomBytes } from 'node:crypto';
-import { type ChargeRecord, serializeCharge, type TxStatus } from './charges.ts';
+import { type ChargeRecord, serializeCharge } from './charges.ts';
+import {
+  type CanonicalEventType,
+  eventTypesOf,
+  type LegacyEventType,
+  type Trigger,
+  type TxStatus,
+} from './transaction-status.ts';
 
-/** `api_version` of canonical events (DESIGN.md §4). */
-export const API_VERSION = '2026-11-01';
-
-export type CanonicalEventType = 'charge.created' | 'charge.paid' | 'charge.failed' | 'charge.expired';
-export type LegacyEventType =
-  | 'payment.created'
-  | 'payment.completed'
-  | 'payment.failed'
-  | 'payment.expired'
-  | 'payment.refunded'
-  | 'payment.status_changed';
+export type { CanonicalEventType, LegacyEventType } from './transaction-status.ts';
 
 export interface OutboxEvent {
   /** `evt_…`: stable per business event, the receiver's dedupe key. */
@@ -32,23 +29,33 @@ export interface OutboxEvent {
   webhookUrl?: string;
 }
 
-export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
+/** What building an event needs from outside the domain: the time, the API version, new ids. */
+export interface EventContext {
+  at: string;
+  /** `api_version` of canonical envelopes (DESIGN.md §4). */
+  apiVersion: string;
+  newEventId: () => string;
+}
 
-export function canonicalEvent(type: CanonicalEventType, charge: ChargeRecord, at: string): OutboxEvent {
-  const id = newEventId();
+export function canonicalEvent(
+  type: CanonicalEventType,
+  charge: ChargeRecord,
+  ctx: EventContext,
+): OutboxEvent {
+  const id = ctx.newEventId();
   return {
     id,
     family: 'canonical',
     type,
     chargeId: charge.id,
-    createdAt: at,
+    createdAt: ctx.at,
     payload: {
       id,
       object: 'event',
-      api_version: API_VERSION,
+      api_version: ctx.apiVersion,
       type,
-      created_at: at,
-      data: { object: serializeCharge(charge, Date.parse(at)) },
+      created_at: ctx.at,
+      data: { object: serializeCharge(charge, Date.parse(ctx.at)) },
     },
   };
 }
@@ -57,15 +64,15 @@ export function legacyEvent(
   type: LegacyEventType,
   charge: ChargeRecord,
   previousStatus: TxStatus | null,
-  at: string,
+  ctx: EventContext,
 ): OutboxEvent {
   const settled = charge.status === 'PAID' || charge.status === 'APPROVED';
   return {
-    id: newEventId(),
+    id: ctx.newEventId(),
     family: 'legacy',
     type,
     chargeId: charge.id,
-    createdAt: at,
+    createdAt: ctx.at,
     ...(charge.webhookUrl !== undefined && { webhookUrl: charge.webhookUrl }),
     payload: {
       event: type,
@@ -74,7 +81,7 @@ export function legacyEvent(
         amount: charge.amount,
         status: charge.status,
         previousStatus,
-        occurredAt: at,
+        occurredAt: ctx.at,
         ...(charge.customerId !== undefined && { customerId: charge.customerId }),
         ...(settled &&
           charge.fees && {
@@ -88,31 +95,17 @@ export function legacyEvent(
   };
 }
 
-/** The canonical and legacy events a transition into `charge.status` emits. */
-export function eventsForTransition(
+const isCanonical = (type: CanonicalEventType | LegacyEventType): type is CanonicalEventType =>
+  type.startsWith('charge.');
+
+/** The events of `trigger` taking the transaction from `previousStatus` to `charge.status`. */
+export function transitionEvents(
+  trigger: Trigger,
   charge: ChargeRecord,
   previousStatus: TxStatus | null,
-  at: string,
+  ctx: EventContext,
 ): OutboxEvent[] {
-  const both = (canonical: CanonicalEventType, legacy: LegacyEventType) => [
-    canonicalEvent(canonical, charge, at),
-    legacyEvent(legacy, charge, previousStatus, at),
-  ];
-  switch (charge.status) {
-    case 'WAITING_PAYMENT':
-      return both('charge.created', 'payment.created');
-    case 'PAID':
-    case 'APPROVED':
-      return both('charge.paid', 'payment.completed');
-    case 'REFUSED':
-    case 'CANCELLED':
-      return both('charge.failed', 'payment.failed');
-    case 'EXPIRED':
-      return both('charge.expired', 'payment.expired');
-    // No canonical event exists for these (Part 2): the legacy family reports them.
-    case 'REFUNDED':
-      return [legacyEvent('payment.refunded', charge, previousStatus, at)];
-    default:
-      return [legacyEvent('payment.status_changed', charge, previousStatus, at)];
-  }
+  return eventTypesOf(trigger, previousStatus).map((type) =>
+    isCanonical(type) ? canonicalEvent(type, charge, ctx) : legacyEvent(type, charge, previousStatus, ctx),
+  );
 }

@@ -4,7 +4,7 @@
  */
 
 import * as v from 'valibot';
-import { badRequest, unprocessable } from '../http/errors.ts';
+
 import {
   type CreateChargeBody,
   IDEMPOTENCY_KEY_MAX,
@@ -13,6 +13,7 @@ import {
   PIX_MAX_AMOUNT,
   parseWithAmountCode,
 } from './charge-input.ts';
+import { InvalidInput, Unprocessable } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 
 export const paymentMethods = ['PIX', 'CREDIT_CARD', 'MBWAY', 'MULTIBANCO', 'BOLETO', 'CRYPTO'] as const;
@@ -76,7 +77,7 @@ export const CreatePaymentBody = v.pipe(
 export type CreatePaymentBody = v.InferOutput<typeof CreatePaymentBody>;
 
 export function parseCreatePayment(input: unknown): CreatePaymentBody {
-  if (input === undefined) throw badRequest('A JSON body is required.', { param: 'amount' });
+  if (input === undefined) throw new InvalidInput('A JSON body is required.', { param: 'amount' });
   return parseWithAmountCode(CreatePaymentBody, input);
 }
 
@@ -87,14 +88,14 @@ export function parseCreatePayment(input: unknown): CreatePaymentBody {
  */
 export function chargeInputOf(payment: CreatePaymentBody): CreateChargeBody {
   if (!payment.paymentMethods.includes('PIX')) {
-    throw unprocessable(
+    throw new Unprocessable(
       'No provider is configured for the requested payment methods; this service offers PIX.',
       {
         param: 'paymentMethods',
       },
     );
   }
-  if (payment.currency !== 'BRL') throw unprocessable('Pix settles in BRL only.', { param: 'currency' });
+  if (payment.currency !== 'BRL') throw new Unprocessable('Pix settles in BRL only.', { param: 'currency' });
   const document = payment.customerDocument;
   const normalized = document === undefined ? undefined : normalizeTaxId(document);
   return {

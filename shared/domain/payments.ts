@@ -17,7 +17,7 @@ function paymentMetadata(charge: ChargeRecord): Record<string, unknown> {
 }
 
 /** `POST /v1/payments` 201 body. */
-export function serializePaymentCreated(charge: ChargeRecord, now = Date.now()) {
+export function serializePaymentCreated(charge: ChargeRecord, now: number) {
   return {
     id: charge.id,
     status: effectiveStatus(charge, now),
@@ -48,7 +48,7 @@ const NOT_OFFERED = {
 } as const;
 
 /** `GET /v1/payments/{id}`: the create shape plus settlement, fees and the Pix fields. */
-export function serializePayment(charge: ChargeRecord, now = Date.now()) {
+export function serializePayment(charge: ChargeRecord, now: number) {
   const settled = charge.paidAt !== undefined;
   return {
     ...serializePaymentCreated(charge, now),

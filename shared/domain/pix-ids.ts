@@ -1,10 +1,10 @@
 /**
  * Identifiers around a Pix charge: our own charge id, the API Pix txid and the central bank's
  * end-to-end id. They are deliberately distinct values (the public charge id is never the txid
- * nor the end-to-end id). Only `node:crypto` is used: no I/O.
+ * nor the end-to-end id). Pure: new random ids are minted in `shared/ids.ts`.
  */
 
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 /** Length of the txids we derive; API Pix accepts `[a-zA-Z0-9]{26,35}` for immediate charges. */
 export const TXID_LENGTH = 32;
@@ -16,9 +16,7 @@ export const END_TO_END_ID_PATTERN = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 export const CHARGE_ID_PREFIX = 'ch_';
 
 const RAW_CHARGE_ID_PATTERN = /^[0-9a-f]{24}$/;
-const ISPB_PATTERN = /^\d{8}$/;
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const END_TO_END_SUFFIX_LENGTH = 11;
+export const ISPB_PATTERN = /^\d{8}$/;
 
 /**
  * Deterministic txid for a charge creation: lower-case hex of SHA-256 over the account, the key
@@ -39,43 +37,13 @@ export function deriveTxid(accountId: string, mode: string, idempotencyKey: stri
 const pad2 = (value: number): string => String(value).padStart(2, '0');
 
 /** `yyyyMMddHHmm` in UTC, the timestamp segment of an end-to-end id. */
-function endToEndTimestamp(at: Date): string {
+export function endToEndTimestamp(at: Date): string {
   const year = at.getUTCFullYear();
   if (Number.isNaN(year) || year < 1000 || year > 9999) {
     throw new RangeError('End-to-end id timestamp must be a valid date with a 4-digit year');
   }
   return `${year}${pad2(at.getUTCMonth() + 1)}${pad2(at.getUTCDate())}${pad2(at.getUTCHours())}${pad2(at.getUTCMinutes())}`;
 }
-
-/** `length` characters drawn uniformly (CSPRNG, no modulo bias) from `[A-Za-z0-9]`. */
-function randomAlphanumeric(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out += ALPHANUMERIC.charAt(randomInt(ALPHANUMERIC.length));
-  }
-  return out;
-}
-
-/**
- * New end-to-end id in the BCB format for the participant `ispb` at instant `at` (UTC minutes).
- * Used by the sandbox/fake PSP to mint the ids a real bank would send; 32 characters, matching
- * {@link END_TO_END_ID_PATTERN}. The 11-character random tail (62^11 values) keeps ids unique
- * within a minute.
- */
-export function newEndToEndId(ispb: string, at: Date): string {
-  if (!ISPB_PATTERN.test(ispb)) {
-    throw new RangeError(`ISPB must be 8 digits, got "${ispb}"`);
-  }
-  return `E${ispb}${endToEndTimestamp(at)}${randomAlphanumeric(END_TO_END_SUFFIX_LENGTH)}`;
-}
-
-/**
- * A new raw charge id: 12 hex digits of the creation time in milliseconds, then 12 random hex
- * digits. Ids therefore sort by creation time, which is what lets the charge list page by
- * cursor (the sort key) with a stable order while new charges keep arriving.
- */
-export const newChargeId = (now = Date.now()): string =>
-  now.toString(16).padStart(12, '0') + randomBytes(6).toString('hex');
 
 /** The smallest raw id that can belong to a charge created at `ms` (for time-range queries). */
 export const chargeIdFloor = (ms: number): string =>

@@ -6,11 +6,12 @@
 import { createHash } from 'node:crypto';
 import { formatEmvAmount } from './br-code.ts';
 import { type ChargeRecord, effectiveStatus } from './charges.ts';
+import { awaitingPayment } from './transaction-status.ts';
 
 /** API Pix `CobrancaStatus`: ATIVA while payable, CONCLUIDA once paid, REMOVIDA_PELO_PSP otherwise. */
 function cobStatus(charge: ChargeRecord, now: Date): 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_PSP' {
   const status = effectiveStatus(charge, now.getTime());
-  if (status === 'WAITING_PAYMENT' || status === 'PENDING') return 'ATIVA';
+  if (awaitingPayment(status)) return 'ATIVA';
   if (status === 'PAID' || status === 'APPROVED' || status === 'PROCESSING') return 'CONCLUIDA';
   return 'REMOVIDA_PELO_PSP';
 }

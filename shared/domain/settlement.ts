@@ -1,10 +1,19 @@
 /**
- * What happens to a Pix received for a charge (Part 1, "Public charge status"). Pure: the
- * store applies the outcome in one transaction guarded by the charge's current status.
+ * What happens to a Pix received for a charge (Part 1, "Public charge status"), what expiry and
+ * release do, as pure plans. The use cases (`shared/services/`) turn a plan into items and
+ * commit them in one transaction guarded by the state the plan was made from.
  */
 
-import type { ChargeRecord } from './charges.ts';
-import { effectiveStatus } from './charges.ts';
+import { type AccountSettings, computeFees } from './account-settings.ts';
+import { type ChargeRecord, effectiveStatus } from './charges.ts';
+import {
+  type Journal,
+  releaseJournal,
+  returnJournal,
+  reviewHoldJournal,
+  settlementJournal,
+} from './ledger.ts';
+import { awaitingPayment, nextStatus, type Trigger } from './transaction-status.ts';
 
 export interface IncomingPix {
   endToEndId: string;
@@ -28,7 +37,7 @@ export type SettlementOutcome =
 export function decideSettlement(charge: ChargeRecord, pix: IncomingPix): SettlementOutcome {
   const status = effectiveStatus(charge, Date.parse(pix.receivedAt));
   if (status === 'EXPIRED') return { kind: 'return', reason: 'expired' };
-  if (status !== 'WAITING_PAYMENT' && status !== 'PENDING') return { kind: 'return', reason: 'not_payable' };
+  if (!awaitingPayment(status)) return { kind: 'return', reason: 'not_payable' };
   // An underpaid Pix charge stays pending and the bank returns the money (Part 1).
   if (pix.amount < charge.amount) return { kind: 'return', reason: 'underpaid' };
   if (pix.amount > charge.amount) return { kind: 'return', reason: 'overpaid' };
@@ -38,3 +47,122 @@ export function decideSettlement(charge: ChargeRecord, pix: IncomingPix): Settle
     ? { kind: 'credit' }
     : { kind: 'refund', reason: 'payer_mismatch' };
 }
+
+/** A net amount held until `releaseAt` (the account's settlement hold). */
+export interface Tranche {
+  amount: number;
+  currency: string;
+  releaseAt: string;
+}
+
+/** Money sent back to the payer, addressed by the original end-to-end id. */
+export interface Devolution {
+  endToEndId: string;
+  amount: number;
+  reason: string;
+}
+
+export interface SettlementPlan {
+  outcome: SettlementOutcome;
+  journal: Journal;
+  /** The charge's transition; absent when the Pix is returned and the charge stays as it was. */
+  transition?: { trigger: Trigger; next: ChargeRecord };
+  tranche?: Tranche;
+  devolution?: Devolution;
+}
+
+const OUTCOME_TRIGGER: Record<Exclude<SettlementOutcome['kind'], 'return'>, Trigger> = {
+  credit: 'pay',
+  hold: 'holdForReview',
+  refund: 'returnToPayer',
+};
+
+/**
+ * Everything a received Pix changes: the charge's next state, the ledger journal, a tranche when
+ * the account holds settlements, and a devolution when the money goes back.
+ */
+export function planSettlement(
+  charge: ChargeRecord,
+  pix: IncomingPix,
+  settings: Pick<AccountSettings, 'feePlan' | 'settlementHoldDays'>,
+): SettlementPlan {
+  const outcome = decideSettlement(charge, pix);
+  const at = pix.receivedAt;
+  const devolution = (reason: string): Devolution => ({
+    endToEndId: pix.endToEndId,
+    amount: pix.amount,
+    reason,
+  });
+  if (outcome.kind === 'return') {
+    return {
+      outcome,
+      journal: returnJournal(charge.id, charge.currency, pix.amount),
+      devolution: devolution(outcome.reason),
+    };
+  }
+  const trigger = OUTCOME_TRIGGER[outcome.kind];
+  const payer = {
+    ...(pix.payerDocument !== undefined && { document: pix.payerDocument }),
+    ...(pix.payerName !== undefined && { name: pix.payerName }),
+  };
+  const next: ChargeRecord = {
+    ...charge,
+    status: nextStatus(trigger, charge.status),
+    endToEndId: pix.endToEndId,
+    payer,
+    updatedAt: at,
+  };
+  if (outcome.kind === 'hold') {
+    return {
+      outcome,
+      journal: reviewHoldJournal(charge.id, charge.currency, pix.amount),
+      transition: { trigger, next },
+    };
+  }
+  if (outcome.kind === 'refund') {
+    return {
+      outcome,
+      journal: returnJournal(charge.id, charge.currency, pix.amount),
+      transition: { trigger, next },
+      devolution: devolution(outcome.reason),
+    };
+  }
+  const fees = computeFees(charge.amount, settings.feePlan);
+  const held = settings.settlementHoldDays > 0;
+  return {
+    outcome,
+    journal: settlementJournal(charge.id, charge.currency, charge.amount, fees, held),
+    transition: { trigger, next: { ...next, paidAt: at, fees } },
+    ...(held && {
+      tranche: {
+        amount: fees.netAmount,
+        currency: charge.currency,
+        releaseAt: new Date(Date.parse(at) + settings.settlementHoldDays * 86_400_000).toISOString(),
+      },
+    }),
+  };
+}
+
+/**
+ * The expired charge, or `undefined` when it cannot expire now: no longer awaiting payment, or
+ * its window still open. `force` (sandbox "expire now") closes an open window by moving its
+ * expiry to now.
+ */
+export function planExpiry(charge: ChargeRecord, now: Date, force = false): ChargeRecord | undefined {
+  if (!awaitingPayment(charge.status)) return undefined;
+  const open = Date.parse(charge.expiresAt) > now.getTime();
+  if (open && !force) return undefined;
+  const at = now.toISOString();
+  const ttlSeconds = Math.round((Date.parse(charge.expiresAt) - Date.parse(charge.createdAt)) / 1000);
+  return {
+    ...charge,
+    status: nextStatus('expire', charge.status),
+    expiresAt: open ? at : charge.expiresAt,
+    updatedAt: at,
+    failure: { reason: 'The Pix charge expired unpaid', providerErrorCode: 'expired', ttlSeconds, at },
+  };
+}
+
+/** A tranche whose hold is over moves from `pending` to `available`. */
+export const planRelease = (chargeId: string, tranche: Pick<Tranche, 'amount' | 'currency'>): Journal =>
+  releaseJournal(chargeId, tranche.currency, tranche.amount);

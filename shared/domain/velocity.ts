@@ -3,17 +3,17 @@
  * live (pending) charges count: expired, failed or paid ones never block a customer.
  */
 
-import { forbidden } from '../http/errors.ts';
 import type { VelocityLimits } from './account-settings.ts';
+import { VelocityExceeded } from './errors.ts';
 
 export const customerVelocityExceeded = () =>
-  forbidden(
+  new VelocityExceeded(
     'fraud.customer_velocity_exceeded',
     'Too many live charges for this customer in a short window; try again later.',
   );
 
 export const accountVelocityExceeded = () =>
-  forbidden(
+  new VelocityExceeded(
     'fraud.account_velocity_exceeded',
     'This account has reached its limit of live charges; wait for some to be paid or expire.',
   );

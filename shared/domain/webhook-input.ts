@@ -1,7 +1,7 @@
 /** Webhook management input: endpoint bodies and the deliveries query. */
 
 import * as v from 'valibot';
-import { queryInteger } from '../http/validation.ts';
+import { queryInteger } from './validation.ts';
 import { eventNames } from './webhook-catalog.ts';
 import { DELIVERY_LIST_MAX_OFFSET } from './webhook-deliveries.ts';
 

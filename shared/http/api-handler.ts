@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
+import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { log } from '../log.ts';
 import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
 import { countDynamoDbCalls, dynamoDbCallsSoFar } from '../store/client.ts';
 import { authenticateApiKey, authenticateUser } from './authenticate.ts';
-import { badRequest, notFound, toErrorEnvelope } from './errors.ts';
+import { toErrorEnvelope } from './errors.ts';
 import type {
   ApiEvent,
   ApiRequest,
@@ -107,7 +108,7 @@ const parseRequest = (group: Group): ApiMiddleware => ({
     const { event, context } = request;
     const route = findRouteByKey(event.routeKey);
     if (!route || route.group !== group)
-      throw notFound(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
+      throw new NotFound(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
     context.api.route = route;
     const headers = event.headers ?? {};
     context.api.request = {
@@ -136,14 +137,14 @@ function parseJsonBody(event: ApiEvent, contentType: string | undefined): unknow
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (text.trim() === '') return undefined;
   if (!/^application\/json\b/i.test(contentType ?? '')) {
-    throw badRequest('Request bodies must be JSON: send Content-Type: application/json.', {
+    throw new InvalidInput('Request bodies must be JSON: send Content-Type: application/json.', {
       param: 'Content-Type',
     });
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest('The request body is not valid JSON.', { code: 'invalid_json' });
+    throw new InvalidInput('The request body is not valid JSON.', { code: 'invalid_json' });
   }
 }
 
@@ -200,7 +201,7 @@ export function createApiHandler<G extends Group>(group: G, handlers: GroupHandl
     .handler(async (_event, context) => {
       const request = context.api.request;
       const handle = request && table[request.route.id];
-      if (!request || !handle) throw notFound();
+      if (!request || !handle) throw new NotFound();
       return toResult(await handle(request));
     });
   return async (event: ApiEvent, context: Context): Promise<ApiResult> =>

@@ -1,6 +1,8 @@
 /**
- * The one error family of the API. Handlers and middlewares throw these; the error middleware
- * renders the spec's envelope. Only errors below 500 show their message to the client.
+ * The edge of the error family. Use cases and domain rules throw `DomainError`s
+ * (`shared/domain/errors.ts`); the edge's own failures (authentication, rate limit) are
+ * `HttpError`s. The error middleware renders both as the spec's envelope through
+ * `toErrorEnvelope`; only errors below 500 show their message to the client.
  */
 
 export type ErrorType =
@@ -12,10 +14,18 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'api_error';
 
-export interface ErrorDetail {
-  param: string;
-  message: string;
-}
+import {
+  DomainError,
+  type ErrorDetail,
+  IdempotencyConflict,
+  InvalidInput,
+  NotFound,
+  PermissionDenied,
+  ProviderUnavailable,
+  Unprocessable,
+} from '../domain/errors.ts';
+
+export type { ErrorDetail } from '../domain/errors.ts';
 
 export interface HttpErrorOptions {
   param?: string;
@@ -49,23 +59,8 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, options: HttpErrorOptions & { code?: string } = {}) =>
-  new HttpError(400, 'invalid_request_error', options.code ?? 'invalid_request', message, options);
-
 export const unauthorized = (message = 'Missing or invalid credentials.') =>
   new HttpError(401, 'authentication_error', 'unauthorized', message);
-
-export const forbidden = (code: string, message: string) =>
-  new HttpError(403, 'permission_error', code, message);
-
-export const notFound = (message = 'No such resource.') =>
-  new HttpError(404, 'not_found_error', 'not_found', message);
-
-export const conflict = (code: string, message: string) =>
-  new HttpError(409, 'conflict_error', code, message);
-
-export const unprocessable = (message: string, options: HttpErrorOptions = {}) =>
-  new HttpError(422, 'invalid_request_error', 'unprocessable_entity', message, options);
 
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>) =>
   new HttpError(
@@ -78,9 +73,28 @@ export const rateLimited = (retryAfterSeconds: number, headers: Record<string, s
     },
   );
 
-export const serviceUnavailable = (
-  message = 'The upstream service is unavailable; retry with the same Idempotency-Key.',
-) => new HttpError(503, 'api_error', 'service_unavailable', message);
+/** Each domain error's HTTP status and envelope type: the only place they are decided. */
+const DOMAIN_ERRORS: [new (...args: never[]) => DomainError, number, ErrorType][] = [
+  [InvalidInput, 400, 'invalid_request_error'],
+  [NotFound, 404, 'not_found_error'],
+  [PermissionDenied, 403, 'permission_error'],
+  [IdempotencyConflict, 409, 'conflict_error'],
+  [Unprocessable, 422, 'invalid_request_error'],
+  [ProviderUnavailable, 503, 'api_error'],
+];
+
+/** A domain error as the HTTP error it is shown as. */
+export function toHttpError(error: DomainError): HttpError {
+  const [, status, type] = DOMAIN_ERRORS.find(([kind]) => error instanceof kind) ?? [
+    DomainError,
+    500,
+    'api_error',
+  ];
+  return new HttpError(status, type, error.code, error.message, {
+    ...(error.param !== undefined && { param: error.param }),
+    ...(error.details !== undefined && { details: error.details }),
+  });
+}
 
 export interface ErrorEnvelope {
   error: { type: ErrorType; code: string; message: string; param?: string; details?: ErrorDetail[] };
@@ -89,9 +103,10 @@ export interface ErrorEnvelope {
 
 /** Renders any thrown value as the spec's envelope; internals of unexpected errors never leak. */
 export function toErrorEnvelope(
-  error: unknown,
+  thrown: unknown,
   requestId: string,
 ): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
+  const error = thrown instanceof DomainError ? toHttpError(thrown) : thrown;
   if (error instanceof HttpError && error.status < 500) {
     return {
       status: error.status,

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { KeyMode } from '../auth/api-key-crypto.ts';
+import type { Role } from '../domain/auth.ts';
+import type { Mode as KeyMode } from '../domain/scope.ts';
 import type { RouteDefinition } from '../routes.ts';
-import type { Role } from '../store/users.ts';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;

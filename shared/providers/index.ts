@@ -1,5 +1,5 @@
-import type { KeyMode } from '../auth/api-key-crypto.ts';
-import type { Account } from '../store/accounts.ts';
+import type { Account } from '../domain/account-settings.ts';
+import type { Mode as KeyMode } from '../domain/scope.ts';
 import type { PixProvider } from './provider.ts';
 import { sandboxProvider } from './sandbox.ts';
 

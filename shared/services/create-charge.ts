@@ -7,17 +7,18 @@
  * race, or a retry after a 5xx, replays the stored response.
  */
 
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import QRCode from 'qrcode';
 import type { AccountSettings } from '../domain/account-settings.ts';
 import { buildDynamicBrCode } from '../domain/br-code.ts';
 import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
 import { type ChargeRecord, pixLocation, serializeCharge } from '../domain/charges.ts';
-import { eventsForTransition } from '../domain/events.ts';
-import { deriveTxid, newChargeId } from '../domain/pix-ids.ts';
+import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.ts';
+import { transitionEvents } from '../domain/events.ts';
+import { deriveTxid } from '../domain/pix-ids.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { awaitingPayment, sourceStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
-import { conflict, notFound, serviceUnavailable, unprocessable } from '../http/errors.ts';
-import type { ApiResponse, KeyPrincipal } from '../http/types.ts';
+import { newChargeId } from '../ids.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   type CreatedCob,
@@ -26,19 +27,24 @@ import {
   ProviderUnavailableError,
 } from '../providers/provider.ts';
 import {
-  createChargeItems,
+  chargeRefItem,
   type IdempotencyRecord,
-  liveCustomerChargeTimes,
+  idempotencyItem,
+  customerChargeTimes as liveCustomerChargeTimes,
   MAX_CUSTOMER_WINDOW_SECONDS,
+  newChargeItem,
+  pendingCounterChange,
   readCreateContext,
   readIdempotencyRecord,
+  type StoredResponse,
 } from '../store/charges.ts';
-import { db } from '../store/client.ts';
+import { transact } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { injectFault } from '../testing/faults.ts';
+import { eventContext } from './charge-transition.ts';
 
 export interface CreateChargeRequest {
-  principal: KeyPrincipal;
+  scope: MerchantScope;
   routeId: 'createCharge' | 'createPixCharge' | 'createPayment';
   idempotencyKey: string;
   /** The body as sent (its fingerprint decides replay or conflict). */
@@ -52,43 +58,45 @@ export interface CreateChargeRequest {
   paymentFields?: Pick<ChargeRecord, 'paymentMethods' | 'customerId' | 'webhookUrl'>;
 }
 
-function replay(record: IdempotencyRecord, requestHash: string): ApiResponse {
-  if (record.requestHash !== requestHash) {
-    throw conflict(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request body.',
-    );
-  }
-  return {
-    status: record.response.status,
-    body: record.response.body,
-    headers: { 'Idempotent-Replayed': 'true' },
-  };
+/** The create's response, and whether it is a replay of the stored one (same key and body). */
+export interface CreateChargeResult extends StoredResponse {
+  replayed: boolean;
 }
 
-export async function createCharge(request: CreateChargeRequest): Promise<ApiResponse> {
-  const { principal, input, idempotencyKey, routeId } = request;
-  const scope = { accountId: principal.accountId, mode: principal.mode };
+function replay(record: IdempotencyRecord, requestHash: string): CreateChargeResult {
+  if (record.requestHash !== requestHash) {
+    throw new IdempotencyConflict('This Idempotency-Key was already used with a different request body.');
+  }
+  return { ...record.response, replayed: true };
+}
+
+export async function createCharge(request: CreateChargeRequest): Promise<CreateChargeResult> {
+  const { input, idempotencyKey, routeId } = request;
+  // Only the scope: a principal passed as one carries more fields.
+  const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
   const requestHash = requestFingerprint(routeId, request.rawBody);
   const now = new Date();
   const document = input.customer.document;
   // One round trip: the create context, in parallel with the customer's live charges of the
   // longest window any account may set.
-  const since = new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString();
   const [context, customerChargeTimes] = await Promise.all([
     readCreateContext(scope, routeId, idempotencyKey),
     document === undefined
       ? Promise.resolve([])
-      : liveCustomerChargeTimes(scope, document, since, now.toISOString()),
+      : liveCustomerChargeTimes(scope, document, {
+          statuses: sourceStatuses('pay'),
+          sinceIso: new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString(),
+          nowIso: now.toISOString(),
+        }),
   ]);
   if (context.idempotency) return replay(context.idempotency, requestHash);
   const account = context.account;
-  if (!account) throw notFound('No such account.');
+  if (!account) throw new NotFound('No such account.');
   assertWithinVelocity(account.settings.velocity, customerChargeTimes, context.pendingCount, now);
 
-  const provider = providerFor(principal.mode, account);
+  const provider = providerFor(scope.mode, account);
   if (!provider)
-    throw unprocessable('No Pix provider is configured for this account in live mode.', {
+    throw new Unprocessable('No Pix provider is configured for this account in live mode.', {
       param: 'payment_method',
     });
   const expiresIn = input.expires_in ?? account.settings.defaultExpiresIn;
@@ -98,31 +106,52 @@ export async function createCharge(request: CreateChargeRequest): Promise<ApiRes
 
   const charge = await newChargeRecord(request, account.settings, provider.name, outcome, expiresIn, now);
   const response = { status: 201, body: (request.serialize ?? serializeCharge)(charge, now.getTime()) };
-  const items = createChargeItems({
-    charge,
-    routeId,
-    idempotencyKey,
-    requestHash,
-    response,
-    maxPending: account.settings.velocity.accountMaxPending,
-    events: outboxItems(scope, eventsForTransition(charge, null, charge.createdAt)),
-  });
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-    if (!(error instanceof Error && error.name === 'TransactionCanceledException')) throw error;
-    // Items: 0 charge, 1 pointer, 2 idempotency record, …, last the counter.
-    if (reasons[2]?.Code === 'ConditionalCheckFailed') {
+  const result = await transact(
+    newChargeItems(charge, {
+      routeId,
+      idempotencyKey,
+      record: { requestHash, response },
+      maxPending: account.settings.velocity.accountMaxPending,
+    }),
+  );
+  if (!result.committed) {
+    if (result.failed.includes('idempotency')) {
       const winner = await readIdempotencyRecord(scope, routeId, idempotencyKey);
       if (winner) return replay(winner, requestHash);
     }
-    if (reasons.at(-1)?.Code === 'ConditionalCheckFailed' && charge.status === 'WAITING_PAYMENT')
-      throw accountVelocityExceeded();
-    throw error;
+    if (result.failed.includes('liveCounter')) throw accountVelocityExceeded();
+    throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);
   }
   injectFault('after-write', request.headers);
-  return response;
+  return { ...response, replayed: false };
+}
+
+/**
+ * The named items of a create: the charge, its scope pointer, the idempotency record (only if
+ * the key is new), the live-charge counter (only below the account's limit, so concurrent
+ * creates cannot exceed it) and the creation's events.
+ */
+export function newChargeItems(
+  charge: ChargeRecord,
+  input: { routeId: string; idempotencyKey: string; record: IdempotencyRecord; maxPending: number },
+) {
+  const scope = { accountId: charge.accountId, mode: charge.mode };
+  const trigger = charge.status === 'REFUSED' ? 'refuse' : 'create';
+  return {
+    charge: newChargeItem(charge),
+    ref: chargeRefItem(charge),
+    idempotency: idempotencyItem(scope, {
+      routeId: input.routeId,
+      key: input.idempotencyKey,
+      record: input.record,
+      chargeId: charge.id,
+      createdAt: charge.createdAt,
+    }),
+    liveCounter: awaitingPayment(charge.status)
+      ? pendingCounterChange(scope, +1, input.maxPending)
+      : undefined,
+    events: outboxItems(scope, transitionEvents(trigger, charge, null, eventContext(charge.createdAt))),
+  };
 }
 
 type CobOutcome = { cob: CreatedCob } | { failure: NonNullable<ChargeRecord['failure']> };
@@ -147,7 +176,7 @@ async function requestCob(
       }),
     };
   } catch (error) {
-    if (error instanceof ProviderUnavailableError) throw serviceUnavailable();
+    if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable();
     if (!(error instanceof ProviderRejectedError)) throw error;
     return {
       failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },
@@ -164,13 +193,13 @@ async function newChargeRecord(
   expiresIn: number,
   now: Date,
 ): Promise<ChargeRecord> {
-  const { input, principal } = request;
+  const { input, scope } = request;
   const at = now.toISOString();
   const id = newChargeId(now.getTime());
   const charge: ChargeRecord = {
     id,
-    accountId: principal.accountId,
-    mode: principal.mode,
+    accountId: scope.accountId,
+    mode: scope.mode,
     amount: input.amount,
     currency: input.currency,
     status: 'cob' in outcome ? 'WAITING_PAYMENT' : 'REFUSED',

@@ -6,31 +6,16 @@
 
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AccountSettings, DEFAULT_SETTINGS } from '../domain/account-settings.ts';
+import {
+  type Account,
+  type AccountOverrides,
+  type AccountSettings,
+  DEFAULT_SETTINGS,
+} from '../domain/account-settings.ts';
 import { db, tableName } from './client.ts';
-import { accountPk } from './keys.ts';
-
-export interface Account {
-  id: string;
-  name: string;
-  createdAt: string;
-  /** Per-key requests per minute; the service default applies when absent. */
-  rateLimitPerMinute?: number;
-  settings: AccountSettings;
-  /** Sandbox only: the simulated acquirer answers as unavailable (503 on create). */
-  sandboxAcquirerDown?: boolean;
-}
-
-export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'velocity'>> & {
-  feePlan?: Partial<AccountSettings['feePlan']>;
-  velocity?: Partial<AccountSettings['velocity']>;
-};
-
-const key = (accountId: string) => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
+import { accountKey } from './keys.ts';
 
 export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
-
-export const accountKey = key;
 
 export async function createAccount(input: {
   name: string;
@@ -47,7 +32,7 @@ export async function createAccount(input: {
   await db.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...key(account.id), type: 'account', ...account },
+      Item: { ...accountKey(account.id), type: 'account', ...account },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -55,7 +40,7 @@ export async function createAccount(input: {
 }
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: key(accountId) }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: accountKey(accountId) }));
   return Item && toAccount(Item);
 }
 
@@ -98,7 +83,7 @@ export async function setSandboxAcquirerDown(accountId: string, down: boolean): 
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: key(accountId),
+      Key: accountKey(accountId),
       UpdateExpression: 'SET sandboxAcquirerDown = :down',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':down': down },

@@ -3,151 +3,62 @@
  * - the record, `ACCOUNT#<id>` / `APIKEY#<keyId>`, listed per account and addressed by id;
  * - the lookup, `APIKEYHASH#<sha256>` / `APIKEY`, read on every merchant request. Revoking
  *   deletes it, so a revoked key simply no longer resolves.
- * Every issue, rotate and revoke also writes an audit event in the same transaction.
+ * Issuing, rotating and revoking (shared/services/*-api-key.ts) write them with an audit event in
+ * one transaction; this module builds the items and reads.
  */
 
-import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { generateApiKey, type KeyMode } from '../auth/api-key-crypto.ts';
-import { db, queryAll, tableName, transactWrite } from './client.ts';
-import { accountPk } from './keys.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyLookup, ApiKeyRecord, AuditEvent } from '../domain/api-keys.ts';
+import type { Mode as KeyMode } from '../domain/scope.ts';
+import { db, queryAll, type TransactItem, tableName } from './client.ts';
+import { accountPk, apiKeyHashKey, apiKeyKey, auditKey, PREFIX } from './keys.ts';
 
-export interface ApiKeyRecord {
-  id: string;
-  accountId: string;
-  label: string;
-  mode: KeyMode;
-  prefix: string;
-  fingerprint: string;
-  createdAt: string;
-}
-
-export interface ApiKeyLookup {
-  keyId: string;
-  accountId: string;
-  mode: KeyMode;
-  fingerprint: string;
-  hash: string;
-}
-
-export type AuditAction = 'api_key.issued' | 'api_key.rotated' | 'api_key.revoked';
-
-export interface AuditEvent {
-  id: string;
-  action: AuditAction;
-  actorUserId: string;
-  keyId: string;
-  fingerprint: string;
-  replacedKeyId?: string;
-  replacedFingerprint?: string;
-  createdAt: string;
-}
-
-const recordKey = (accountId: string, keyId: string) => ({ pk: accountPk(accountId), sk: `APIKEY#${keyId}` });
-const lookupKey = (hash: string) => ({ pk: `APIKEYHASH#${hash}`, sk: 'APIKEY' });
-
-/** The pair of items for a freshly generated key, plus its one-time cleartext. */
-function newKeyItems(accountId: string, mode: KeyMode, label: string, now: string) {
-  const material = generateApiKey(mode);
-  const record: ApiKeyRecord = {
-    id: randomUUID(),
-    accountId,
-    label,
-    mode,
-    prefix: material.prefix,
-    fingerprint: material.fingerprint,
-    createdAt: now,
-  };
+/** The record and lookup of a new key (neither may exist yet). `hash` is the key's SHA-256. */
+export function newKeyItems(record: ApiKeyRecord, hash: string): TransactItem[] {
   const lookup: ApiKeyLookup = {
     keyId: record.id,
-    accountId,
-    mode,
-    fingerprint: material.fingerprint,
-    hash: material.hash,
+    accountId: record.accountId,
+    mode: record.mode,
+    fingerprint: record.fingerprint,
+    hash,
   };
-  return {
-    apiKey: material.apiKey,
-    record,
-    puts: [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...recordKey(accountId, record.id),
-            type: 'apiKey',
-            status: 'ACTIVE',
-            hash: material.hash,
-            ...record,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...apiKeyKey(record.accountId, record.id),
+          type: 'apiKey',
+          status: 'ACTIVE',
+          hash,
+          ...record,
         },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...lookupKey(material.hash), type: 'apiKeyLookup', ...lookup },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-    ],
-  };
-}
-
-function auditPut(accountId: string, event: Omit<AuditEvent, 'id' | 'createdAt'>, now: string) {
-  const id = randomUUID();
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        pk: accountPk(accountId),
-        sk: `AUDIT#${now}#${id}`,
-        type: 'audit',
-        id,
-        createdAt: now,
-        ...event,
+        ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-  };
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...apiKeyHashKey(hash), type: 'apiKeyLookup', ...lookup },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
 }
 
-export interface IssuedKey {
-  apiKey: string;
-  record: ApiKeyRecord;
-}
-
-export async function issueApiKey(input: {
-  accountId: string;
-  mode: KeyMode;
-  label: string;
-  actorUserId: string;
-}): Promise<IssuedKey> {
-  const now = new Date().toISOString();
-  const { apiKey, record, puts } = newKeyItems(input.accountId, input.mode, input.label, now);
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        ...puts,
-        auditPut(
-          input.accountId,
-          {
-            action: 'api_key.issued',
-            actorUserId: input.actorUserId,
-            keyId: record.id,
-            fingerprint: record.fingerprint,
-          },
-          now,
-        ),
-      ],
-    }),
-  );
-  return { apiKey, record };
-}
+/** An audit event of the account. */
+export const auditItem = (accountId: string, event: AuditEvent): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...auditKey(accountId, event.createdAt, event.id), type: 'audit', ...event },
+  },
+});
 
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': 'APIKEY#' },
+    ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': PREFIX.apiKey },
     ConsistentRead: true,
   });
   return items
@@ -159,7 +70,7 @@ export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
 /** Resolves a presented key's hash to its key; revoked and unknown keys resolve to nothing. */
 export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: lookupKey(hash), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: apiKeyHashKey(hash), ConsistentRead: true }),
   );
   return (
     Item && {
@@ -172,20 +83,28 @@ export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | und
   );
 }
 
-async function getActiveRecord(accountId: string, keyId: string) {
+/** An active key of the account with its hash; `undefined` when absent or revoked. */
+export async function getActiveKey(
+  accountId: string,
+  keyId: string,
+): Promise<(ApiKeyRecord & { hash: string }) | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: recordKey(accountId, keyId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: apiKeyKey(accountId, keyId), ConsistentRead: true }),
   );
-  return Item?.status === 'ACTIVE' ? Item : undefined;
+  return Item?.status === 'ACTIVE' ? { ...toRecord(Item), hash: String(Item.hash) } : undefined;
 }
 
-/** Transaction items that retire an active key: the record is marked revoked, the lookup removed. */
-function retireItems(accountId: string, item: Record<string, unknown>, actorUserId: string, now: string) {
+/** Retires an active key: the record is marked revoked (only if still active), the lookup removed. */
+export function retireKeyItems(
+  key: ApiKeyRecord & { hash: string },
+  actorUserId: string,
+  now: string,
+): TransactItem[] {
   return [
     {
       Update: {
         TableName: tableName(),
-        Key: recordKey(accountId, String(item.id)),
+        Key: apiKeyKey(key.accountId, key.id),
         UpdateExpression: 'SET #status = :revoked, revokedAt = :now, revokedBy = :actor',
         ConditionExpression: '#status = :active',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -200,65 +119,11 @@ function retireItems(accountId: string, item: Record<string, unknown>, actorUser
     {
       Delete: {
         TableName: tableName(),
-        Key: lookupKey(String(item.hash)),
+        Key: apiKeyHashKey(key.hash),
         ConditionExpression: 'attribute_exists(pk)',
       },
     },
   ];
-}
-
-/** `undefined` when no active key with this id exists in the account (nothing is changed). */
-export async function rotateApiKey(input: {
-  accountId: string;
-  keyId: string;
-  label?: string;
-  actorUserId: string;
-}): Promise<IssuedKey | undefined> {
-  const old = await getActiveRecord(input.accountId, input.keyId);
-  if (!old) return undefined;
-  const now = new Date().toISOString();
-  const { apiKey, record, puts } = newKeyItems(input.accountId, old.mode, input.label ?? old.label, now);
-  const done = await transactWrite([
-    ...retireItems(input.accountId, old, input.actorUserId, now),
-    ...puts,
-    auditPut(
-      input.accountId,
-      {
-        action: 'api_key.rotated',
-        actorUserId: input.actorUserId,
-        keyId: record.id,
-        fingerprint: record.fingerprint,
-        replacedKeyId: String(old.id),
-        replacedFingerprint: String(old.fingerprint),
-      },
-      now,
-    ),
-  ]);
-  return done ? { apiKey, record } : undefined;
-}
-
-/** `false` when no active key with this id exists in the account (nothing is changed). */
-export async function revokeApiKey(input: {
-  accountId: string;
-  keyId: string;
-  actorUserId: string;
-}): Promise<boolean> {
-  const old = await getActiveRecord(input.accountId, input.keyId);
-  if (!old) return false;
-  const now = new Date().toISOString();
-  return transactWrite([
-    ...retireItems(input.accountId, old, input.actorUserId, now),
-    auditPut(
-      input.accountId,
-      {
-        action: 'api_key.revoked',
-        actorUserId: input.actorUserId,
-        keyId: String(old.id),
-        fingerprint: String(old.fingerprint),
-      },
-      now,
-    ),
-  ]);
 }
 
 export async function listAuditEvents(accountId: string, limit: number): Promise<AuditEvent[]> {
@@ -266,7 +131,7 @@ export async function listAuditEvents(accountId: string, limit: number): Promise
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': 'AUDIT#' },
+      ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': PREFIX.audit },
       ScanIndexForward: false,
       Limit: limit,
     }),

@@ -1,62 +1,66 @@
 /**
- * Charges. The record lives in its merchant scope, `ACCOUNT#<id>#<mode>` / `CHARGE#<rawId>`;
- * raw ids start with the creation time, so the sort key orders charges by creation and the
- * list pages by cursor without gaps or duplicates while new charges arrive. Beside it:
- * - `CHARGEREF#<rawId>`: which scope a raw id belongs to (public checkout and Pix location
- *   URLs carry only the raw id);
- * - GSI1 `CUSTOMER#<account>#<mode>#<document>` / created time: the customer velocity guard;
- * - GSI2 `DUE#EXPIRY#<shard>` / expiry time, only while awaiting payment: the scheduler's queue;
- * - `COUNTER#PENDING_CHARGES`: live charges of the scope, kept in step by every transition, so
- *   the account velocity limit is enforced by a transaction condition;
- * - `IDEMPOTENCY#…`: the stored response of a create, written in the same transaction.
+ * Charges and what is written beside them: item builders for the use cases' transactions, and
+ * reads. Nothing here decides: which transition, which condition, which amounts, all come from
+ * the caller (keys: `keys.ts`; why they are shaped so: docs/data-model.md).
+ * - the charge, `ACCOUNT#<id>#<mode>` / `CHARGE#<rawId>` (raw ids start with the creation time,
+ *   so the list pages by cursor without gaps while new charges arrive);
+ * - `CHARGEREF#<rawId>`: which scope a raw id belongs to (checkout and Pix location URLs);
+ * - GSI1 by customer document: the customer velocity guard;
+ * - GSI2 expiry queue, only while awaiting payment: the scheduler's work list;
+ * - `COUNTER#PENDING_CHARGES`: live charges of the scope, so the account velocity limit is a
+ *   transaction condition;
+ * - `IDEMPOTENCY#…`: the stored response of a create;
+ * - `PIXIN#<e2e>`: a Pix processed once; `DEVOLUTION#…`: money returned to a payer;
+ *   `TRANCHE#…` (+ GSI2 release queue): a held net amount.
  */
 
 import { randomInt } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChargeRecord, TxStatus } from '../domain/charges.ts';
+import type { ChargeRecord } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
-import { accountKey, toAccount } from './accounts.ts';
-import { batchGetConsistent, db, queryAll, tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
-import type { TransactItem } from './ledger.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import type { Devolution, IncomingPix, Tranche } from '../domain/settlement.ts';
+import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
+import { toAccount } from './accounts.ts';
+import { batchGetConsistent, db, queryAll, type TransactItem, tableName } from './client.ts';
+import {
+  accountKey,
+  chargeKey,
+  chargeRefKey,
+  customerIndexPk,
+  type DueQueue,
+  devolutionKey,
+  dueIndex,
+  dueShards,
+  dueUpTo,
+  type ItemKey,
+  idempotencyKey,
+  PREFIX,
+  parseDueEntry,
+  pendingCounterKey,
+  pixReceiptKey,
+  scopePk,
+  trancheKey,
+} from './keys.ts';
 
-const EXPIRY_SHARDS = 4;
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
-export const chargeKey = (scope: MerchantScope, rawId: string) => ({
-  pk: scopePk(scope),
-  sk: `CHARGE#${rawId}`,
-});
-const refKey = (rawId: string) => ({ pk: `CHARGEREF#${rawId}`, sk: 'CHARGEREF' });
-export const pendingCounterKey = (scope: MerchantScope) => ({
-  pk: scopePk(scope),
-  sk: 'COUNTER#PENDING_CHARGES',
-});
-const idempotencyKey = (scope: MerchantScope, routeId: string, key: string) => ({
-  pk: `IDEMPOTENCY#${scope.accountId}#${scope.mode}#${routeId}#${key}`,
-  sk: 'IDEMPOTENCY',
-});
-const customerIndexKey = (scope: MerchantScope, document: string) =>
-  `CUSTOMER#${scope.accountId}#${scope.mode}#${document}`;
-export const expiryShards = Array.from({ length: EXPIRY_SHARDS }, (_, i) => `DUE#EXPIRY#${i}`);
-
-const awaitingPayment = (status: TxStatus) => status === 'WAITING_PAYMENT' || status === 'PENDING';
+const scopeOf = (charge: ChargeRecord): MerchantScope => ({ accountId: charge.accountId, mode: charge.mode });
 
 /** The charge item with its index attributes for its current status. */
 export function chargeItem(charge: ChargeRecord): Record<string, unknown> {
-  const scope = { accountId: charge.accountId, mode: charge.mode };
+  const scope = scopeOf(charge);
   return {
     ...chargeKey(scope, charge.id),
     type: 'charge',
     ...charge,
     ...(charge.customer.document !== undefined && {
-      gsi1pk: customerIndexKey(scope, charge.customer.document),
+      gsi1pk: customerIndexPk(scope, charge.customer.document),
       gsi1sk: charge.createdAt,
     }),
-    ...(awaitingPayment(charge.status) && {
-      gsi2pk: expiryShards[randomInt(EXPIRY_SHARDS)],
-      gsi2sk: `${charge.expiresAt}#${charge.accountId}#${charge.mode}#${charge.id}`,
-    }),
+    // On the expiry queue only while it can expire (a sparse index: nothing else to skip).
+    ...(awaitingPayment(charge.status) &&
+      dueIndex('EXPIRY', charge.expiresAt, scope, charge.id, randomInt(1 << 16))),
   };
 }
 
@@ -65,6 +69,40 @@ export const toCharge = (item: Record<string, unknown>): ChargeRecord =>
   Object.fromEntries(
     Object.entries(item).filter(([k]) => !INTERNAL_ATTRIBUTES.has(k)),
   ) as unknown as ChargeRecord;
+
+// ── Item builders ─────────────────────────────────────────────────────────────────────────────
+
+/** A new charge (never overwrites one). */
+export const newChargeItem = (charge: ChargeRecord): TransactItem => ({
+  Put: { TableName: tableName(), Item: chargeItem(charge), ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+/** The charge rewritten in its new state, only if it is still in one of `from` (and unexpired, if asked). */
+export function replaceChargeItem(
+  next: ChargeRecord,
+  from: TxStatus[],
+  options: { unexpiredAt?: string } = {},
+): TransactItem {
+  const values: Record<string, unknown> = Object.fromEntries(from.map((s, n) => [`:from${n}`, s]));
+  if (options.unexpiredAt) values[':at'] = options.unexpiredAt;
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: chargeItem(next),
+      ConditionExpression: `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})${options.unexpiredAt ? ' AND expiresAt > :at' : ''}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** Which scope a raw id belongs to. */
+export const chargeRefItem = (charge: ChargeRecord): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...chargeRefKey(charge.id), type: 'chargeRef', accountId: charge.accountId, mode: charge.mode },
+  },
+});
 
 export interface StoredResponse {
   status: number;
@@ -75,6 +113,109 @@ export interface IdempotencyRecord {
   requestHash: string;
   response: StoredResponse;
 }
+
+/** The stored response of a create, only if the key was never used (kept 24 h). */
+export function idempotencyItem(
+  scope: MerchantScope,
+  input: { routeId: string; key: string; record: IdempotencyRecord; chargeId: string; createdAt: string },
+): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...idempotencyKey(scope, input.routeId, input.key),
+        type: 'idempotency',
+        ...input.record,
+        chargeId: input.chargeId,
+        createdAt: input.createdAt,
+        expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + IDEMPOTENCY_TTL_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Adds `delta` to the scope's live-charge counter; with `max`, only while the count is below it. */
+export function pendingCounterChange(scope: MerchantScope, delta: 1 | -1, max?: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: pendingCounterKey(scope),
+      UpdateExpression: 'ADD #count :delta SET #type = :type',
+      ...(max !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':delta': delta,
+        ':type': 'counter',
+        ...(max !== undefined && { ':max': max }),
+      },
+    },
+  };
+}
+
+/** The record that a Pix was processed (only if it never was). */
+export const pixReceiptItem = (
+  scope: MerchantScope,
+  pix: IncomingPix,
+  chargeId: string,
+  outcome: string,
+): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...pixReceiptKey(pix.endToEndId),
+      type: 'pixReceipt',
+      ...scope,
+      chargeId,
+      amount: pix.amount,
+      outcome,
+      receivedAt: pix.receivedAt,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** A devolution's record (API Pix `PUT /pix/{e2eid}/devolucao/{id}`). */
+export const devolutionItem = (
+  scope: MerchantScope,
+  chargeId: string,
+  returnId: string,
+  devolution: Devolution,
+  at: string,
+): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...devolutionKey(scope, chargeId, returnId),
+      type: 'devolution',
+      chargeId,
+      returnId,
+      ...devolution,
+      createdAt: at,
+    },
+  },
+});
+
+/** A held net amount, on the release queue at its release time. */
+export const trancheItem = (scope: MerchantScope, chargeId: string, tranche: Tranche): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...trancheKey(scope, tranche.releaseAt, chargeId),
+      type: 'tranche',
+      chargeId,
+      ...tranche,
+      ...dueIndex('RELEASE', tranche.releaseAt, scope, chargeId, chargeId.charCodeAt(chargeId.length - 1)),
+    },
+  },
+});
+
+/** Removes a released tranche, only if no other run removed it first. */
+export const releasedTrancheItem = (key: ItemKey): TransactItem => ({
+  Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' },
+});
+
+// ── Reads ─────────────────────────────────────────────────────────────────────────────────────
 
 /** What a create needs before deciding anything, in one round trip. */
 export async function readCreateContext(scope: MerchantScope, routeId: string, key: string) {
@@ -108,98 +249,27 @@ export async function readIdempotencyRecord(
 /** The longest customer velocity window an account may configure (one query covers any). */
 export const MAX_CUSTOMER_WINDOW_SECONDS = 24 * 3600;
 
-/** Creation times of a customer document's live charges since `sinceIso` (velocity guard). */
-export async function liveCustomerChargeTimes(
+/** Creation times of a customer document's charges in `statuses`, since `sinceIso`, unexpired at `nowIso`. */
+export async function customerChargeTimes(
   scope: MerchantScope,
   document: string,
-  sinceIso: string,
-  nowIso: string,
+  q: { statuses: TxStatus[]; sinceIso: string; nowIso: string },
 ): Promise<string[]> {
   const items = await queryAll({
     TableName: tableName(),
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :since',
-    FilterExpression: '#status IN (:waiting, :pending) AND expiresAt > :now',
+    FilterExpression: `#status IN (${q.statuses.map((_, n) => `:s${n}`).join(', ')}) AND expiresAt > :now`,
     ProjectionExpression: 'createdAt',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
-      ':pk': customerIndexKey(scope, document),
-      ':since': sinceIso,
-      ':waiting': 'WAITING_PAYMENT',
-      ':pending': 'PENDING',
-      ':now': nowIso,
+      ':pk': customerIndexPk(scope, document),
+      ':since': q.sinceIso,
+      ':now': q.nowIso,
+      ...Object.fromEntries(q.statuses.map((s, n) => [`:s${n}`, s])),
     },
   });
   return items.map((i) => String(i.createdAt));
-}
-
-/**
- * The items of a create: charge, scope pointer, idempotency record (only if none exists),
- * pending counter (only below the limit) and the outbox events.
- */
-export function createChargeItems(input: {
-  charge: ChargeRecord;
-  routeId: string;
-  idempotencyKey: string;
-  requestHash: string;
-  response: StoredResponse;
-  maxPending: number;
-  events: TransactItem[];
-}): TransactItem[] {
-  const { charge } = input;
-  const scope = { accountId: charge.accountId, mode: charge.mode };
-  const nowSeconds = Math.floor(Date.parse(charge.createdAt) / 1000);
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: chargeItem(charge),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: { ...refKey(charge.id), type: 'chargeRef', accountId: charge.accountId, mode: charge.mode },
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...idempotencyKey(scope, input.routeId, input.idempotencyKey),
-          type: 'idempotency',
-          requestHash: input.requestHash,
-          response: input.response,
-          chargeId: charge.id,
-          createdAt: charge.createdAt,
-          expiresAt: nowSeconds + IDEMPOTENCY_TTL_SECONDS,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    ...input.events,
-  ];
-  if (awaitingPayment(charge.status)) items.push(pendingCounterChange(scope, +1, input.maxPending));
-  return items;
-}
-
-/** `+1` only while below `max` (the account velocity limit); `-1` when a charge stops being live. */
-export function pendingCounterChange(scope: MerchantScope, delta: 1 | -1, max?: number): TransactItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: pendingCounterKey(scope),
-      UpdateExpression: 'ADD #count :delta SET #type = :type',
-      ...(max !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-      ExpressionAttributeValues: {
-        ':delta': delta,
-        ':type': 'counter',
-        ...(max !== undefined && { ':max': max }),
-      },
-    },
-  };
 }
 
 export async function getCharge(scope: MerchantScope, rawId: string): Promise<ChargeRecord | undefined> {
@@ -211,9 +281,44 @@ export async function getCharge(scope: MerchantScope, rawId: string): Promise<Ch
 
 /** A charge by raw id alone, for public pages (checkout, Pix location). */
 export async function getChargeByRawId(rawId: string): Promise<ChargeRecord | undefined> {
-  const { Item: ref } = await db.send(new GetCommand({ TableName: tableName(), Key: refKey(rawId) }));
+  const { Item: ref } = await db.send(new GetCommand({ TableName: tableName(), Key: chargeRefKey(rawId) }));
   if (!ref) return undefined;
   return getCharge({ accountId: String(ref.accountId), mode: ref.mode }, rawId);
+}
+
+/** Whether a Pix (by end-to-end id) was already processed. */
+export async function pixReceiptExists(endToEndId: string): Promise<boolean> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: pixReceiptKey(endToEndId), ConsistentRead: true }),
+  );
+  return Item !== undefined;
+}
+
+/** An entry of a due queue: the scope and id it names, and the item's own key. */
+export interface DueEntry {
+  scope: MerchantScope;
+  id: string;
+  key: ItemKey;
+  item: Record<string, unknown>;
+}
+
+/** Every entry of a due queue whose time has come, across its shards. */
+export async function dueEntries(queue: DueQueue, now: Date): Promise<DueEntry[]> {
+  const shards = await Promise.all(
+    dueShards(queue).map((shard) =>
+      queryAll({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :shard AND gsi2sk <= :now',
+        ExpressionAttributeValues: { ':shard': shard, ':now': dueUpTo(now.toISOString()) },
+      }),
+    ),
+  );
+  return shards.flat().map((item) => ({
+    ...parseDueEntry(String(item.gsi2sk)),
+    key: { pk: String(item.pk), sk: String(item.sk) },
+    item,
+  }));
 }
 
 export interface ChargeListQuery {
@@ -234,8 +339,9 @@ export async function listCharges(
   scope: MerchantScope,
   q: ChargeListQuery,
 ): Promise<{ charges: ChargeRecord[]; hasMore: boolean }> {
-  const lower = `CHARGE#${q.createdAfterMs === undefined ? '' : chargeIdFloor(q.createdAfterMs)}`;
-  const upper = `CHARGE#${q.createdBeforeMs === undefined ? 'g' : chargeIdFloor(q.createdBeforeMs + 1)}`;
+  const lower = `${PREFIX.charge}${q.createdAfterMs === undefined ? '' : chargeIdFloor(q.createdAfterMs)}`;
+  // 'g' sorts after every hex digit: the end of the charge range.
+  const upper = `${PREFIX.charge}${q.createdBeforeMs === undefined ? 'g' : chargeIdFloor(q.createdBeforeMs + 1)}`;
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': scopePk(scope), ':lower': lower, ':upper': upper };
@@ -257,7 +363,7 @@ export async function listCharges(
   }
 
   // A cursor outside the time range: nothing older remains, or the range starts below it.
-  const cursor = q.startingAfter === undefined ? undefined : `CHARGE#${q.startingAfter}`;
+  const cursor = q.startingAfter === undefined ? undefined : chargeKey(scope, q.startingAfter).sk;
   if (cursor !== undefined && cursor <= lower) return { charges: [], hasMore: false };
   const charges: ChargeRecord[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined =

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
+import type { ItemKey } from './keys.ts';
 
 const callCounter = new AsyncLocalStorage<{ calls: number }>();
 
@@ -64,6 +65,44 @@ export const isConditionFailure = (error: unknown): boolean =>
         (r) => r.Code === 'ConditionalCheckFailed',
       )));
 
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A transaction's items by role: each name holds one item, several, or none. */
+export type NamedItems<N extends string> = { [K in N]?: TransactItem | TransactItem[] | undefined };
+
+export type TransactResult<N extends string> = { committed: true } | { committed: false; failed: N[] };
+
+/**
+ * Commits the named items as one transaction. When a condition fails, nothing is written and
+ * the result names the items whose condition failed, so a caller reads a race by role ("the
+ * idempotency record already existed"), never by position in the list.
+ */
+export async function transact<N extends string>(items: NamedItems<N>): Promise<TransactResult<N>> {
+  const { names, list } = flattenItems(items);
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: list }));
+    return { committed: true };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    const failed = names.filter((_, n) => reasons[n]?.Code === 'ConditionalCheckFailed');
+    return { committed: false, failed: [...new Set(failed)] };
+  }
+}
+
+/** The transaction's items in order, and the name of each. */
+export function flattenItems<N extends string>(items: NamedItems<N>): { names: N[]; list: TransactItem[] } {
+  const names: N[] = [];
+  const list: TransactItem[] = [];
+  for (const [name, value] of Object.entries(items) as [N, TransactItem | TransactItem[] | undefined][]) {
+    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) {
+      names.push(name);
+      list.push(item);
+    }
+  }
+  return { names, list };
+}
+
 /** A transaction that may lose a race: `false` when a condition failed (nothing was written). */
 export async function transactWrite(
   items: NonNullable<TransactWriteCommandInput['TransactItems']>,
@@ -77,10 +116,7 @@ export async function transactWrite(
   }
 }
 
-export interface ItemKey {
-  pk: string;
-  sk: string;
-}
+export type { ItemKey } from './keys.ts';
 
 /**
  * Strongly consistent reads of several items in one round trip, asking again for any keys

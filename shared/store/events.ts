@@ -5,9 +5,9 @@
  */
 
 import type { OutboxEvent } from '../domain/events.ts';
+import type { TransactItem } from './client.ts';
 import { tableName } from './client.ts';
 import { eventKey, type MerchantScope } from './keys.ts';
-import type { TransactItem } from './ledger.ts';
 
 export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): TransactItem[] {
   return events.map((event) => ({

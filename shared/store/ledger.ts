@@ -4,19 +4,10 @@
  * Journals: `ACCOUNT#<id>#<mode>` / `LEDGER#<time>#<journalId>`, each holding its entries.
  */
 
-import { randomBytes } from 'node:crypto';
 import { type Journal, walletDelta } from '../domain/ledger.ts';
-import { tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
-
-export type TransactItem = NonNullable<
-  import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput['TransactItems']
->[number];
-
-export const walletKey = (scope: MerchantScope, currency: string) => ({
-  pk: scopePk(scope),
-  sk: `WALLET#${currency}`,
-});
+import type { MerchantScope } from '../domain/scope.ts';
+import { type TransactItem, tableName } from './client.ts';
+import { journalKey, walletKey } from './keys.ts';
 
 /**
  * One journal as one item, its entries inside it (they sum to zero: `Journal` is built that
@@ -24,14 +15,17 @@ export const walletKey = (scope: MerchantScope, currency: string) => ({
  * one per entry: a journal is only ever written and read whole, and each item of a
  * transaction costs a write (a settlement journal has four entries).
  */
-export function journalItems(scope: MerchantScope, journal: Journal, at: string): TransactItem[] {
-  const journalId = `jrn_${randomBytes(10).toString('hex')}`;
+export function journalItems(
+  scope: MerchantScope,
+  journal: Journal,
+  at: string,
+  journalId: string,
+): TransactItem[] {
   const journalPut: TransactItem = {
     Put: {
       TableName: tableName(),
       Item: {
-        pk: scopePk(scope),
-        sk: `LEDGER#${at}#${journalId}`,
+        ...journalKey(scope, at, journalId),
         type: 'ledger',
         journalId,
         kind: journal.kind,

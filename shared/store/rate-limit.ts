@@ -5,8 +5,8 @@
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { rateLimitKeyPrefix } from '../resources.ts';
 import { db, tableName } from './client.ts';
+import { rateWindowKey } from './keys.ts';
 
 export interface RateWindow {
   count: number;
@@ -19,7 +19,7 @@ export async function countRequest(keyId: string, now = Date.now()): Promise<Rat
   const { Attributes } = await db.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: { pk: `${rateLimitKeyPrefix}${keyId}#${minute}`, sk: 'RATE' },
+      Key: rateWindowKey(keyId, minute),
       UpdateExpression: 'ADD #count :one SET expiresAt = if_not_exists(expiresAt, :expires)',
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':one': 1, ':expires': (minute + 2) * 60 },

@@ -5,11 +5,12 @@
  */
 
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionClaims } from '../auth/jwt.ts';
+import type { Membership, SessionClaims } from '../domain/auth.ts';
 import { batchGetConsistent, db, tableName } from './client.ts';
-import { type Membership, membershipKey, toMembership } from './users.ts';
+import { membershipKey, revokedJwtKey } from './keys.ts';
+import { toMembership } from './users.ts';
 
-const revokedKey = (jti: string) => ({ pk: `REVOKEDJWT#${jti}`, sk: 'JWT' });
+const revokedKey = revokedJwtKey;
 
 export async function revokeSession(claims: SessionClaims): Promise<void> {
   await db.send(

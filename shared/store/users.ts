@@ -8,33 +8,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type Membership, normaliseEmail, type Role, type User } from '../domain/auth.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
-import { accountPk } from './keys.ts';
+import { accountPk, userKey as emailUserKey, membershipKey, userMembershipsIndexPk } from './keys.ts';
 
-export const roles = ['OWNER', 'ADMIN', 'DEVELOPER', 'VIEWER'] as const;
-export type Role = (typeof roles)[number];
-
-export interface User {
-  id: string;
-  email: string;
-  passwordHash: string;
-  createdAt: string;
-}
-
-export interface Membership {
-  accountId: string;
-  userId: string;
-  role: Role;
-  createdAt: string;
-}
-
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
-
-const userKey = (email: string) => ({ pk: `EMAIL#${normaliseEmail(email)}`, sk: 'USER' });
-export const membershipKey = (accountId: string, userId: string) => ({
-  pk: accountPk(accountId),
-  sk: `MEMBER#${userId}`,
-});
+const userKey = (email: string) => emailUserKey(normaliseEmail(email));
 
 export class EmailTakenError extends Error {}
 
@@ -79,7 +57,7 @@ export async function putMembership(accountId: string, userId: string, role: Rol
       TableName: tableName(),
       Item: {
         ...membershipKey(accountId, userId),
-        gsi1pk: `USER#${userId}`,
+        gsi1pk: userMembershipsIndexPk(userId),
         gsi1sk: accountPk(accountId),
         type: 'membership',
         ...membership,
@@ -95,7 +73,7 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
       TableName: tableName(),
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': `USER#${userId}` },
+      ExpressionAttributeValues: { ':pk': userMembershipsIndexPk(userId) },
     }),
   );
   return Items.map(toMembership);

@@ -8,7 +8,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { WalletBalance } from '../domain/wallets.ts';
 import { db, tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
+import { type MerchantScope, PREFIX, scopePk } from './keys.ts';
 
 const query = (scope: MerchantScope, prefix: string, limit?: number) =>
   db.send(
@@ -21,7 +21,10 @@ const query = (scope: MerchantScope, prefix: string, limit?: number) =>
   );
 
 export async function listWalletBalances(scope: MerchantScope): Promise<WalletBalance[]> {
-  const [wallets, tranches] = await Promise.all([query(scope, 'WALLET#'), query(scope, 'TRANCHE#', 50)]);
+  const [wallets, tranches] = await Promise.all([
+    query(scope, PREFIX.wallet),
+    query(scope, PREFIX.tranche, 50),
+  ]);
   const nextRelease = new Map<string, { at: string; amount: number }>();
   for (const t of tranches.Items ?? []) {
     const currency = String(t.currency);

@@ -8,8 +8,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { config } from '../config.ts';
+import { InvalidInput } from '../domain/errors.ts';
 import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
-import { badRequest } from '../http/errors.ts';
 
 export class DestinationError extends Error {
   override readonly name = 'DestinationError';
@@ -87,7 +87,8 @@ export async function assertDeliverableUrl(url: string, param = 'url'): Promise<
   try {
     await resolveDestination(url, destinationPolicy());
   } catch (error) {
-    if (error instanceof DestinationError) throw badRequest(`Invalid ${param}: ${error.message}.`, { param });
+    if (error instanceof DestinationError)
+      throw new InvalidInput(`Invalid ${param}: ${error.message}.`, { param });
     throw error;
   }
 }

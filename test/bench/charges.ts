@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LocalSettings } from '../../infra/local/settings.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import type { TransactItem } from '../../shared/store/client.ts';
 import type { MerchantScope } from '../../shared/store/keys.ts';
-import type { TransactItem } from '../../shared/store/ledger.ts';
 import { type CpuShare, cpuShares, sampleCpu } from './cpu.ts';
 import { type BenchRuntime, useBenchDynamoDb } from './runtime.ts';
 import { percentile, round } from './stats.ts';
@@ -30,16 +30,15 @@ const REQUEST_TIMEOUT_MS = 10_000;
  */
 async function loadStore(s: LocalSettings) {
   useBenchDynamoDb(s);
-  const [accounts, apiKeys, charges, events, client, domainCharges, domainEvents, ids, brCode, createCharge] =
+  const [accounts, apiKeys, charges, client, domainCharges, pixIds, ids, brCode, createCharge] =
     await Promise.all([
       import('../../shared/store/accounts.ts'),
-      import('../../shared/store/api-keys.ts'),
+      import('../../shared/services/issue-api-key.ts'),
       import('../../shared/store/charges.ts'),
-      import('../../shared/store/events.ts'),
       import('../../shared/store/client.ts'),
       import('../../shared/domain/charges.ts'),
-      import('../../shared/domain/events.ts'),
       import('../../shared/domain/pix-ids.ts'),
+      import('../../shared/ids.ts'),
       import('../../shared/domain/br-code.ts'),
       import('../../shared/services/create-charge.ts'),
     ]);
@@ -47,10 +46,9 @@ async function loadStore(s: LocalSettings) {
     accounts,
     apiKeys,
     charges,
-    events,
     client,
     domainCharges,
-    domainEvents,
+    pixIds,
     ids,
     brCode,
     createCharge,
@@ -153,23 +151,21 @@ function newChargeItems(
     ...template,
     id: store.ids.newChargeId(now.getTime()),
     idempotencyKey,
-    txid: store.ids.deriveTxid(template.accountId, template.mode, idempotencyKey),
+    txid: store.pixIds.deriveTxid(template.accountId, template.mode, idempotencyKey),
     expiresAt: new Date(now.getTime() + settings.defaultExpiresIn * 1000).toISOString(),
     createdAt: at,
     updatedAt: at,
   };
-  const scope = { accountId: charge.accountId, mode: charge.mode };
-  const items = store.charges.createChargeItems({
-    charge,
+  const { events, ...withoutEvents } = store.createCharge.newChargeItems(charge, {
     routeId: ROUTE_ID,
     idempotencyKey,
-    requestHash: 'f'.repeat(64),
-    response: { status: 201, body: store.domainCharges.serializeCharge(charge, now.getTime()) },
+    record: {
+      requestHash: 'f'.repeat(64),
+      response: { status: 201, body: store.domainCharges.serializeCharge(charge, now.getTime()) },
+    },
     maxPending: settings.velocity.accountMaxPending,
-    events: withEvents
-      ? store.events.outboxItems(scope, store.domainEvents.eventsForTransition(charge, null, at))
-      : [],
   });
+  const items = store.client.flattenItems(withEvents ? { ...withoutEvents, events } : withoutEvents).list;
   return { chargeId: charge.id, items };
 }
 
@@ -196,7 +192,7 @@ export async function tableCharges(
       started++;
       const { chargeId, items } = newChargeItems(store, template, account.settings, false);
       await store.client.db.send(new TransactWriteCommand({ TransactItems: items }));
-      ids.push(store.ids.publicChargeId(chargeId));
+      ids.push(store.pixIds.publicChargeId(chargeId));
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));

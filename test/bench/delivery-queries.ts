@@ -83,7 +83,7 @@ async function loadStore(runtime: BenchRuntime) {
   useBenchDynamoDb(runtime.settings);
   const [accounts, apiKeys, client, keys, deliveries, events, fanOut, ddb] = await Promise.all([
     import('../../shared/store/accounts.ts'),
-    import('../../shared/store/api-keys.ts'),
+    import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
     import('../../shared/store/keys.ts'),
     import('../../shared/store/webhook-deliveries.ts'),

@@ -133,7 +133,7 @@ async function loadStore(s: LocalSettings) {
   useBenchDynamoDb(s);
   const [accounts, apiKeys, client, keys, ddb] = await Promise.all([
     import('../../shared/store/accounts.ts'),
-    import('../../shared/store/api-keys.ts'),
+    import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
     import('../../shared/store/keys.ts'),
     import('@aws-sdk/lib-dynamodb'),
@@ -240,7 +240,12 @@ async function readDeliveries(
       new store.ddb.QueryCommand({
         TableName: store.client.tableName(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': pk, ':from': `DELIVERY#${fromIso}`, ':to': 'DELIVERY#~' },
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          // Delivery sort keys start with the event's time: those of events from `fromIso` on.
+          ':from': `${store.keys.PREFIX.delivery}${fromIso}`,
+          ':to': `${store.keys.PREFIX.delivery}~`,
+        },
         ProjectionExpression: 'id, createdAt, enqueuedAt, attempts',
         ExclusiveStartKey,
       }),

@@ -2,9 +2,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../shared/auth/password.ts';
+import type { Role } from '../../shared/domain/auth.ts';
+import { issueApiKey } from '../../shared/services/issue-api-key.ts';
 import { createAccount } from '../../shared/store/accounts.ts';
-import { issueApiKey } from '../../shared/store/api-keys.ts';
-import { createUser, putMembership, type Role } from '../../shared/store/users.ts';
+import { createUser, putMembership } from '../../shared/store/users.ts';
 import { login } from './http.ts';
 import { assertLocalEndpoints } from './local-env.ts';
 

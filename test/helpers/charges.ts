@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.ts';
+import { chargeKey, type Mode, PREFIX, scopePk } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from './accounts.ts';
 import { type ApiReply, api } from './http.ts';
 
@@ -41,24 +42,28 @@ export async function merchant(settings: Parameters<typeof newAccount>[0] = {}) 
 }
 
 /** Stored outbox events of a charge (raw id), oldest first, with their body parsed as `payload`. */
-export async function storedEvents(accountId: string, rawId: string, mode = 'test') {
+export async function storedEvents(accountId: string, rawId: string, mode: Mode = 'test') {
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       FilterExpression: 'chargeId = :id',
-      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}#${mode}`, ':prefix': 'EVENT#', ':id': rawId },
+      ExpressionAttributeValues: {
+        ':pk': scopePk({ accountId, mode }),
+        ':prefix': PREFIX.event,
+        ':id': rawId,
+      },
       ConsistentRead: true,
     }),
   );
   return Items.map((item): Record<string, any> => ({ ...item, payload: JSON.parse(item.body) }));
 }
 
-export async function storedCharge(accountId: string, rawId: string, mode = 'test') {
+export async function storedCharge(accountId: string, rawId: string, mode: Mode = 'test') {
   const { Item } = await db.send(
     new GetCommand({
       TableName: tableName(),
-      Key: { pk: `ACCOUNT#${accountId}#${mode}`, sk: `CHARGE#${rawId}` },
+      Key: chargeKey({ accountId, mode }, rawId),
       ConsistentRead: true,
     }),
   );

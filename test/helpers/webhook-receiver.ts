@@ -3,6 +3,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
+import { eventually } from './eventually.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -57,33 +58,22 @@ export class Receiver {
     return this.received.filter((r) => r.headers['x-acme-delivery-id'] === id);
   }
 
-  async waitFor(
+  /** Waits until `count` requests (matching `filter`) have arrived, and returns them. */
+  waitFor(
     count: number,
     timeoutMs = 15_000,
     filter: (r: Received) => boolean = () => true,
   ): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const matching = this.received.filter(filter);
-      if (matching.length >= count) return matching;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`Receiver got ${this.received.filter(filter).length} of ${count} expected requests`);
+    return eventually(
+      () => {
+        const matching = this.received.filter(filter);
+        if (matching.length < count)
+          throw new Error(`Receiver got ${matching.length} of ${count} expected requests`);
+        return matching;
+      },
+      { timeoutMs, intervalMs: 50, message: `${count} webhook requests` },
+    );
   }
-}
-
-/** Polls until `probe` returns a value (or fails the test). */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/client.ts';
+import { accountPk, apiKeyHashKey } from '../../shared/store/keys.ts';
 import { newMember, type TestMember } from '../helpers/accounts.ts';
 import { api, expectError } from '../helpers/http.ts';
 
@@ -50,13 +51,13 @@ describe('POST /v1/api-keys', () => {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `ACCOUNT#${owner.accountId}` },
+        ExpressionAttributeValues: { ':pk': accountPk(owner.accountId) },
       }),
     );
     const lookup = await db.send(
       new GetCommand({
         TableName: tableName(),
-        Key: { pk: `APIKEYHASH#${createHash('sha256').update(body.apiKey).digest('hex')}`, sk: 'APIKEY' },
+        Key: apiKeyHashKey(createHash('sha256').update(body.apiKey).digest('hex')),
       }),
     );
     expect(lookup.Item?.keyId).toBe(body.id);

@@ -2,6 +2,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/client.ts';
+import { membershipKey } from '../../shared/store/keys.ts';
 import { putMembership } from '../../shared/store/users.ts';
 import { newAccount, newMember } from '../helpers/accounts.ts';
 import { api, demo, expectError, login } from '../helpers/http.ts';
@@ -138,7 +139,7 @@ describe('dashboard tokens', () => {
     await db.send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: { pk: `ACCOUNT#${member.accountId}`, sk: `MEMBER#${member.userId}` },
+        Key: membershipKey(member.accountId, member.userId),
       }),
     );
     expectError(await listKeys(member.token), 401, 'authentication_error', 'unauthorized');

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveTxid } from '../../shared/domain/pix-ids.ts';
 import { db, tableName } from '../../shared/store/client.ts';
+import { pendingCounterKey, scopePk } from '../../shared/store/keys.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   createCharge,
@@ -18,6 +17,7 @@ import {
 } from '../helpers/charges.ts';
 import { api, demo, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
+import { requestLogRecord, runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 const CHARGE_FIELDS = [
   'amount',
@@ -289,7 +289,7 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `ACCOUNT#${fresh.accountId}#test` },
+        ExpressionAttributeValues: { ':pk': scopePk({ accountId: fresh.accountId, mode: 'test' }) },
       }),
     );
     expect(Items).toEqual([]);
@@ -350,7 +350,7 @@ describe('idempotency', () => {
     const { Item } = await db.send(
       new GetCommand({
         TableName: tableName(),
-        Key: { pk: `ACCOUNT#${fresh.accountId}#test`, sk: 'COUNTER#PENDING_CHARGES' },
+        Key: pendingCounterKey({ accountId: fresh.accountId, mode: 'test' }),
       }),
     );
     expect(Item?.count).toBe(1);
@@ -370,10 +370,11 @@ describe('idempotency', () => {
 
     const txid = deriveTxid(fresh.accountId, 'test', key);
     expect(retried.body.pix.txid).toBe(txid);
-    await sleep(100);
-    const calls = readFileSync(inject('runtimeLog'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('provider.createCob') && l.includes(txid));
+    // Each request's `request` record is logged after any line the request itself wrote: once all
+    // three are in the log, every acquirer call they made is too.
+    for (const reply of [failed, retried, again])
+      await requestLogRecord(reply.headers.get('x-request-id') ?? '');
+    const calls = runtimeLogRecords().filter((r) => r.message === 'provider.createCob' && r.txid === txid);
     // Two calls (the failed attempt and the retry), both `PUT /cob/{txid}` of the same txid: one acquirer charge.
     expect(calls).toHaveLength(2);
   });

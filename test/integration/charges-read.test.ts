@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/client.ts';
+import { chargeKey, dueIndex } from '../../shared/store/keys.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   expire,
@@ -12,6 +13,7 @@ import {
   storedCharge,
   storedEvents,
 } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 
 describe('GET /v1/charges/{id}', () => {
@@ -57,7 +59,7 @@ describe('GET /v1/charges/{id}', () => {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { pk: `ACCOUNT#${m.accountId}#test`, sk: `CHARGE#${rawId(charge.id)}` },
+        Key: chargeKey({ accountId: m.accountId, mode: 'test' }, rawId(charge.id)),
         UpdateExpression: 'SET expiresAt = :past REMOVE gsi2pk, gsi2sk',
         ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
       }),
@@ -71,34 +73,45 @@ describe('GET /v1/charges/{id}', () => {
 });
 
 describe('expiry by the scheduler', () => {
-  it('records expired and emits charge.expired and payment.expired within moments of expires_at', async () => {
+  it('records expired and emits charge.expired, payment.expired, payment.failed and payment.status_changed within moments of expires_at', async () => {
     const m = await merchant();
     const charge = await newCharge(m.apikey);
     const past = new Date(Date.now() - 1000).toISOString();
-    const stored = await storedCharge(m.accountId, rawId(charge.id));
+    const scope = { accountId: m.accountId, mode: 'test' } as const;
+    // Time travel: the charge's expiry entry moves into the past (same shard, only the sort key).
+    const { gsi2sk: due } = dueIndex('EXPIRY', past, scope, rawId(charge.id), 0);
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { pk: stored?.pk, sk: stored?.sk },
+        Key: chargeKey(scope, rawId(charge.id)),
         UpdateExpression: 'SET expiresAt = :past, gsi2sk = :due',
-        ExpressionAttributeValues: {
-          ':past': past,
-          ':due': `${past}#${m.accountId}#test#${rawId(charge.id)}`,
-        },
+        ExpressionAttributeValues: { ':past': past, ':due': due },
       }),
     );
-    const deadline = Date.now() + 10_000;
-    while (
-      (await storedCharge(m.accountId, rawId(charge.id)))?.status !== 'EXPIRED' &&
-      Date.now() < deadline
-    ) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const expired = await storedCharge(m.accountId, rawId(charge.id));
-    expect(expired?.status).toBe('EXPIRED');
+    const expired = await eventually(
+      async () => {
+        const stored = await storedCharge(m.accountId, rawId(charge.id));
+        expect(stored?.status).toBe('EXPIRED');
+        return stored;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, message: 'the scheduler expires the charge' },
+    );
     expect(expired?.gsi2pk).toBeUndefined();
-    const types = (await storedEvents(m.accountId, rawId(charge.id))).map((e) => e.eventType).sort();
-    expect(types).toEqual(['charge.created', 'charge.expired', 'payment.created', 'payment.expired']);
+    const events = await storedEvents(m.accountId, rawId(charge.id));
+    expect(events.map((e) => e.eventType).sort()).toEqual([
+      'charge.created',
+      'charge.expired',
+      'payment.created',
+      'payment.expired',
+      // Part 2 lists EXPIRED under payment.failed, and status_changed is the catch-all alias.
+      'payment.failed',
+      'payment.status_changed',
+    ]);
+    for (const type of ['payment.failed', 'payment.status_changed'])
+      expect(events.find((e) => e.eventType === type)?.payload).toEqual({
+        event: type,
+        data: expect.objectContaining({ status: 'EXPIRED', previousStatus: 'WAITING_PAYMENT' }),
+      });
   });
 });
 

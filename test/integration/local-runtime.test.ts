@@ -9,7 +9,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, Receiver } from '../helpers/webhook-receiver.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { Receiver } from '../helpers/webhook-receiver.ts';
 
 const receiver = new Receiver();
 afterAll(() => receiver.stop());
@@ -102,7 +103,7 @@ describe('local runtime', () => {
       webhookUrl: url,
     };
     expect((await post('/v1/payments', payment)).status).toBe(201);
-    await eventually(async () => receiver.received.length >= 2 || undefined);
+    await receiver.waitFor(2);
 
     expect(await stopWithCtrlC(first)).toBe(0);
     for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
@@ -112,13 +113,16 @@ describe('local runtime', () => {
       expect(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).account_id).toBe(demo.account_id);
       expect((await balance(demo.test_api_key)).status).toBe(200);
       // The webhooks waiting for their retry when the runtime stopped are delivered after the restart.
-      await eventually(async () => receiver.received.length >= 4 || undefined, 15_000);
-      const deliveries = await fetch(`http://127.0.0.1:${ports.PORT}/v1/webhooks/deliveries`, {
-        headers: { apikey: demo.test_api_key },
+      await receiver.waitFor(4);
+      // The receiver answers before the dispatcher records the attempt: wait for the records.
+      await eventually(async () => {
+        const deliveries = await fetch(`http://127.0.0.1:${ports.PORT}/v1/webhooks/deliveries`, {
+          headers: { apikey: demo.test_api_key },
+        });
+        const { data } = (await deliveries.json()) as { data: { eventType: string }[] };
+        expect(data.map((d) => d.eventType).sort()).toEqual(['charge.created', 'payment.created']);
+        for (const delivery of data) expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: 2 });
       });
-      const { data } = (await deliveries.json()) as { data: { eventType: string }[] };
-      expect(data.map((d) => d.eventType).sort()).toEqual(['charge.created', 'payment.created']);
-      for (const delivery of data) expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     } finally {
       await stopWithCtrlC(second);
     }

@@ -5,7 +5,6 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
@@ -28,6 +27,7 @@ import {
 import { provisionTable } from '../../infra/local/provision.ts';
 import { outboxStreamFilter } from '../../shared/resources.ts';
 import { db } from '../../shared/store/client.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { assertLocalEndpoints } from '../helpers/local-env.ts';
 
 assertLocalEndpoints();
@@ -36,16 +36,6 @@ const pollers: Poller[] = [];
 afterEach(async () => {
   await Promise.all(pollers.splice(0).map((p) => p.stop()));
 });
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await sleep(100);
-  }
-  throw new Error('condition not met in time');
-}
 
 async function queuePair(maxReceiveCount: number) {
   const name = `poller-test-${randomUUID().slice(0, 8)}`;
@@ -95,19 +85,28 @@ describe('queue poller', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'good' }));
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'bad' }));
 
-    const inDlq = await until(async () => {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0 }),
-      );
-      return Messages.length > 0 ? Messages : undefined;
-    });
+    const inDlq = await eventually(
+      async () => {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0 }),
+        );
+        expect(Messages).not.toHaveLength(0);
+        return Messages;
+      },
+      { timeoutMs: 20_000, message: 'a message in the DLQ' },
+    );
     expect(inDlq.map((m) => m.Body)).toEqual(['bad']);
+    // 'good' was sent first, so an undeleted 'good' would have been visible again (1 s timeout)
+    // before 'bad''s second receive: 'bad' reaching the DLQ after its third proves it was deleted.
     expect(receives.get('good')).toEqual([1]);
     expect(receives.get('bad')).toEqual([1, 2, 3]);
 
     failBad = false;
     await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, DestinationArn: queueArn }));
-    await until(async () => ((receives.get('bad')?.length ?? 0) > 3 ? true : undefined));
+    await eventually(() => expect(receives.get('bad')?.length).toBeGreaterThan(3), {
+      timeoutMs: 20_000,
+      message: 'the redriven message is received again',
+    });
     expect(receives.get('bad')?.at(-1)).toBe(1);
   });
 });
@@ -149,7 +148,8 @@ describe('stream poller', () => {
     for (const pk of ['item-1', 'item-2', 'item-3']) {
       await db.send(new PutCommand({ TableName: tableName, Item: { pk, sk: 'x' } }));
     }
-    await until(async () => (seen.length >= 3 ? true : undefined));
+    // 'item-3' is the last record written: once it arrived, every earlier one was handed over.
+    await eventually(() => expect(seen).toContain('item-3'), { timeoutMs: 20_000 });
     expect(seen).toEqual(['item-1', 'item-2', 'item-3']);
     expect(failedOnce).toBe(true);
   });
@@ -171,8 +171,9 @@ describe('stream poller', () => {
     );
     await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'plain', sk: 'x' } }));
     await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'event-2', sk: 'x', type: 'event' } }));
-    await until(async () => (seen.length >= 2 ? true : undefined));
-    await sleep(300);
+    // 'event-2' is the last record written: the poller hands records over in stream order, so once
+    // it arrived every earlier record has been either delivered or dropped by the filter.
+    await eventually(() => expect(seen).toContain('INSERT event-2'), { timeoutMs: 20_000 });
     expect(seen).toEqual(['INSERT event-1', 'INSERT event-2']);
   });
 });

@@ -2,6 +2,7 @@ import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { db, tableName } from '../../shared/store/client.ts';
+import { devolutionKey, dueIndex, journalKey, PREFIX, scopePk, walletKey } from '../../shared/store/keys.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   balance,
@@ -14,6 +15,7 @@ import {
   storedCharge,
   storedEvents,
 } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
 
@@ -22,13 +24,15 @@ const lockedCharge = (apikey: string) =>
   newCharge(apikey, { amount: 2000, customer: { name: 'Maria' }, expected_payer_tax_id: '52998224725' });
 
 async function devolutions(accountId: string, chargeId: string) {
+  const scope = { accountId, mode: 'test' } as const;
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: {
-        ':pk': `ACCOUNT#${accountId}#test`,
-        ':prefix': `DEVOLUTION#${rawId(chargeId)}`,
+        ':pk': scopePk(scope),
+        // The charge's devolutions: the sort-key prefix their keys share.
+        ':prefix': devolutionKey(scope, rawId(chargeId), '').sk,
       },
       ConsistentRead: true,
     }),
@@ -199,28 +203,30 @@ describe('settlement hold', () => {
     });
     expect(Date.parse(held.next_release_at) - Date.now()).toBeGreaterThan(47 * 3600_000);
 
-    // Time travel: the tranche falls due now.
+    // Time travel: the tranche falls due now (its due entry's sort key moves into the past).
+    const scope = { accountId: m.accountId, mode: 'test' } as const;
     const { Items = [] } = await db.send(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': `ACCOUNT#${m.accountId}#test`, ':p': 'TRANCHE#' },
+        ExpressionAttributeValues: { ':pk': scopePk(scope), ':p': PREFIX.tranche },
       }),
     );
     const tranche = Items[0] ?? {};
+    const past = new Date(Date.now() - 1000).toISOString();
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: { pk: tranche.pk, sk: tranche.sk },
         UpdateExpression: 'SET gsi2sk = :due',
-        ExpressionAttributeValues: {
-          ':due': `${new Date(Date.now() - 1000).toISOString()}#${m.accountId}#test#${rawId(charge.id)}`,
-        },
+        ExpressionAttributeValues: { ':due': dueIndex('RELEASE', past, scope, rawId(charge.id), 0).gsi2sk },
       }),
     );
-    const deadline = Date.now() + 10_000;
-    while ((await balance(m.apikey)).pending !== 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 200));
+    await eventually(async () => expect((await balance(m.apikey)).pending).toBe(0), {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+      message: 'the scheduler releases the tranche',
+    });
     expect(await balance(m.apikey)).toMatchObject({
       available: netAmount,
       pending: 0,
@@ -271,8 +277,10 @@ describe('sandbox routes', () => {
 });
 
 describe('the ledger check itself', () => {
+  const ledgerCheckScope = { accountId: 'acct_ledger_check', mode: 'test' } as const;
+
   it('reports a wallet that does not match its ledger', async () => {
-    const key = { pk: 'ACCOUNT#acct_ledger_check#test', sk: 'WALLET#BRL' };
+    const key = walletKey(ledgerCheckScope, 'BRL');
     await db.send(
       new PutCommand({
         TableName: tableName(),
@@ -281,7 +289,7 @@ describe('the ledger check itself', () => {
     );
     try {
       expect(await ledgerDiscrepancies()).toEqual([
-        'ACCOUNT#acct_ledger_check#test BRL: wallet 1/0, ledger 0/0',
+        `${scopePk(ledgerCheckScope)} BRL: wallet 1/0, ledger 0/0`,
       ]);
     } finally {
       await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
@@ -289,10 +297,7 @@ describe('the ledger check itself', () => {
   });
 
   it('reports a journal whose entries do not sum to zero', async () => {
-    const key = {
-      pk: 'ACCOUNT#acct_ledger_check#test',
-      sk: 'LEDGER#2026-01-01T00:00:00.000Z#jrn_unbalanced',
-    };
+    const key = journalKey(ledgerCheckScope, '2026-01-01T00:00:00.000Z', 'jrn_unbalanced');
     await db.send(
       new PutCommand({
         TableName: tableName(),

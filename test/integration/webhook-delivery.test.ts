@@ -3,9 +3,13 @@
  * dead-letter queue of the local runtime (retry delays compressed by WEBHOOK_RETRY_SCALE).
  */
 
+import { randomUUID } from 'node:crypto';
 import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
   StartMessageMoveTaskCommand,
@@ -16,9 +20,17 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { db, tableName } from '../../shared/store/client.ts';
+import {
+  deliveryKey,
+  endpointDeliveriesIndex,
+  type MerchantScope,
+  PREFIX,
+  scopePk,
+} from '../../shared/store/keys.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
-import { eventually, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
+import { type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const sqs = new SQSClient({});
@@ -36,13 +48,26 @@ const deliveries = async (apikey: string, query = '') =>
 const deliveryOf = async (apikey: string, eventType: string) =>
   (await deliveries(apikey, `&eventType=${eventType}`)).data[0];
 
+/** Waits until the merchant's (latest) `eventType` delivery has `status`, and returns it. */
+const deliveryWithStatus = (apikey: string, eventType: string, status: string, timeoutMs = 15_000) =>
+  eventually(
+    async () => {
+      const delivery = await deliveryOf(apikey, eventType);
+      expect(delivery?.status).toBe(status);
+      return delivery;
+    },
+    { timeoutMs, message: `the ${eventType} delivery ${status}` },
+  );
+
+const testScope = (accountId: string): MerchantScope => ({ accountId, mode: 'test' });
+
 /** A merchant's delivery items as stored (not through the API). */
 async function deliveryItems(accountId: string) {
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}#test`, ':p': 'DELIVERY#' },
+      ExpressionAttributeValues: { ':pk': scopePk(testScope(accountId)), ':p': PREFIX.delivery },
     }),
   );
   return Items;
@@ -74,6 +99,8 @@ describe('a delivery', () => {
     charge = await newCharge(m.apikey, { amount: 2500 });
     await pay(m.apikey, charge.id);
     await r.waitFor(4);
+    // The receiver answers before the dispatcher records the outcome: wait for the records.
+    await eventually(async () => expect((await deliveries(m.apikey, '&status=DELIVERED')).total).toBe(4));
   });
 
   it('POSTs the raw JSON with the content type, user agent, delivery id and event type headers', () => {
@@ -203,15 +230,14 @@ describe('retries', () => {
     );
     const failing = await eventually(async () => {
       const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.attempts >= 1 && d.lastError !== null && d;
+      expect(d?.attempts).toBeGreaterThanOrEqual(1);
+      expect(d.lastError).not.toBeNull();
+      return d;
     });
     expect(failing).toMatchObject({ lastStatusCode: status });
     expect(failing.lastError).toMatch(error);
     healthy = true;
-    const delivery = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.status === 'DELIVERED' && d;
-    });
+    const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
     expect(delivery).toMatchObject({ lastStatusCode: 200, lastError: null });
     expect(delivery.attempts).toBe(r.received.length);
     expect(new Set(r.received.map((q) => q.headers['x-acme-delivery-id']))).toEqual(new Set([delivery.id]));
@@ -229,7 +255,8 @@ describe('retries', () => {
     await r.waitFor(2);
     const waiting = await eventually(async () => {
       const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.attempts === 2 && d.status === 'PENDING' && d;
+      expect(d).toMatchObject({ attempts: 2, status: 'PENDING' });
+      return d;
     });
     expect(waiting).toMatchObject({
       lastStatusCode: 429,
@@ -248,7 +275,7 @@ describe('retries', () => {
     const { m, r } = await failingThenOk((n) => (n === 1 ? { status: 500 } : { status: 500 }));
     r.answer = (n) => (n === 1 ? { status: 500, body: 'x'.repeat(5000) } : { status: 200 });
     await r.waitFor(2);
-    await eventually(async () => (await deliveryOf(m.apikey, 'charge.created'))?.status === 'DELIVERED');
+    await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
     const hist = r.received[0];
     expect(hist).toBeDefined();
   });
@@ -256,10 +283,7 @@ describe('retries', () => {
   it('gives up on a receiver slower than the timeout and records it', async () => {
     const { m, r } = await failingThenOk((n) => (n === 1 ? { status: 200, delayMs: 3000 } : undefined));
     await r.waitFor(2, 20_000);
-    const delivery = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.status === 'DELIVERED' && d;
-    }, 20_000);
+    const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED', 20_000);
     expect(delivery.attempts).toBe(2);
   });
 
@@ -271,7 +295,8 @@ describe('retries', () => {
     await newCharge(m.apikey);
     const failed = await eventually(async () => {
       const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.attempts >= 2 && d;
+      expect(d?.attempts).toBeGreaterThanOrEqual(2);
+      return d;
     });
     expect(failed.lastError).toMatch(/ECONNREFUSED/);
     expect(failed.lastStatusCode).toBeNull();
@@ -287,10 +312,7 @@ describe('dead-letter queue and redrive', () => {
     r.answer = () => (down ? { status: 500, body: 'down' } : { status: 200 });
     await endpoint(m.apikey, url, ['charge.created']);
     await newCharge(m.apikey);
-    const failed = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.status === 'FAILED' && d;
-    }, 30_000);
+    const failed = await deliveryWithStatus(m.apikey, 'charge.created', 'FAILED', 30_000);
     expect(failed).toMatchObject({ attempts: 15, lastStatusCode: 500, nextRetryAt: null });
     expect(r.received).toHaveLength(15);
 
@@ -305,18 +327,16 @@ describe('dead-letter queue and redrive', () => {
       const { Attributes } = await sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
       );
-      return Number(Attributes?.ApproximateNumberOfMessages) >= 1;
+      expect(Number(Attributes?.ApproximateNumberOfMessages)).toBeGreaterThanOrEqual(1);
     });
+    // The message is in the DLQ, off the delivery queue: nothing can send a 16th attempt.
     expect(r.received).toHaveLength(15);
 
     down = false;
     await sqs.send(
       new StartMessageMoveTaskCommand({ SourceArn: await arn(dlqUrl), DestinationArn: await arn(queueUrl) }),
     );
-    const delivered = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.status === 'DELIVERED' && d;
-    });
+    const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
     expect(delivered).toMatchObject({ id: failed.id, attempts: 16, redriveCount: 1, lastStatusCode: 200 });
     expect(new Set(r.received.map((q) => q.headers['x-acme-delivery-id']))).toEqual(new Set([failed.id]));
   });
@@ -333,13 +353,11 @@ describe('queue messages and deliveries from before the event reference', () => 
     await r.waitFor(1);
     const [item] = await eventually(async () => {
       const items = await deliveryItems(m.accountId);
-      return items[0]?.status === 'PENDING' && items;
+      expect(items[0]?.status).toBe('PENDING');
+      return items;
     });
     await sendRawMessage({ pk: item?.pk, sk: item?.sk });
-    const delivered = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      return d?.status === 'DELIVERED' && d;
-    });
+    const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
     expect(delivered).toMatchObject({ id: item?.id, attempts: 2, lastStatusCode: 200 });
     const [first, second] = r.received;
     expect(second?.headers['x-acme-delivery-id']).toBe(item?.id);
@@ -356,7 +374,7 @@ describe('queue messages and deliveries from before the event reference', () => 
     const body = '{"id":"evt_legacy","object":"event","type":"charge.paid","data":{"object":{"amount":10}}}';
     const eventTime = new Date().toISOString();
     const id = deliveryIdFor('evt_legacy', { endpointId: ep.id });
-    const key = { pk: `ACCOUNT#${m.accountId}#test`, sk: `DELIVERY#${eventTime}#${id}` };
+    const key = deliveryKey(testScope(m.accountId), eventTime, id);
     await db.send(
       new PutCommand({
         TableName: tableName(),
@@ -365,8 +383,7 @@ describe('queue messages and deliveries from before the event reference', () => 
           type: 'webhookDelivery',
           accountId: m.accountId,
           mode: 'test',
-          gsi1pk: `WHDELIV#${ep.id}`,
-          gsi1sk: `${eventTime}#${id}`,
+          ...endpointDeliveriesIndex(ep.id, eventTime, id),
           id,
           endpointId: ep.id,
           eventId: 'evt_legacy',
@@ -391,10 +408,7 @@ describe('queue messages and deliveries from before the event reference', () => 
     const [request] = await r.waitFor(1);
     expect(request?.body).toBe(body);
     expect(verifyAcmeSignature(String(request?.headers['x-acme-signature']), body, ep.secret)).toBe(true);
-    const delivered = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.paid');
-      return d?.status === 'DELIVERED' && d;
-    });
+    const delivered = await deliveryWithStatus(m.apikey, 'charge.paid', 'DELIVERED');
     expect(delivered).toMatchObject({ id, attempts: 1, payload: JSON.parse(body) });
     expect(delivered).not.toHaveProperty('body');
   });
@@ -407,10 +421,14 @@ describe('resilience', () => {
     r.answer = () => (Math.random() < 0.5 ? { status: 500 } : { status: 200 });
     await endpoint(m.apikey, url, ['charge.created']);
     const charges = await Promise.all(Array.from({ length: 20 }, () => newCharge(m.apikey)));
-    const delivered = await eventually(async () => {
-      const list = await deliveries(m.apikey, '&status=DELIVERED');
-      return list.total === 20 && list;
-    }, 30_000);
+    const delivered = await eventually(
+      async () => {
+        const list = await deliveries(m.apikey, '&status=DELIVERED');
+        expect(list.total).toBe(20);
+        return list;
+      },
+      { timeoutMs: 30_000, message: 'all 20 deliveries DELIVERED' },
+    );
     const ids = new Set(
       r.received
         .filter((q) => q.headers['x-acme-event-type'] === 'charge.created')
@@ -426,29 +444,54 @@ describe('resilience', () => {
     const ep = await endpoint(m.apikey, url, ['charge.created']);
     const charge = await newCharge(m.apikey);
     await r.waitFor(1);
+    // The first run is over: its delivery is delivered and recorded as enqueued (a run that had
+    // not enqueued would rightly enqueue again).
+    const [original] = await eventually(async () => {
+      const items = await deliveryItems(m.accountId);
+      expect(items).toHaveLength(1);
+      expect(items[0]).toMatchObject({ status: 'DELIVERED', enqueuedAt: expect.any(String) });
+      return items;
+    });
     const { Items = [] } = await db.send(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
         FilterExpression: 'eventType = :t',
         ExpressionAttributeValues: {
-          ':pk': `ACCOUNT#${m.accountId}#test`,
-          ':p': 'EVENT#',
+          ':pk': scopePk(testScope(m.accountId)),
+          ':p': PREFIX.event,
           ':t': 'charge.created',
         },
       }),
     );
+    expect(Items[0]?.sk).toBe(original?.eventSk);
     const record = {
       eventName: 'INSERT',
       dynamodb: { SequenceNumber: '1', NewImage: marshall(Items[0] ?? {}, { removeUndefinedValues: true }) },
     };
-    process.env.WEBHOOK_QUEUE_URL = (
-      await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries' }))
-    ).QueueUrl;
-    const { handler } = await import('../../functions/outbox/index.ts');
-    // The same stream record, processed again twice (as a retried batch would).
-    await handler({ Records: [record, record] } as unknown as DynamoDBStreamEvent);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The replay enqueues into a queue of this test's own, which nothing consumes: after the
+    // handler has returned (its sends acknowledged), that queue holds every message the replay
+    // set in motion, so an empty queue proves no second attempt can follow.
+    const replayQueueUrl =
+      (await sqs.send(new CreateQueueCommand({ QueueName: `outbox-replay-${randomUUID().slice(0, 8)}` })))
+        .QueueUrl ?? '';
+    process.env.WEBHOOK_QUEUE_URL = replayQueueUrl;
+    try {
+      const { handler } = await import('../../functions/outbox/index.ts');
+      // The same stream record, processed again twice (as a retried batch would). Positive control:
+      // the handler reports both records processed (a failure could hide a duplicate).
+      expect(await handler({ Records: [record, record] } as unknown as DynamoDBStreamEvent)).toEqual({
+        batchItemFailures: [],
+      });
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: replayQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
+      expect(Messages).toEqual([]);
+    } finally {
+      delete process.env.WEBHOOK_QUEUE_URL;
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: replayQueueUrl }));
+    }
+    // The handler awaited its writes: a duplicate delivery item would be listed now.
     const list = await deliveries(m.apikey, `&endpointId=${ep.id}`);
     expect(list.total).toBe(1);
     expect(r.received.filter((q) => JSON.parse(q.body).data.object.id === charge.id)).toHaveLength(1);
@@ -465,10 +508,19 @@ describe('endpoint state', () => {
       method: 'PATCH',
       body: { status: 'INACTIVE' },
     });
+    // Positive control: an ACTIVE endpoint subscribed to the same event. The outbox creates all
+    // of an event's deliveries before it enqueues any, so once the control's request arrives the
+    // event's fan-out is over: a delivery to the INACTIVE endpoint would be stored by now, and
+    // without one nothing can ever be sent to it.
+    const control = await receiver();
+    const controlEndpoint = await endpoint(m.apikey, control.url, ['charge.created']);
     await newCharge(m.apikey);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await control.receiver.waitFor(1);
+    expect((await deliveries(m.apikey, `&endpointId=${ep.id}`)).total).toBe(0);
+    expect((await deliveries(m.apikey)).data.map((d: { endpointId: string }) => d.endpointId)).toEqual([
+      controlEndpoint.id,
+    ]);
     expect(r.received).toHaveLength(0);
-    expect((await deliveries(m.apikey)).total).toBe(0);
   });
 
   it('signs every delivery after a rotation with the new secret', async () => {
@@ -494,13 +546,26 @@ describe('endpoint state', () => {
     r.answer = () => ({ status: 429, headers: { 'retry-after': '5' } });
     const ep = await endpoint(m.apikey, url, ['charge.created']);
     await newCharge(m.apikey);
-    await eventually(
-      async () =>
-        (await deliveryOf(m.apikey, 'charge.created'))?.status === 'PENDING' && r.received.length === 1,
-    );
+    await eventually(async () => {
+      expect((await deliveryOf(m.apikey, 'charge.created'))?.status).toBe('PENDING');
+      expect(r.received).toHaveLength(1);
+    });
     await api(`/v1/webhooks/endpoints/${ep.id}`, { apikey: m.apikey, method: 'DELETE' });
     expect((await deliveryOf(m.apikey, 'charge.created')).status).toBe('CANCELLED');
-    await new Promise((resolve) => setTimeout(resolve, 6000));
+    // The cancelled delivery's message is still on the queue, hidden until its Retry-After (5 s,
+    // counted from the first attempt); then the dispatcher reads it and must drop it. Positive
+    // control on the same queue and dispatcher: another merchant's delivery whose first attempt
+    // happens only now, after the deletion, and asks for 8 s. Its message becomes visible over 3 s
+    // after the cancelled one, which the runtime's queue pollers (idle ones poll every 100 ms)
+    // receive and handle well before: when the control's second attempt arrives, any resend of
+    // the cancelled delivery would have arrived too.
+    const other = await merchant();
+    const control = await receiver();
+    control.receiver.answer = (n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '8' } } : { status: 200 };
+    await endpoint(other.apikey, control.url, ['charge.created']);
+    await newCharge(other.apikey);
+    await control.receiver.waitFor(2, 20_000);
     expect(r.received).toHaveLength(1);
     expect((await api('/v1/webhooks/stats', { apikey: m.apikey })).body).toMatchObject({
       total: 1,

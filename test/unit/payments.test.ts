@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import { Unprocessable } from '../../shared/domain/errors.ts';
 import { legacyEvent } from '../../shared/domain/events.ts';
 import { chargeInputOf, parseCreatePayment } from '../../shared/domain/payment-input.ts';
 import { serializePayment, serializePaymentCreated } from '../../shared/domain/payments.ts';
-import { HttpError } from '../../shared/http/errors.ts';
 
 const payment = (overrides: Record<string, unknown> = {}) =>
   parseCreatePayment({ amount: 100, paymentMethods: ['PIX'], idempotencyKey: 'key-12345678', ...overrides });
@@ -53,16 +53,16 @@ describe('payment input', () => {
         } catch (e) {
           return e;
         }
-      })() as HttpError;
-      expect(error).toBeInstanceOf(HttpError);
-      expect([error.status, error.code, error.param]).toEqual([422, 'unprocessable_entity', param]);
+      })() as Unprocessable;
+      expect(error).toBeInstanceOf(Unprocessable);
+      expect([error.code, error.param]).toEqual(['unprocessable_entity', param]);
     }
   });
 });
 
 describe('payment serializers', () => {
   it('defaults a charge made through /v1/charges to PIX and nulls absent customer fields', () => {
-    expect(serializePaymentCreated(charge())).toMatchObject({
+    expect(serializePaymentCreated(charge(), Date.now())).toMatchObject({
       paymentMethods: ['PIX'],
       customerName: null,
       customerDocument: null,
@@ -93,7 +93,7 @@ describe('legacy events of a payment', () => {
       'payment.created',
       charge({ customerId: 'user-9', webhookUrl: 'https://shop.example/hook' }),
       null,
-      '2026-11-21T10:00:00.000Z',
+      { at: '2026-11-21T10:00:00.000Z', apiVersion: '2026-11-01', newEventId: () => 'evt_1' },
     );
     expect(event.webhookUrl).toBe('https://shop.example/hook');
     expect(event.payload).toMatchObject({ data: { customerId: 'user-9' } });

@@ -10,6 +10,7 @@ import { embeddedIPv4, isForbiddenAddress } from '../../shared/domain/ssrf.ts';
 import { eventCatalog, usesLegacySignature } from '../../shared/domain/webhook-catalog.ts';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { signatureHeader } from '../../shared/domain/webhook-signature.ts';
+import { deliveryKey, eventKey } from '../../shared/store/keys.ts';
 import { deliveryMessage } from '../../shared/store/webhook-deliveries.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
@@ -151,7 +152,8 @@ describe('event catalog', () => {
 });
 
 describe('delivery queue messages', () => {
-  const base = { pk: 'ACCOUNT#a#test', sk: 'DELIVERY#t#whd_1', eventSk: 'EVENT#t#evt_1' };
+  const scope = { accountId: 'a', mode: 'test' } as const;
+  const base = { ...deliveryKey(scope, 't', 'whd_1'), eventSk: eventKey(scope, 't', 'evt_1').sk };
 
   it('name the endpoint of an endpoint delivery', () => {
     expect(deliveryMessage({ ...base, endpointId: 'we_1' })).toEqual({ ...base, endpointId: 'we_1' });

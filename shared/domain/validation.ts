@@ -1,7 +1,7 @@
 /** valibot → the spec's 400 envelope: `param` names the first failing field, `details` lists all. */
 
 import * as v from 'valibot';
-import { badRequest, type ErrorDetail } from './errors.ts';
+import { type ErrorDetail, InvalidInput } from './errors.ts';
 
 export function parseInput<S extends v.GenericSchema>(
   schema: S,
@@ -16,7 +16,7 @@ export function parseInput<S extends v.GenericSchema>(
     message: issue.expected === 'never' ? 'Unknown parameter' : issue.message,
   }));
   const first = details[0];
-  throw badRequest(first ? `Invalid ${first.param}: ${first.message}` : `Invalid ${where}`, {
+  throw new InvalidInput(first ? `Invalid ${first.param}: ${first.message}` : `Invalid ${where}`, {
     ...(first && { param: first.param }),
     details,
   });

@@ -1,0 +1,103 @@
+/**
+ * The layer rules of docs/architecture.md, checked by `npm test` (`npm run layers`). A forbidden
+ * import fails the suite with the rule's name and comment.
+ *
+ *   functions/  (handlers: parse, call one use case, serialize)
+ *      ↓
+ *   shared/http/ (the edge)   shared/services/ (one use case per file)
+ *                                ↓                 ↓
+ *                  shared/store/ (keys, items, reads, commits)   shared/providers/, shared/webhooks/ (outbound adapters)
+ *                                ↓
+ *                           shared/domain/ (pure rules)
+ */
+
+/** What pure domain code may import besides itself: schemas and hashing, nothing with I/O. */
+const DOMAIN_MAY_USE = '^(shared/domain/|node_modules/valibot/|crypto$|node:crypto$|net$|node:net$)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment:
+        'shared/domain/ is pure: no AWS SDK, store, http, services, config, log or clock/randomness sources; ' +
+        'it may import itself, valibot and node:crypto hashing / node:net address parsing only.',
+      severity: 'error',
+      from: { path: '^shared/domain/' },
+      to: { pathNot: DOMAIN_MAY_USE },
+    },
+    {
+      name: 'store-decides-nothing',
+      comment:
+        'shared/store/ builds keys and items, reads and commits: it may use domain types and predicates, ' +
+        'never a use case, the edge or an outbound adapter.',
+      severity: 'error',
+      from: { path: '^shared/store/' },
+      to: { path: '^(shared/(services|http|providers|webhooks|auth)/|functions/|infra/)' },
+    },
+    {
+      name: 'services-below-the-edge',
+      comment: 'A use case knows nothing of HTTP or of the handlers that call it.',
+      severity: 'error',
+      from: { path: '^shared/services/' },
+      to: { path: '^(shared/http/|functions/|infra/)' },
+    },
+    {
+      name: 'adapters-are-leaves',
+      comment:
+        'Outbound adapters (acquirer, webhook HTTP/queue, crypto helpers) call no use case, no handler and no edge.',
+      severity: 'error',
+      from: { path: '^shared/(providers|webhooks|auth)/' },
+      to: { path: '^(shared/(services|http)/|functions/|infra/)' },
+    },
+    {
+      name: 'edge-calls-down',
+      comment: 'shared/http/ is the edge: it may call use cases and the store, never a handler.',
+      severity: 'error',
+      from: { path: '^shared/http/' },
+      to: { path: '^(functions/|infra/)' },
+    },
+    {
+      name: 'handlers-use-no-sdk',
+      comment:
+        'Handlers reach DynamoDB, SQS and S3 only through shared/store and the adapters (a stream record may be unmarshalled).',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^node_modules/@aws-sdk/(client-|lib-dynamodb)', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'one-handler-per-group',
+      comment: 'A Lambda group never imports another group: shared code lives in shared/.',
+      severity: 'error',
+      from: { path: '^functions/([^/]+)/' },
+      to: { path: '^functions/', pathNot: '^functions/$1/' },
+    },
+    {
+      name: 'synth-loads-no-runtime-code',
+      comment:
+        'The CDK stack reads only the route manifest and the resource definitions, so `cdk synth` never loads runtime code.',
+      severity: 'error',
+      from: { path: '^(infra/(?!local/)|bin/app\\.ts)' },
+      to: { path: '^(shared/|functions/)', pathNot: '^shared/(routes|resources)\\.ts$' },
+    },
+    {
+      name: 'shared-never-imports-up',
+      comment: 'shared/ is imported by handlers and infra, never the other way round.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^(functions/|infra/|bin/|test/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // TypeScript 7 has no JS API yet: swc parses the sources (type-only imports included).
+    parser: 'swc',
+    combinedDependencies: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

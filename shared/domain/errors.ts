@@ -1,0 +1,70 @@
+/**
+ * The errors a use case or a domain rule raises, in the domain's words. They know nothing of
+ * HTTP: `shared/http/errors.ts` maps each class to its status and the spec's envelope in one
+ * table. `code` is the spec's machine-readable code; `param`/`details` name the fields at fault.
+ */
+
+export interface ErrorDetail {
+  param: string;
+  message: string;
+}
+
+export interface ErrorOptions {
+  param?: string;
+  details?: ErrorDetail[];
+}
+
+export abstract class DomainError extends Error {
+  readonly code: string;
+  readonly param: string | undefined;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(code: string, message: string, options: ErrorOptions = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.param = options.param;
+    this.details = options.details;
+  }
+}
+
+/** The request is malformed or breaks a rule about its own fields (400). */
+export class InvalidInput extends DomainError {
+  constructor(message: string, options: ErrorOptions & { code?: string } = {}) {
+    super(options.code ?? 'invalid_request', message, options);
+  }
+}
+
+/** Absent, or another tenant's: indistinguishable on purpose (404). */
+export class NotFound extends DomainError {
+  constructor(message = 'No such resource.') {
+    super('not_found', message);
+  }
+}
+
+/** The caller may not do this (403), e.g. a role below OWNER/ADMIN managing keys. */
+export class PermissionDenied extends DomainError {}
+
+/** The fraud/velocity guard refused a new charge (403 `fraud.*`). */
+export class VelocityExceeded extends PermissionDenied {}
+
+/** An idempotency key replayed with another body (409). */
+export class IdempotencyConflict extends DomainError {
+  constructor(message = 'This idempotency key was already used with a different request body.') {
+    super('idempotency_key_reused', message);
+  }
+}
+
+/** Well-formed, but the service cannot do it (422), e.g. no acquirer for live mode. */
+export class Unprocessable extends DomainError {
+  constructor(message: string, options: ErrorOptions = {}) {
+    super('unprocessable_entity', message, options);
+  }
+}
+
+/** The acquirer did not answer; nothing was stored, a retry with the same key is safe (503). */
+export class ProviderUnavailable extends DomainError {
+  constructor(message = 'The upstream service is unavailable; retry with the same Idempotency-Key.') {
+    super('service_unavailable', message);
+  }
+}

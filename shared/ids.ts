@@ -1,0 +1,49 @@
+/**
+ * New identifiers: the only place the service draws random ids (CSPRNG). Domain code stays
+ * deterministic: use cases mint ids here and hand them in.
+ */
+
+import { randomBytes, randomInt } from 'node:crypto';
+import { endToEndTimestamp, ISPB_PATTERN } from './domain/pix-ids.ts';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const END_TO_END_SUFFIX_LENGTH = 11;
+
+/** `length` characters drawn uniformly (CSPRNG, no modulo bias) from `[A-Za-z0-9]`. */
+function randomAlphanumeric(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out += ALPHANUMERIC.charAt(randomInt(ALPHANUMERIC.length));
+  }
+  return out;
+}
+
+/**
+ * New end-to-end id in the BCB format for the participant `ispb` at instant `at` (UTC minutes).
+ * Used by the sandbox/fake PSP to mint the ids a real bank would send; 32 characters, matching
+ * {@link END_TO_END_ID_PATTERN}. The 11-character random tail (62^11 values) keeps ids unique
+ * within a minute.
+ */
+export function newEndToEndId(ispb: string, at: Date): string {
+  if (!ISPB_PATTERN.test(ispb)) {
+    throw new RangeError(`ISPB must be 8 digits, got "${ispb}"`);
+  }
+  return `E${ispb}${endToEndTimestamp(at)}${randomAlphanumeric(END_TO_END_SUFFIX_LENGTH)}`;
+}
+
+/**
+ * A new raw charge id: 12 hex digits of the creation time in milliseconds, then 12 random hex
+ * digits. Ids therefore sort by creation time, which is what lets the charge list page by
+ * cursor (the sort key) with a stable order while new charges keep arriving.
+ */
+export const newChargeId = (now: number): string =>
+  now.toString(16).padStart(12, '0') + randomBytes(6).toString('hex');
+
+/** `evt_…`: stable per business event, the receiver's dedupe key. */
+export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
+
+/** A ledger journal's id. */
+export const newJournalId = (): string => `jrn_${randomBytes(10).toString('hex')}`;
+
+/** The id of a devolution (API Pix `PUT /pix/{e2eid}/devolucao/{id}`). */
+export const newReturnId = (): string => `D${randomBytes(12).toString('hex')}`;

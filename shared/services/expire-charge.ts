@@ -1,0 +1,44 @@
+/**
+ * Expiry: a charge whose window closed unpaid becomes EXPIRED, one guarded transaction each
+ * (the scheduler's run over the expiry queue, or the sandbox's "expire now"). A run that
+ * overlaps another, or a Pix that lands first, makes the transition's condition fail: nothing
+ * is written twice.
+ */
+
+import type { ChargeRecord } from '../domain/charges.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { planExpiry } from '../domain/settlement.ts';
+import { dueEntries, getCharge } from '../store/charges.ts';
+import { transact } from '../store/client.ts';
+import { chargeTransitionItems } from './charge-transition.ts';
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Expires the charge if its window has closed (or now, with `force`). The expired charge, or
+ * `undefined` when it was not awaiting payment or its window is still open.
+ */
+export async function expireCharge(
+  scope: MerchantScope,
+  chargeId: string,
+  now: Date,
+  force = false,
+): Promise<ChargeRecord | undefined> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const charge = await getCharge(scope, chargeId);
+    const next = charge && planExpiry(charge, now, force);
+    if (!charge || !next) return undefined;
+    const result = await transact(chargeTransitionItems(charge, 'expire', next, now.toISOString()));
+    if (result.committed) return next;
+  }
+  return undefined;
+}
+
+/** Scheduler: expires every charge on the expiry queue whose time has come. Returns how many. */
+export async function expireDueCharges(now: Date): Promise<number> {
+  let expired = 0;
+  for (const entry of await dueEntries('EXPIRY', now)) {
+    if (await expireCharge(entry.scope, entry.id, now)) expired++;
+  }
+  return expired;
+}

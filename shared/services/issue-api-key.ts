@@ -1,0 +1,58 @@
+/**
+ * Issuing an API key: fresh key material, its record and lookup and an audit event in one
+ * transaction. The cleartext is returned once and never stored (only its SHA-256).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { generateApiKey } from '../auth/api-key-crypto.ts';
+import type { ApiKeyRecord, AuditEvent, IssuedKey } from '../domain/api-keys.ts';
+import type { Mode } from '../domain/scope.ts';
+import { auditItem, newKeyItems } from '../store/api-keys.ts';
+import { transact } from '../store/client.ts';
+
+/** A new key's cleartext, record and hash (not yet stored). */
+export function mintKey(accountId: string, mode: Mode, label: string, now: string) {
+  const material = generateApiKey(mode);
+  const record: ApiKeyRecord = {
+    id: randomUUID(),
+    accountId,
+    label,
+    mode,
+    prefix: material.prefix,
+    fingerprint: material.fingerprint,
+    createdAt: now,
+  };
+  return { apiKey: material.apiKey, record, hash: material.hash };
+}
+
+/** An audit event of `action` by `actorUserId` at `now`. */
+export const auditEvent = (now: string, event: Omit<AuditEvent, 'id' | 'createdAt'>): AuditEvent => ({
+  id: randomUUID(),
+  createdAt: now,
+  ...event,
+});
+
+export async function issueApiKey(input: {
+  accountId: string;
+  mode: Mode;
+  label: string;
+  actorUserId: string;
+}): Promise<IssuedKey> {
+  const now = new Date().toISOString();
+  const { apiKey, record, hash } = mintKey(input.accountId, input.mode, input.label, now);
+  const result = await transact({
+    key: newKeyItems(record, hash),
+    audit: auditItem(
+      input.accountId,
+      auditEvent(now, {
+        action: 'api_key.issued',
+        actorUserId: input.actorUserId,
+        keyId: record.id,
+        fingerprint: record.fingerprint,
+      }),
+    ),
+  });
+  // A new random id and hash cannot exist already: a failed condition here is a bug.
+  if (!result.committed) throw new Error('API key id or hash collision');
+  return { apiKey, record };
+}

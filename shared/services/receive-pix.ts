@@ -1,0 +1,70 @@
+/**
+ * A Pix arrives for a charge (the acquirer's notice, or the sandbox's): the domain plans the
+ * outcome (credit, hold for review, refund to a mismatched payer, or return without touching the
+ * charge) and this commits it in ONE transaction with the receipt that makes the Pix count once
+ * (per end-to-end id), its ledger journal and, when held, its tranche. A lost race (the charge
+ * moved) re-reads and plans again: a Pix racing an expiry is credited or returned, never both.
+ */
+
+import type { AccountSettings } from '../domain/account-settings.ts';
+import type { ChargeRecord } from '../domain/charges.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { type IncomingPix, planSettlement, type SettlementOutcome } from '../domain/settlement.ts';
+import { newJournalId, newReturnId } from '../ids.ts';
+import type { PixProvider } from '../providers/provider.ts';
+import { devolutionItem, getCharge, pixReceiptItem, trancheItem } from '../store/charges.ts';
+import { transact } from '../store/client.ts';
+import { journalItems } from '../store/ledger.ts';
+import { chargeTransitionItems } from './charge-transition.ts';
+
+const MAX_ATTEMPTS = 5;
+
+export interface PixResult {
+  outcome: SettlementOutcome;
+  charge: ChargeRecord;
+  /** `true` when this end-to-end id had already been processed (nothing changed). */
+  duplicate: boolean;
+}
+
+const outcomeLabel = (outcome: SettlementOutcome): string =>
+  outcome.kind === 'credit' || outcome.kind === 'hold' ? outcome.kind : `${outcome.kind}:${outcome.reason}`;
+
+/** Settles `pix` for the charge; `undefined` if the charge does not exist. Idempotent per end-to-end id. */
+export async function receivePix(
+  scope: MerchantScope,
+  chargeId: string,
+  pix: IncomingPix,
+  settings: AccountSettings,
+  provider: PixProvider,
+): Promise<PixResult | undefined> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const charge = await getCharge(scope, chargeId);
+    if (!charge) return undefined;
+    const plan = planSettlement(charge, pix, settings);
+    const at = pix.receivedAt;
+    const returnId = newReturnId();
+    const result = await transact({
+      receipt: pixReceiptItem(scope, pix, chargeId, outcomeLabel(plan.outcome)),
+      ...(plan.transition &&
+        chargeTransitionItems(charge, plan.transition.trigger, plan.transition.next, at, {
+          unexpiredAt: at,
+        })),
+      journal: journalItems(scope, plan.journal, at, newJournalId()),
+      tranche: plan.tranche && trancheItem(scope, chargeId, plan.tranche),
+      devolution: plan.devolution && devolutionItem(scope, chargeId, returnId, plan.devolution, at),
+    });
+    if (result.committed) {
+      if (plan.devolution)
+        await provider.requestDevolution({
+          endToEndId: pix.endToEndId,
+          returnId,
+          amount: plan.devolution.amount,
+        });
+      return { outcome: plan.outcome, charge: plan.transition?.next ?? charge, duplicate: false };
+    }
+    if (result.failed.includes('receipt'))
+      return { outcome: plan.outcome, charge: (await getCharge(scope, chargeId)) ?? charge, duplicate: true };
+    // The charge moved since it was read: read it again and plan again.
+  }
+  throw new Error(`Could not settle Pix ${pix.endToEndId} after ${MAX_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,28 @@
+/**
+ * Releases: a settlement held for the account's hold period moves from `pending` to `available`
+ * when its tranche is due. Each release is one transaction that deletes the tranche (only if it
+ * still exists) with its journal, so overlapping runs release each tranche once.
+ */
+
+import { planRelease } from '../domain/settlement.ts';
+import { newJournalId } from '../ids.ts';
+import { log } from '../log.ts';
+import { dueEntries, releasedTrancheItem } from '../store/charges.ts';
+import { transact } from '../store/client.ts';
+import { journalItems } from '../store/ledger.ts';
+
+/** Scheduler: releases every tranche whose hold is over. Returns how many it released. */
+export async function releaseDueTranches(now: Date): Promise<number> {
+  let released = 0;
+  const at = now.toISOString();
+  for (const { scope, id: chargeId, key, item } of await dueEntries('RELEASE', now)) {
+    const journal = planRelease(chargeId, { amount: Number(item.amount), currency: String(item.currency) });
+    const result = await transact({
+      tranche: releasedTrancheItem(key),
+      journal: journalItems(scope, journal, at, newJournalId()),
+    });
+    if (result.committed) released++;
+    else log.info('tranche already released', { chargeId });
+  }
+  return released;
+}
