@@ -35,15 +35,23 @@ export const webhookQueues = {
   dlqAlarmThreshold: 1,
 } as const;
 
+/** The `type` attribute of the items the outbox consumes from the table's stream. */
+export const streamItemTypes = { event: 'event', webhookDelivery: 'webhookDelivery' } as const;
+
 /**
- * The outbox's stream filter (Lambda event filtering; only exact values): only new event items
- * invoke it, every other write to the table is dropped before any invocation. The local stream
- * poller applies the same pattern.
+ * The outbox's stream filters (Lambda event filtering, exact values only; a record passes if any
+ * pattern matches): new event items (fanned out into deliveries) and every creation or change
+ * of a delivery item (counted into the delivery counters). Every other write to the table
+ * (counters, markers, charges…) is dropped before any invocation. The local stream poller
+ * applies the same patterns.
  */
-export const outboxStreamFilter = {
-  eventName: ['INSERT'],
-  dynamodb: { NewImage: { type: { S: ['event'] } } },
-} as const;
+export const outboxStreamFilters = [
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [streamItemTypes.event] } } } },
+  {
+    eventName: ['INSERT', 'MODIFY'],
+    dynamodb: { NewImage: { type: { S: [streamItemTypes.webhookDelivery] } } },
+  },
+] as const;
 
 /** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */
 export const evidenceBucket = {

@@ -659,7 +659,7 @@ describe('outbox', () => {
     });
   });
 
-  it('consumes the table stream from TRIM_HORIZON, new event items only', () => {
+  it('consumes the table stream from TRIM_HORIZON, new event items and delivery changes only', () => {
     const mapping = mappingOf(outbox());
     expect(mapping).toMatchObject({
       EventSourceArn: {
@@ -669,8 +669,10 @@ describe('outbox', () => {
       BatchSize: 100,
     });
     const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    // Alternatives (Lambda ORs a mapping's filters): new events to fan out, delivery changes to count.
     expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['webhookDelivery'] } } } },
     ]);
   });
 
