@@ -1,14 +1,21 @@
 /**
- * The outbox fan-out (DynamoDB Streams → this Lambda): parses the batch's new event items and
- * hands them to the fan-out use case (`shared/services/fan-out-event.ts`: one delivery per
- * subscribed ACTIVE endpoint, and a payment's `webhookUrl` for its legacy events, then one queue
- * message per new delivery), then reports where the stream must retry from.
+ * The outbox (DynamoDB Streams → this Lambda): parses the batch's new event items and its
+ * delivery changes, and hands them to two use cases at once: the fan-out
+ * (`shared/services/fan-out-event.ts`: one delivery per subscribed ACTIVE endpoint, and a
+ * payment's `webhookUrl` for its legacy events, then one queue message per new delivery) and the
+ * delivery counters (`shared/services/count-delivery-changes.ts`: every creation and status
+ * change counted once). Then it reports the earliest record that failed in either, where the
+ * stream must retry from: both are idempotent (deliveries by their derived ids, counting by a
+ * marker per record), so records after it that had succeeded change nothing the second time.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
+import { streamItemTypes } from '#shared/resources.ts';
+import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
@@ -26,9 +33,39 @@ const OUTBOX_FIELDS = [
 
 function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
   const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== 'event') return undefined;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event) return undefined;
   const fields = OUTBOX_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
   return unmarshall(Object.fromEntries(fields)) as unknown as OutboxEventRef;
+}
+
+type Image = Record<string, AttributeValue> | undefined;
+
+/** The status and counting flag of a delivery image (`undefined` when there is no image). */
+const countedState = (image: Image): DeliveryChangeRecord['before'] =>
+  image?.status?.S === undefined
+    ? undefined
+    : { status: image.status.S as DeliveryStatus, counted: image.counted?.BOOL === true };
+
+/** A delivery item's creation or change, with what counting needs of its old and new images. */
+function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefined {
+  const image = record.dynamodb?.NewImage as Image;
+  if (
+    (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') ||
+    image?.type?.S !== streamItemTypes.webhookDelivery
+  )
+    return undefined;
+  const after = countedState(image);
+  if (!after || record.eventID === undefined) return undefined;
+  const before = record.eventName === 'MODIFY' ? countedState(record.dynamodb?.OldImage as Image) : undefined;
+  return {
+    streamEventId: record.eventID,
+    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    deliveryId: String(image.id?.S),
+    eventType: String(image.eventType?.S),
+    endpointId: image.endpointId?.S ?? null,
+    ...(before && { before }),
+    after,
+  };
 }
 
 const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchResponse => ({
@@ -36,15 +73,29 @@ const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchRes
 });
 
 export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  const result = await fanOutEvents(stream.Records.map(outboxEvent));
-  if (result.ok) return { batchItemFailures: [] };
-  if ('enqueueFailed' in result) {
-    log.error('outbox enqueue failed', errorFields(result.error));
-    return failureAt(stream, 0);
+  const [fanOut, counting] = await Promise.all([
+    fanOutEvents(stream.Records.map(outboxEvent)),
+    countDeliveryChanges(stream.Records.map(deliveryChange)),
+  ]);
+  const failures: number[] = [];
+  if (!fanOut.ok) {
+    if ('enqueueFailed' in fanOut) {
+      log.error('outbox enqueue failed', errorFields(fanOut.error));
+      failures.push(0);
+    } else {
+      log.error('outbox fan-out failed', {
+        sequenceNumber: stream.Records[fanOut.failedAt]?.dynamodb?.SequenceNumber,
+        ...errorFields(fanOut.error),
+      });
+      failures.push(fanOut.failedAt);
+    }
   }
-  log.error('outbox fan-out failed', {
-    sequenceNumber: stream.Records[result.failedAt]?.dynamodb?.SequenceNumber,
-    ...errorFields(result.error),
-  });
-  return failureAt(stream, result.failedAt);
+  if (!counting.ok) {
+    log.error('outbox delivery counting failed', {
+      sequenceNumber: stream.Records[counting.failedAt]?.dynamodb?.SequenceNumber,
+      ...errorFields(counting.error),
+    });
+    failures.push(counting.failedAt);
+  }
+  return failures.length === 0 ? { batchItemFailures: [] } : failureAt(stream, Math.min(...failures));
 };

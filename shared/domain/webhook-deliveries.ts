@@ -5,6 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { MerchantScope } from './scope.ts';
 
 export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
 export const deliveryStatuses: readonly DeliveryStatus[] = [
@@ -67,6 +68,109 @@ export function countDelta(from: DeliveryStatus | undefined, to: DeliveryStatus)
   if (from === undefined) return { total: 1, [to]: 1 };
   if (from === to) return {};
   return { [from]: -1, [to]: 1 };
+}
+
+/** What counting needs of a delivery item as the table's stream shows it (old or new image). */
+export interface CountedState {
+  status: DeliveryStatus;
+  /** In the counters: every write since the counters sets it; deliveries written before lack it. */
+  counted: boolean;
+}
+
+/**
+ * What one change of a delivery item (a stream record: `before` is its old image, absent on
+ * creation) adds to its counters. A new image without `counted` (a write of code that predates
+ * the counters) adds nothing; an old image without it (a delivery written before the counters,
+ * now changed by code that counts) enters the delivery as new (`total` +1); otherwise one count
+ * moves from the old status to the new one, and a write that kept the status adds nothing.
+ */
+export function changeDelta(before: CountedState | undefined, after: CountedState): CountDelta {
+  if (!after.counted) return {};
+  return countDelta(before?.counted ? before.status : undefined, after.status);
+}
+
+export const isEmptyDelta = (delta: CountDelta): boolean => !Object.values(delta).some(Boolean);
+
+/** One counter item: the scope, its cell (an event type, and an endpoint for endpoint counters) and shard. */
+export interface CounterCell {
+  scope: MerchantScope;
+  eventType: string;
+  endpointId?: string;
+  shard: number;
+}
+
+/** A counted change of one delivery: the counters it moves and by how much. */
+export interface DeliveryCountChange {
+  scope: MerchantScope;
+  deliveryId: string;
+  eventType: string;
+  endpointId: string | null;
+  delta: CountDelta;
+}
+
+/** The counter items a delivery counts in: its event type's and, for an endpoint's delivery, its endpoint's. */
+export function counterCellsOf(
+  change: Pick<DeliveryCountChange, 'scope' | 'deliveryId' | 'eventType' | 'endpointId'>,
+): CounterCell[] {
+  const shard = countShardOf(change.deliveryId);
+  const { scope, eventType } = change;
+  return [
+    { scope, eventType, shard },
+    ...(change.endpointId === null ? [] : [{ scope, eventType, endpointId: change.endpointId, shard }]),
+  ];
+}
+
+const cellId = (cell: CounterCell): string =>
+  [cell.scope.accountId, cell.scope.mode, cell.eventType, cell.endpointId ?? '', cell.shard].join('\u0000');
+
+/**
+ * The changes summed per counter item: one `ADD` per item whatever the number of changes (a
+ * transaction may name an item only once). Items whose sum is zero are left out.
+ */
+export function sumCountChanges(
+  changes: readonly DeliveryCountChange[],
+): { cell: CounterCell; delta: CountDelta }[] {
+  const sums = new Map<string, { cell: CounterCell; delta: Counts }>();
+  for (const change of changes) {
+    for (const cell of counterCellsOf(change)) {
+      const id = cellId(cell);
+      const sum = sums.get(id) ?? { cell, delta: emptyCounts() };
+      for (const [name, value] of Object.entries(change.delta) as [CountName, number][])
+        sum.delta[name] += value;
+      sums.set(id, sum);
+    }
+  }
+  return [...sums.values()].flatMap(({ cell, delta }) => {
+    const nonZero = Object.fromEntries(Object.entries(delta).filter(([, v]) => v !== 0)) as CountDelta;
+    return isEmptyDelta(nonZero) ? [] : [{ cell, delta: nonZero }];
+  });
+}
+
+/**
+ * Splits changes, in order, into runs that each fit one transaction of at most `maxItems` items:
+ * one marker per change plus one item per distinct counter item the run touches.
+ */
+export function chunkCountChanges<T extends { change: DeliveryCountChange }>(
+  changes: readonly T[],
+  maxItems: number,
+): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let cells = new Set<string>();
+  for (const item of changes) {
+    const added = counterCellsOf(item.change)
+      .map(cellId)
+      .filter((id) => !cells.has(id));
+    if (chunk.length > 0 && chunk.length + 1 + cells.size + added.length > maxItems) {
+      chunks.push(chunk);
+      chunk = [];
+      cells = new Set();
+    }
+    chunk.push(item);
+    for (const id of counterCellsOf(item.change).map(cellId)) cells.add(id);
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 export const emptyCounts = (): Counts => ({

@@ -1,14 +1,15 @@
 /**
- * Deliveries written before the counters (no `counted`) are counted in at their next status
- * change; this counts in the others (finished ones) without waiting: each gets the change "same
- * status" (its cell index keys, `counted`, and `total` +1 and its status +1 on its counters) in
- * one transaction, on condition that it is still uncounted and in the status read. A delivery the
- * pipeline changes meanwhile is read again (or was counted in by that change): running it twice,
- * or beside the pipeline, counts nothing twice. `npm run admin -- count-webhook-deliveries`.
+ * Deliveries written before the counters (no `counted`) are counted in by the stream at their
+ * next status change, which marks them `counted`; finished ones never change again, so this
+ * marks them as they are: per delivery one `UpdateItem` "same status" (its cell index keys and
+ * `counted`; `updatedAt` untouched) on condition that it is still uncounted and in the status
+ * read. The stream then counts it in (`total` +1 and its status +1), once: a delivery the
+ * pipeline changes meanwhile is counted in by that change and fails the condition here, so
+ * running it twice, or beside the pipeline, counts nothing twice.
+ * `npm run admin -- count-webhook-deliveries`.
  */
 
 import type { MerchantScope } from '../domain/scope.ts';
-import { countDelta } from '../domain/webhook-deliveries.ts';
 import {
   changeDelivery,
   type DeliveryRef,
@@ -20,13 +21,13 @@ export async function countInDelivery(ref: DeliveryRef): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await getDelivery(ref);
     if (!current || current.counted) return false;
-    const status = current.status;
-    if (await changeDelivery(ref, current, { status }, countDelta(undefined, status), undefined)) return true;
+    const { status } = current;
+    if (await changeDelivery(ref, current, [status], { status }, { uncountedOnly: true })) return true;
   }
   return false;
 }
 
-/** Counts in every uncounted delivery (of one scope if given); how many it counted. */
+/** Marks every uncounted delivery (of one scope if given) for the stream to count; how many it marked. */
 export async function countInDeliveries(scope?: MerchantScope): Promise<number> {
   let counted = 0;
   for await (const refs of uncountedDeliveries(scope)) {

@@ -6,8 +6,8 @@
  *
  * An attempt is 3 DynamoDB round trips: one `BatchGetItem` of the delivery, its event (the
  * body) and its endpoint (or the override secret), the PROCESSING change, then the result
- * change (each a transaction with the delivery's counters when the status moves). What to
- * send and what to record are decided in `shared/domain/delivery-attempt.ts`.
+ * change (each one conditional `UpdateItem`; the stream counts them). What to send and what to
+ * record are decided in `shared/domain/delivery-attempt.ts`.
  */
 
 import {
@@ -17,12 +17,10 @@ import {
   attemptResult,
   attemptStart,
   cancellation,
-  type DeliveryChange,
   type Destination,
   destinationOf,
   isFinal,
 } from '../domain/delivery-attempt.ts';
-import { countDelta, type DeliveryStatus } from '../domain/webhook-deliveries.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { batchGetConsistent, type ItemKey } from '../store/client.ts';
 import { overrideSecretKey, parseScope, webhookEndpointKey } from '../store/keys.ts';
@@ -110,29 +108,6 @@ async function readAttempt(message: DeliveryMessage): Promise<Attempt | undefine
   return attemptOf(delivery, event, destination);
 }
 
-/**
- * Moves the delivery from the status it was read in to `change.status`, with its counters. If
- * it changed meanwhile (another attempt of the same message, a cancellation), it is read again
- * and the change applies on top while its status is still one of `from` (as a status guard
- * `IN (from)` would): exactly one of racing changes counts each move.
- */
-export async function applyChange(
-  ref: DeliveryRef,
-  read: StoredDelivery,
-  from: readonly DeliveryStatus[],
-  change: (current: StoredDelivery) => DeliveryChange,
-  now: Date,
-): Promise<boolean> {
-  let current: StoredDelivery | undefined = read;
-  for (let attempt = 0; attempt < 5 && current && from.includes(current.status); attempt++) {
-    const fields = change(current);
-    const delta = countDelta(current.counted ? current.status : undefined, fields.status);
-    if (await changeDelivery(ref, current, fields, delta, now)) return true;
-    current = await getDelivery(ref);
-  }
-  return false;
-}
-
 export async function dispatchDelivery(
   message: DeliveryMessage,
   options: DispatchOptions,
@@ -143,27 +118,13 @@ export async function dispatchDelivery(
   if (!attempt || isFinal(attempt.delivery.status)) return { kind: 'done' };
   const { delivery, body: rawBody, destination } = attempt;
   if ('cancel' in destination) {
-    await applyChange(ref, delivery, ATTEMPTABLE, () => cancellation(destination.cancel), now());
+    await changeDelivery(ref, delivery, ATTEMPTABLE, cancellation(destination.cancel), { now: now() });
     return { kind: 'done' };
   }
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
   const start = attemptStart(delivery);
-  let cycleAttempts = start.cycleAttempts;
-  let processing: StoredDelivery = delivery;
-  await applyChange(
-    ref,
-    delivery,
-    ATTEMPTABLE,
-    (current) => {
-      // Read again after a race: the cycle count follows the delivery as it now is.
-      const again = attemptStart(current);
-      cycleAttempts = again.cycleAttempts;
-      processing = current;
-      return again.change;
-    },
-    now(),
-  );
+  await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, { now: now() });
 
   let answer: AttemptAnswer;
   try {
@@ -191,12 +152,11 @@ export async function dispatchDelivery(
     answer = { error: error.message };
   }
 
-  const result = attemptResult(processing, cycleAttempts, answer, {
+  const result = attemptResult(delivery, start.cycleAttempts, answer, {
     now: now(),
     retryScale: options.retryScale,
     random: options.random ?? Math.random,
   });
-  const after: StoredDelivery = { ...processing, status: 'PROCESSING', counted: true };
-  await applyChange(ref, after, ['PROCESSING'], () => result.change, now());
+  await changeDelivery(ref, delivery, ['PROCESSING'], result.change, { now: now() });
   return result.outcome;
 }

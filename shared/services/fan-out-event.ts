@@ -1,8 +1,8 @@
 /**
  * The outbox fan-out use case: each new outbox event becomes one delivery per destination the
- * fan-out rule picks (`fanOutTargets`), created conditionally with its counters (a stream batch
- * retried creates no duplicates and counts nothing twice), and one queue message per delivery
- * not yet enqueued.
+ * fan-out rule picks (`fanOutTargets`), created conditionally (a stream batch retried creates no
+ * duplicates; the stream counts each creation once, `count-delivery-changes.ts`), and one queue
+ * message per delivery not yet enqueued.
  *
  * A batch is fanned out concurrently (endpoints are read once per merchant scope), so its cost
  * is a few round trips, not a few per event. Webhooks promise no order between events.
@@ -11,12 +11,7 @@
 import { fanOutTargets } from '../domain/fan-out.ts';
 import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import {
-  countDelta,
-  type Delivery,
-  type DeliveryTarget,
-  deliveryIdFor,
-} from '../domain/webhook-deliveries.ts';
+import { type Delivery, type DeliveryTarget, deliveryIdFor } from '../domain/webhook-deliveries.ts';
 import { createDelivery, type DeliveryMessage, markEnqueued } from '../store/webhook-deliveries.ts';
 import { listEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '../webhooks/queue.ts';
@@ -92,12 +87,10 @@ export async function fanOutEvents(
       const targets = fanOutTargets(event, await endpointsOf(scope));
       const deliveries = await Promise.all(
         targets.map((target) =>
-          createDelivery(
-            scope,
-            newDelivery(event, target, clock()),
-            { createdAt: event.createdAt, sk: event.sk },
-            countDelta(undefined, 'PENDING'),
-          ),
+          createDelivery(scope, newDelivery(event, target, clock()), {
+            createdAt: event.createdAt,
+            sk: event.sk,
+          }),
         ),
       );
       return deliveries.filter((d) => d.needsEnqueue).map((d) => d.message);

@@ -246,6 +246,15 @@ export const deliveryCountPrefix = {
   ofEndpoint: (endpointId: string): string => `${PREFIX.deliveryCount}E#${endpointId}#`,
 } as const;
 /**
+ * The stream-counting marker of one stream record (`eventID`): written with the counters the
+ * record moved, on condition that it is new, so a record delivered again counts nothing twice.
+ * Its own partition (nothing lists markers); removed by TTL.
+ */
+export const countedMarkerKey = (streamEventId: string): ItemKey => ({
+  pk: `COUNTED#${streamEventId}`,
+  sk: 'COUNTED',
+});
+/**
  * Above every key that starts with `prefix` (keys are ASCII): `sk BETWEEN prefix AND
  * prefixEnd(prefix)` reads what `begins_with` would. DynamoDB Local answers a `begins_with` by
  * walking the partition (a counter query took 16 ms instead of 4 in a partition of 20 000 items,

@@ -6,38 +6,48 @@
  * deliveries; GSI2 and GSI3 put each delivery in its (status, event type) and (status, event
  * type, endpoint) cells, and counter items count every cell (keys in keys.ts, docs/data-model.md).
  *
- * Every status change is one transaction: the delivery's update, conditional on the status it
- * leaves, and the `ADD` of its counters, so a change that loses a race changes no counter.
+ * A creation is one conditional `PutItem` and a status change one conditional `UpdateItem` (its
+ * cell keys move with the status in the same write). The counters are not written here: the
+ * table's stream carries every delivery change to the outbox, which counts it
+ * (`shared/services/count-delivery-changes.ts`, with the items built below).
  *
  * A delivery does not copy its event's body (about 12 KB for a charge event, which carries the
  * QR image): it names the outbox event item (`eventSk`, in the same partition), which keeps the
  * exact JSON every attempt sends. Deliveries written before that change carry the body
- * themselves (`body`); deliveries written before the counters have no `counted` flag: their
- * next status change counts them (see `changeDelivery`).
+ * themselves (`body`); deliveries written before the counters have no `counted` flag: the stream
+ * counts them in at their next change, which sets it.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchWriteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   ScanCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
   type CountDelta,
+  type CounterCell,
   type CountItem,
-  countShardOf,
   type Delivery,
   type DeliverySource,
   type DeliveryStatus,
   type DeliveryTarget,
   deliveryStatuses,
 } from '../domain/webhook-deliveries.ts';
-import { batchGetConsistent, db, type ItemKey, isConditionFailure, queryAll, tableName } from './client.ts';
+import { streamItemTypes } from '../resources.ts';
 import {
+  batchGetConsistent,
+  db,
+  type ItemKey,
+  isConditionFailure,
+  queryAll,
+  type TransactItem,
+  tableName,
+} from './client.ts';
+import {
+  countedMarkerKey,
   deliveryCellIndexes,
   deliveryCellIndexPk,
   deliveryCountKey,
@@ -141,16 +151,8 @@ export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery 
 
 // ── Counters ──────────────────────────────────────────────────────────────────────────────────
 
-/** The cells a delivery counts in: its event type, and its endpoint's event type. */
-const counterCells = (delivery: Pick<Delivery, 'eventType' | 'endpointId'>) => [
-  { eventType: delivery.eventType },
-  ...(delivery.endpointId === null
-    ? []
-    : [{ eventType: delivery.eventType, endpointId: delivery.endpointId }]),
-];
-
 /** `ADD` of `delta` to one counter item (created on first use, with the cell it counts). */
-function counterUpdate(key: ItemKey, cell: { eventType: string; endpointId?: string }, delta: CountDelta) {
+export function counterAddItem(cell: CounterCell, delta: CountDelta): TransactItem {
   const names: Record<string, string> = { '#type': 'type', '#eventType': 'eventType' };
   const values: Record<string, unknown> = { ':type': 'webhookDeliveryCount', ':eventType': cell.eventType };
   const adds: string[] = [];
@@ -167,51 +169,30 @@ function counterUpdate(key: ItemKey, cell: { eventType: string; endpointId?: str
     sets.push('#endpointId = :endpointId');
   }
   return {
-    TableName: tableName(),
-    Key: key,
-    UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    Update: {
+      TableName: tableName(),
+      Key: deliveryCountKey(cell.scope, cell, cell.shard),
+      UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
   };
 }
 
-const counterUpdates = (
-  scope: MerchantScope,
-  delivery: Pick<Delivery, 'id' | 'eventType' | 'endpointId'>,
-  delta: CountDelta,
-) =>
-  Object.values(delta).some(Boolean)
-    ? counterCells(delivery).map((cell) => ({
-        Update: counterUpdate(deliveryCountKey(scope, cell, countShardOf(delivery.id)), cell, delta),
-      }))
-    : [];
-
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
-
-const isTransactionConflict = (error: unknown): boolean =>
-  error instanceof Error &&
-  error.name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
-    (r) => r.Code === 'TransactionConflict',
-  ) &&
-  !isConditionFailure(error);
-
 /**
- * Commits the transaction; `false` when a condition failed (nothing written). Another
- * transaction on one of its items at the same moment (a shared counter) cancels it with
- * `TransactionConflict`, writing nothing: it is sent again, a few times.
+ * The marker of one counted stream record, put only if it is not there yet: in the transaction
+ * of the counters the record moves, so a record counted once fails this condition when its
+ * batch comes again. `expiresAt` (epoch seconds) lets TTL remove it once the stream (24 h) can no
+ * longer deliver the record.
  */
-async function commit(items: TransactItems): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.send(new TransactWriteCommand({ TransactItems: items }));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      if (!isTransactionConflict(error) || attempt >= 8) throw error;
-      await sleep(Math.random() * 10 * attempt);
-    }
-  }
+export function countedMarkerItem(streamEventId: string, expiresAt: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...countedMarkerKey(streamEventId), type: 'deliveryCountMarker', expiresAt },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 /** The counter items a read needs: one endpoint's, or every event type's (all shards). */
@@ -243,7 +224,7 @@ export async function readDeliveryCounts(
 function deliveryItem(scope: MerchantScope, delivery: Delivery, event: { createdAt: string; sk: string }) {
   return {
     ...deliveryKey(scope, event.createdAt, delivery.id),
-    type: 'webhookDelivery',
+    type: streamItemTypes.webhookDelivery,
     accountId: scope.accountId,
     mode: scope.mode,
     ...(delivery.endpointId !== null &&
@@ -262,16 +243,14 @@ const cellOf = (delivery: Pick<Delivery, 'eventType' | 'endpointId'>, status: De
 });
 
 /**
- * Puts the delivery and adds `delta` (its creation) to its counters in one transaction, unless
- * it exists: then nothing is written (a stream record processed again). Returns its queue message
- * and whether it still needs enqueuing (always for a new one; for an existing one, if the first
- * run never marked it enqueued).
+ * Puts the delivery unless it exists: then nothing is written (a stream record processed again).
+ * Returns its queue message and whether it still needs enqueuing (always for a new one; for an
+ * existing one, if the first run never marked it enqueued).
  */
 export async function createDelivery(
   scope: MerchantScope,
   delivery: Delivery,
   event: { createdAt: string; sk: string },
-  delta: CountDelta,
 ): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
   const item = deliveryItem(scope, delivery, event);
   const ref = { pk: item.pk, sk: item.sk };
@@ -282,11 +261,14 @@ export async function createDelivery(
       delivery.endpointId === null ? { url: String(delivery.url) } : { endpointId: delivery.endpointId },
     ),
   };
-  const created = await commit([
-    { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...counterUpdates(scope, delivery, delta),
-  ]);
-  if (created) return { message, id: delivery.id, needsEnqueue: true };
+  try {
+    await db.send(
+      new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return { message, id: delivery.id, needsEnqueue: true };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
   const existing = await db.send(new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }));
   return { message, id: delivery.id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
 }
@@ -323,28 +305,31 @@ const CHANGEABLE = [
 ] as const;
 
 /**
- * Applies `fields` to the delivery if its status is still `current.status` (and it is still
- * counted as `current.counted` says), and adds `delta` to its counters, in one transaction; its
- * cell index keys follow the new status. `false` when the delivery changed meanwhile (nothing
- * written). A delivery written before the counters (`counted` false) gets its cell keys and the
- * flag here, and `delta` must count it in (`countDelta(undefined, …)`).
+ * Applies `fields` to the delivery if its status is one of `from` (one conditional `UpdateItem`);
+ * its cell index keys follow the new status and it is marked `counted` (the stream counts every
+ * change of a counted delivery, and counts in one written before the counters at this change).
+ * `false` when its status is none of `from` (nothing written). `uncountedOnly`: also on condition
+ * that it is not counted yet (counting in an old delivery as it is).
  */
 export async function changeDelivery(
   ref: DeliveryRef,
-  current: Pick<StoredDelivery, 'id' | 'status' | 'counted' | 'eventType' | 'endpointId'>,
+  delivery: Pick<Delivery, 'id' | 'eventType' | 'endpointId'>,
+  from: readonly DeliveryStatus[],
   fields: Partial<Delivery> & { status: DeliveryStatus },
-  delta: CountDelta,
-  /** `undefined` leaves `updatedAt` as it is (counting in an old delivery changes nothing of it). */
-  now: Date | undefined,
+  options: {
+    /** `undefined` leaves `updatedAt` as it is (counting in an old delivery changes nothing of it). */
+    now?: Date;
+    uncountedOnly?: boolean;
+  },
 ): Promise<boolean> {
   const scope = parseScope(ref.pk);
   const { eventCreatedAt } = parseDeliverySk(ref.sk);
   const names: Record<string, string> = { '#status': 'status', '#counted': 'counted' };
-  const values: Record<string, unknown> = { ':from': current.status, ':true': true };
+  const values: Record<string, unknown> = { ':true': true };
   const sets = ['#counted = :true'];
-  if (now) {
+  if (options.now) {
     names['#updatedAt'] = 'updatedAt';
-    values[':now'] = now.toISOString();
+    values[':now'] = options.now.toISOString();
     sets.push('#updatedAt = :now');
   }
   for (const field of CHANGEABLE) {
@@ -353,23 +338,28 @@ export async function changeDelivery(
     values[`:${field}`] = fields[field];
     sets.push(`#${field} = :${field}`);
   }
-  const indexes = deliveryCellIndexes(scope, cellOf(current, fields.status), eventCreatedAt, current.id);
+  const indexes = deliveryCellIndexes(scope, cellOf(delivery, fields.status), eventCreatedAt, delivery.id);
   for (const [name, value] of Object.entries(indexes)) {
     values[`:${name}`] = value;
     sets.push(`${name} = :${name}`);
   }
-  const update = {
-    TableName: tableName(),
-    Key: keyOf(ref),
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression: `#status = :from AND ${current.counted ? '#counted = :true' : 'attribute_not_exists(#counted)'}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
-  const counters = counterUpdates(scope, current, delta);
-  if (counters.length > 0) return commit([{ Update: update }, ...counters]);
+  from.forEach((status, n) => {
+    values[`:from${n}`] = status;
+  });
+  const condition = `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`;
   try {
-    await db.send(new UpdateCommand(update));
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyOf(ref),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: options.uncountedOnly
+          ? `${condition} AND attribute_not_exists(#counted)`
+          : condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -379,8 +369,8 @@ export async function changeDelivery(
 
 /**
  * Seeding only (the benchmark, tests): writes new deliveries with `BatchWriteItem` (25 a call,
- * unconditional, so the ids must be new) and adds their counts to the counters, one `ADD` per
- * counter item. Not for deliveries the pipeline may be writing at the same time.
+ * unconditional, so the ids must be new); the stream counts them as it counts the pipeline's.
+ * Not for deliveries the pipeline may be writing at the same time.
  */
 export async function putNewDeliveries(
   scope: MerchantScope,
@@ -402,24 +392,6 @@ export async function putNewDeliveries(
       }
     }),
   );
-  const sums = new Map<
-    string,
-    { key: ItemKey; cell: { eventType: string; endpointId?: string }; delta: CountDelta }
-  >();
-  for (const { delivery } of rows) {
-    for (const cell of counterCells(delivery)) {
-      const key = deliveryCountKey(scope, cell, countShardOf(delivery.id));
-      const sum = sums.get(key.sk) ?? { key, cell, delta: {} };
-      sum.delta.total = (sum.delta.total ?? 0) + 1;
-      sum.delta[delivery.status] = (sum.delta[delivery.status] ?? 0) + 1;
-      sums.set(key.sk, sum);
-    }
-  }
-  await Promise.all(
-    [...sums.values()].map(({ key, cell, delta }) =>
-      db.send(new UpdateCommand(counterUpdate(key, cell, delta))),
-    ),
-  );
 }
 
 // ── Reads ─────────────────────────────────────────────────────────────────────────────────────
@@ -438,7 +410,7 @@ export async function* uncountedDeliveries(scope?: MerchantScope): AsyncGenerato
         ProjectionExpression: 'pk, sk',
         ExpressionAttributeNames: { '#type': 'type', '#counted': 'counted' },
         ExpressionAttributeValues: {
-          ':delivery': 'webhookDelivery',
+          ':delivery': streamItemTypes.webhookDelivery,
           ...(scope && { ':pk': scopePk(scope) }),
         },
         ExclusiveStartKey,

@@ -3,14 +3,18 @@ import { attemptResult, attemptStart, destinationOf } from '../../shared/domain/
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
 import {
   type CountItem,
+  changeDelta,
+  chunkCountChanges,
   countDelta,
   countShardOf,
   DELIVERY_COUNT_SHARDS,
+  type DeliveryCountChange,
   deliveryIdFor,
   deliveryStats,
   firstPageSize,
   planDeliveryQuery,
   type SourcePage,
+  sumCountChanges,
   takeNewest,
 } from '../../shared/domain/webhook-deliveries.ts';
 
@@ -112,6 +116,78 @@ describe('delivery counters', () => {
     expect(countDelta(undefined, 'PENDING')).toEqual({ total: 1, PENDING: 1 });
     expect(countDelta('PENDING', 'PROCESSING')).toEqual({ PENDING: -1, PROCESSING: 1 });
     expect(countDelta('PROCESSING', 'PROCESSING')).toEqual({});
+  });
+
+  it('count a stream record of a delivery by its old and new images', () => {
+    const counted = (status: 'PENDING' | 'PROCESSING' | 'DELIVERED') => ({ status, counted: true });
+    // Creation (no old image), a status change, a write that kept the status (the enqueued mark).
+    expect(changeDelta(undefined, counted('PENDING'))).toEqual({ total: 1, PENDING: 1 });
+    expect(changeDelta(counted('PENDING'), counted('PROCESSING'))).toEqual({ PENDING: -1, PROCESSING: 1 });
+    expect(changeDelta(counted('PENDING'), counted('PENDING'))).toEqual({});
+    // Written before the counters: counted in by the change that marks it (even keeping its status) …
+    expect(changeDelta({ status: 'PENDING', counted: false }, counted('PROCESSING'))).toEqual({
+      total: 1,
+      PROCESSING: 1,
+    });
+    expect(changeDelta({ status: 'DELIVERED', counted: false }, counted('DELIVERED'))).toEqual({
+      total: 1,
+      DELIVERED: 1,
+    });
+    // … and not by a write that leaves it unmarked (code from before the counters).
+    expect(
+      changeDelta({ status: 'PENDING', counted: false }, { status: 'PROCESSING', counted: false }),
+    ).toEqual({});
+  });
+
+  const scope = { accountId: 'acct_1', mode: 'test' as const };
+  const change = (id: string, endpointId: string | null, delta: DeliveryCountChange['delta']) => ({
+    scope,
+    deliveryId: id,
+    eventType: 'charge.paid',
+    endpointId,
+    delta,
+  });
+
+  it('sum a batch per counter item (type, and endpoint + type, per shard), leaving out zero sums', () => {
+    // Ids ending in 0 and 4 share shard 0; 1 is shard 1.
+    const sums = sumCountChanges([
+      change('whd_0', 'we_1', { total: 1, PENDING: 1 }),
+      change('whd_4', 'we_1', { PENDING: -1, PROCESSING: 1 }),
+      change('whd_0', 'we_1', { PENDING: -1, PROCESSING: 1 }),
+      change('whd_1', null, { total: 1, PENDING: 1 }),
+    ]);
+    expect(sums).toEqual([
+      {
+        cell: { scope, eventType: 'charge.paid', shard: 0 },
+        delta: { total: 1, PENDING: -1, PROCESSING: 2 },
+      },
+      {
+        cell: { scope, eventType: 'charge.paid', endpointId: 'we_1', shard: 0 },
+        delta: { total: 1, PENDING: -1, PROCESSING: 2 },
+      },
+      { cell: { scope, eventType: 'charge.paid', shard: 1 }, delta: { total: 1, PENDING: 1 } },
+    ]);
+    expect(
+      sumCountChanges([
+        change('whd_0', null, { PENDING: -1, PROCESSING: 1 }),
+        change('whd_4', null, { PENDING: 1, PROCESSING: -1 }),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('chunk a batch so each transaction holds at most the limit: a marker per change plus its distinct counter items', () => {
+    const many = Array.from({ length: 250 }, (_, n) => ({
+      change: change(`whd_${n.toString(16)}`, `we_${n % 7}`, { total: 1, PENDING: 1 }),
+    }));
+    const chunks = chunkCountChanges(many, 100);
+    expect(chunks.flat()).toEqual(many);
+    for (const chunk of chunks) {
+      const counters = sumCountChanges(chunk.map((c) => c.change)).length;
+      expect(chunk.length + counters).toBeLessThanOrEqual(100);
+    }
+    // 4 type counters + 28 endpoint counters at most: about 68 changes a chunk, not 33.
+    expect(chunks.length).toBeLessThanOrEqual(4);
+    expect(chunkCountChanges([], 100)).toEqual([]);
   });
 
   it('spread deliveries over the shards, each always in the same one', () => {
