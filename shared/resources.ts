@@ -10,13 +10,17 @@ export const table = {
   /** Epoch seconds; DynamoDB deletes expired idempotency records, rate counters, revoked tokens. */
   ttlAttribute: 'expiresAt',
   /**
-   * GSI1: look-ups by another key (user → memberships, customer document → charges).
-   * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases).
+   * GSI1: look-ups by another key (user → memberships, customer document → charges, endpoint →
+   * deliveries).
+   * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases), and
+   * the webhook deliveries of one status and event type.
+   * GSI3: the webhook deliveries of one status, event type and endpoint.
    * See docs/data-model.md.
    */
   indexes: [
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ],
 } as const;
 
@@ -31,15 +35,23 @@ export const webhookQueues = {
   dlqAlarmThreshold: 1,
 } as const;
 
+/** The `type` attribute of the items the outbox consumes from the table's stream. */
+export const streamItemTypes = { event: 'event', webhookDelivery: 'webhookDelivery' } as const;
+
 /**
- * The outbox's stream filter (Lambda event filtering; only exact values): only new event items
- * invoke it, every other write to the table is dropped before any invocation. The local stream
- * poller applies the same pattern.
+ * The outbox's stream filters (Lambda event filtering, exact values only; a record passes if any
+ * pattern matches): new event items (fanned out into deliveries) and every creation or change
+ * of a delivery item (counted into the delivery counters). Every other write to the table
+ * (counters, markers, charges…) is dropped before any invocation. The local stream poller
+ * applies the same patterns.
  */
-export const outboxStreamFilter = {
-  eventName: ['INSERT'],
-  dynamodb: { NewImage: { type: { S: ['event'] } } },
-} as const;
+export const outboxStreamFilters = [
+  { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [streamItemTypes.event] } } } },
+  {
+    eventName: ['INSERT', 'MODIFY'],
+    dynamodb: { NewImage: { type: { S: [streamItemTypes.webhookDelivery] } } },
+  },
+] as const;
 
 /** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */
 export const evidenceBucket = {

@@ -1,43 +1,22 @@
 /**
- * The outbox fan-out (DynamoDB Streams → this Lambda): each new event item becomes one
- * delivery per subscribed ACTIVE endpoint of its merchant scope (and, for a legacy event of a
- * payment with a `webhookUrl`, one to that URL), put conditionally (stream
- * retries create no duplicates), and one message per new delivery on the delivery queue. The
- * delivery names the event item (its body stays there); the message names the delivery, the
- * event and the endpoint, for the dispatcher to read together.
- *
- * A batch is fanned out concurrently (endpoints are read once per merchant scope), so its cost
- * is a few round trips, not a few per event. Webhooks promise no order between events. On a
- * failure the earliest failed record is reported: Lambda retries from there, and records after
- * it that had succeeded find their deliveries already created.
+ * The outbox (DynamoDB Streams → this Lambda): parses the batch's new event items and its
+ * delivery changes, and hands them to two use cases at once: the fan-out
+ * (`shared/services/fan-out-event.ts`: one delivery per subscribed ACTIVE endpoint, and a
+ * payment's `webhookUrl` for its legacy events, then one queue message per new delivery) and the
+ * delivery counters (`shared/services/count-delivery-changes.ts`: every creation and status
+ * change counted once). Then it reports the earliest record that failed in either, where the
+ * stream must retry from: both are idempotent (deliveries by their derived ids, counting by a
+ * marker per record), so records after it that had succeeded change nothing the second time.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
-import type { MerchantScope } from '#shared/store/keys.ts';
-import {
-  createDelivery,
-  type DeliveryMessage,
-  type DeliveryTarget,
-  markEnqueued,
-} from '#shared/store/webhook-deliveries.ts';
-import { listEndpoints, type WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
-import { enqueueDeliveries } from '#shared/webhooks/queue.ts';
-
-interface OutboxItem {
-  type: string;
-  sk: string;
-  id: string;
-  eventType: string;
-  accountId: string;
-  mode: 'live' | 'test';
-  createdAt: string;
-  family: 'canonical' | 'legacy';
-  /** A payment's per-transaction destination (legacy events only). */
-  webhookUrl?: string;
-}
+import { streamItemTypes } from '#shared/resources.ts';
+import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
+import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
 const OUTBOX_FIELDS = [
@@ -52,70 +31,71 @@ const OUTBOX_FIELDS = [
   'webhookUrl',
 ] as const;
 
-function outboxEvent(record: DynamoDBRecord): OutboxItem | undefined {
+function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
   const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== 'event') return undefined;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event) return undefined;
   const fields = OUTBOX_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
-  return unmarshall(Object.fromEntries(fields)) as unknown as OutboxItem;
+  return unmarshall(Object.fromEntries(fields)) as unknown as OutboxEventRef;
 }
 
-export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  const endpointsByScope = new Map<string, Promise<WebhookEndpoint[]>>();
-  const endpointsOf = (scope: MerchantScope) => {
-    const key = `${scope.accountId}#${scope.mode}`;
-    let endpoints = endpointsByScope.get(key);
-    if (!endpoints) {
-      endpoints = listEndpoints(scope);
-      endpointsByScope.set(key, endpoints);
-    }
-    return endpoints;
-  };
+type Image = Record<string, AttributeValue> | undefined;
 
-  const created = await Promise.allSettled(
-    stream.Records.map(async (record) => {
-      const event = outboxEvent(record);
-      if (!event) return [];
-      const scope = { accountId: event.accountId, mode: event.mode };
-      const subscribed = (await endpointsOf(scope)).filter(
-        (e) => e.status === 'ACTIVE' && e.events.includes(event.eventType),
-      );
-      const targets: DeliveryTarget[] = subscribed.map((endpoint) => ({ endpointId: endpoint.id }));
-      // A payment's `webhookUrl` gets its legacy events whatever the endpoints subscribe to.
-      if (event.family === 'legacy' && event.webhookUrl) targets.push({ url: event.webhookUrl });
-      const deliveries = await Promise.all(
-        targets.map((target) =>
-          createDelivery(
-            scope,
-            { id: event.id, type: event.eventType, createdAt: event.createdAt, sk: event.sk },
-            target,
-          ),
-        ),
-      );
-      return deliveries.filter((d) => d.needsEnqueue).map((d) => d.message);
-    }),
-  );
+/** The status and counting flag of a delivery image (`undefined` when there is no image). */
+const countedState = (image: Image): DeliveryChangeRecord['before'] =>
+  image?.status?.S === undefined
+    ? undefined
+    : { status: image.status.S as DeliveryStatus, counted: image.counted?.BOOL === true };
 
-  const firstFailed = created.findIndex((result) => result.status === 'rejected');
-  const messages: DeliveryMessage[] = created
-    .slice(0, firstFailed === -1 ? undefined : firstFailed)
-    .flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
-  try {
-    if (messages.length > 0) {
-      await enqueueDeliveries(messages);
-      await Promise.all(messages.map(markEnqueued));
-    }
-  } catch (error) {
-    log.error('outbox enqueue failed', errorFields(error));
-    // Nothing of this batch is known to be enqueued: retry all of it.
-    return { batchItemFailures: [{ itemIdentifier: stream.Records[0]?.dynamodb?.SequenceNumber ?? '' }] };
-  }
-  if (firstFailed === -1) return { batchItemFailures: [] };
-  const failure = created[firstFailed] as PromiseRejectedResult;
-  log.error('outbox fan-out failed', {
-    sequenceNumber: stream.Records[firstFailed]?.dynamodb?.SequenceNumber,
-    ...errorFields(failure.reason),
-  });
+/** A delivery item's creation or change, with what counting needs of its old and new images. */
+function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefined {
+  const image = record.dynamodb?.NewImage as Image;
+  if (
+    (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') ||
+    image?.type?.S !== streamItemTypes.webhookDelivery
+  )
+    return undefined;
+  const after = countedState(image);
+  if (!after || record.eventID === undefined) return undefined;
+  const before = record.eventName === 'MODIFY' ? countedState(record.dynamodb?.OldImage as Image) : undefined;
   return {
-    batchItemFailures: [{ itemIdentifier: stream.Records[firstFailed]?.dynamodb?.SequenceNumber ?? '' }],
+    streamEventId: record.eventID,
+    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    deliveryId: String(image.id?.S),
+    eventType: String(image.eventType?.S),
+    endpointId: image.endpointId?.S ?? null,
+    ...(before && { before }),
+    after,
   };
+}
+
+const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchResponse => ({
+  batchItemFailures: [{ itemIdentifier: stream.Records[index]?.dynamodb?.SequenceNumber ?? '' }],
+});
+
+export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const [fanOut, counting] = await Promise.all([
+    fanOutEvents(stream.Records.map(outboxEvent)),
+    countDeliveryChanges(stream.Records.map(deliveryChange)),
+  ]);
+  const failures: number[] = [];
+  if (!fanOut.ok) {
+    if ('enqueueFailed' in fanOut) {
+      log.error('outbox enqueue failed', errorFields(fanOut.error));
+      failures.push(0);
+    } else {
+      log.error('outbox fan-out failed', {
+        sequenceNumber: stream.Records[fanOut.failedAt]?.dynamodb?.SequenceNumber,
+        ...errorFields(fanOut.error),
+      });
+      failures.push(fanOut.failedAt);
+    }
+  }
+  if (!counting.ok) {
+    log.error('outbox delivery counting failed', {
+      sequenceNumber: stream.Records[counting.failedAt]?.dynamodb?.SequenceNumber,
+      ...errorFields(counting.error),
+    });
+    failures.push(counting.failedAt);
+  }
+  return failures.length === 0 ? { batchItemFailures: [] } : failureAt(stream, Math.min(...failures));
 };

@@ -6,8 +6,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config.ts';
 import { errorFields, log } from '#shared/log.ts';
+import { dispatchDelivery } from '#shared/services/dispatch-delivery.ts';
 import type { DeliveryMessage } from '#shared/store/webhook-deliveries.ts';
-import { dispatchDelivery } from '#shared/webhooks/dispatch.ts';
 import { delayNextReceive } from '#shared/webhooks/queue.ts';
 
 // Read at cold start: a bad value fails the Lambda's init, not a delivery.

@@ -1,5 +1,5 @@
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { cancelPendingDeliveries } from '#shared/store/webhook-deliveries.ts';
+import { cancelEndpointDeliveries } from '#shared/services/cancel-endpoint-deliveries.ts';
 import { deleteEndpoint } from '#shared/store/webhook-endpoints.ts';
 import { endpointNotFound } from './endpoint-shapes.ts';
 
@@ -7,6 +7,6 @@ import { endpointNotFound } from './endpoint-shapes.ts';
 export const deleteWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
   const id = pathParameters.id ?? '';
   if (!(await deleteEndpoint(principal, id))) throw endpointNotFound();
-  await cancelPendingDeliveries(id);
+  await cancelEndpointDeliveries(id);
   return { status: 200, body: { deleted: true } };
 };

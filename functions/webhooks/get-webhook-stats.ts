@@ -1,11 +1,8 @@
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { deliveryStatuses, queryDeliveries } from '#shared/store/webhook-deliveries.ts';
+import { getDeliveryStats } from '#shared/services/query-deliveries.ts';
 
-/** GET /v1/webhooks/stats: deliveries per status. */
+/** GET /v1/webhooks/stats: deliveries per status, from the delivery counters. */
 export const getWebhookStats: RouteHandler<KeyPrincipal> = async ({ principal }) => {
-  const items = await queryDeliveries(principal, {}, 'status');
-  const counts = Object.fromEntries(
-    deliveryStatuses.map((s) => [s, items.filter((i) => i.status === s).length]),
-  );
-  return { status: 200, body: { total: items.length, ...counts } };
+  const { total, PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED } = await getDeliveryStats(principal);
+  return { status: 200, body: { total, PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED } };
 };

@@ -1,19 +1,11 @@
 import { parseInput } from '#shared/domain/validation.ts';
 import { DeliveriesQuery } from '#shared/domain/webhook-input.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { queryDeliveries, serializeDeliveries } from '#shared/store/webhook-deliveries.ts';
+import { listDeliveries } from '#shared/services/query-deliveries.ts';
 
-/** GET /v1/webhooks/deliveries: newest first, offset paging, `total` matching the filters. */
+/** GET /v1/webhooks/deliveries: newest first, offset paging (capped), `total` matching the filters. */
 export const listWebhookDeliveries: RouteHandler<KeyPrincipal> = async ({ principal, query }) => {
   const { limit, offset, ...filters } = parseInput(DeliveriesQuery, query, 'query');
-  const items = await queryDeliveries(principal, filters);
-  return {
-    status: 200,
-    body: {
-      data: await serializeDeliveries(items.slice(offset, offset + limit)),
-      total: items.length,
-      limit,
-      offset,
-    },
-  };
+  const { data, total } = await listDeliveries(principal, filters, { offset, limit });
+  return { status: 200, body: { data, total, limit, offset } };
 };

@@ -6,7 +6,7 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { outboxStreamFilter, schedulerPeriodSeconds, webhookQueues } from '#shared/resources.ts';
+import { outboxStreamFilters, schedulerPeriodSeconds, webhookQueues } from '#shared/resources.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
 
@@ -50,7 +50,7 @@ export class BackgroundFunctions extends Construct {
   readonly scheduler: ServiceFunction;
   /** The EventBridge rule that invokes the scheduler. */
   readonly schedulerRule: Rule;
-  /** Fans each new event item out (table stream) into deliveries and delivery-queue messages. */
+  /** Fans each new event item out (table stream) into deliveries and delivery-queue messages, and counts delivery changes. */
   readonly outbox: ServiceFunction;
   /** Makes one delivery attempt per delivery-queue message. */
   readonly webhookDispatcher: ServiceFunction;
@@ -90,12 +90,13 @@ export class BackgroundFunctions extends Construct {
 
     this.outbox = new ServiceFunction(this, 'Outbox', {
       entry: join(functionsDir, 'outbox', 'index.ts'),
-      description: 'Pix background: the outbox fan-out (new events to webhook deliveries)',
+      description: 'Pix background: the outbox (new events to webhook deliveries; delivery counters)',
       // Up to 100 events a batch, each an endpoint query, conditional puts and a queue send.
       timeout: Duration.seconds(60),
       environment: serviceEnvironment,
     });
-    // Reads endpoints, puts deliveries and marks them enqueued.
+    // Reads endpoints, puts deliveries and marks them enqueued; counts delivery changes (counter
+    // ADDs and a marker per stream record, in one transaction).
     this.outbox.bindTable(props.table, { access: 'readWrite' });
     this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
     // Grants the stream read itself, and SendMessage on the on-failure destination.
@@ -108,8 +109,9 @@ export class BackgroundFunctions extends Construct {
         maxRecordAge: Duration.seconds(outboxStream.maxRecordAgeSeconds),
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(props.outboxFailureQueue),
-        // Only new event items invoke it; every other write to the table is dropped by Lambda.
-        filters: [FilterCriteria.filter(outboxStreamFilter)],
+        // Only new event items and delivery changes invoke it (the patterns are OR'ed); every
+        // other write to the table is dropped by Lambda.
+        filters: outboxStreamFilters.map((pattern) => FilterCriteria.filter(pattern)),
       }),
     );
 

@@ -6,7 +6,7 @@
 
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
-import { outboxStreamFilter } from '../../shared/resources.ts';
+import { outboxStreamFilters } from '../../shared/resources.ts';
 import type { Group } from '../../shared/routes.ts';
 import type { FilterPattern, QueueHandler, StreamHandler } from './pollers.ts';
 
@@ -29,15 +29,15 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
  * stream, the webhook dispatcher on the delivery queue, the scheduler).
  */
 export interface BackgroundFunctions {
-  /** With the mapping's filter, as the stack declares it. */
-  tableStream: { handler: StreamHandler; filter?: FilterPattern }[];
+  /** With the mapping's filters, as the stack declares them. */
+  tableStream: { handler: StreamHandler; filters?: readonly FilterPattern[] }[];
   webhookQueue: QueueHandler[];
   schedules: { name: string; everyMs: number; handler: () => Promise<unknown> }[];
 }
 
 export const loadBackgroundFunctions = async (): Promise<BackgroundFunctions> => ({
   tableStream: [
-    { handler: (await import('../../functions/outbox/index.ts')).handler, filter: outboxStreamFilter },
+    { handler: (await import('../../functions/outbox/index.ts')).handler, filters: outboxStreamFilters },
   ],
   webhookQueue: [(await import('../../functions/webhook-dispatcher/index.ts')).handler],
   schedules: [

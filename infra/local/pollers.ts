@@ -1,8 +1,9 @@
 /**
  * Stand-ins for the stack's event source mappings and schedules, with Lambda's batch
  * semantics, so background functions run locally exactly as their handlers are exported:
- * - DynamoDB Streams → handler: batches in shard order, the mapping's filter applied first
- *   (records it drops never reach the handler, a batch it empties is no invocation),
+ * - DynamoDB Streams → handler: batches in shard order, the mapping's filters applied first
+ *   (a record passes if any pattern matches, as Lambda ORs a mapping's filters; records they
+ *   drop never reach the handler, a batch they empty is no invocation),
  *   `batchItemFailures` (report batch item failures) retries from the first failed record, a
  *   finite number of retries, then the batch is skipped and logged (the stack's on-failure
  *   destination);
@@ -69,7 +70,10 @@ export interface FilterPattern {
   readonly [field: string]: FilterPattern | readonly (string | number)[];
 }
 
-/** Whether `value` matches `pattern` as Lambda's event filtering would (exact values only). */
+/**
+ * Whether `value` matches `pattern` as Lambda's event filtering would (exact values only). A
+ * mapping's filters are alternatives: see `matchesAnyFilter`.
+ */
 export function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
   return Object.entries(pattern).every(([field, rule]) => {
     const actual = (value as Record<string, unknown> | null | undefined)?.[field];
@@ -78,13 +82,17 @@ export function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
   });
 }
 
+/** Whether `value` matches any of a mapping's filters (Lambda ORs them); no filters: every record. */
+export const matchesAnyFilter = (value: unknown, patterns: readonly FilterPattern[] | undefined): boolean =>
+  patterns === undefined || patterns.some((pattern) => matchesFilter(value, pattern));
+
 export interface StreamPollerOptions {
   dynamodb: DynamoDBClient;
   streams: DynamoDBStreamsClient;
   tableName: string;
   handler: StreamHandler;
-  /** The mapping's filter (as `FilterCriteria` in the stack): other records are dropped. */
-  filter?: FilterPattern;
+  /** The mapping's filters (as `FilterCriteria` in the stack): records none matches are dropped. */
+  filters?: readonly FilterPattern[];
   batchSize?: number;
   /** Like the mapping's `retryAttempts`: after this many failed retries the batch is skipped. */
   retryAttempts?: number;
@@ -187,8 +195,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       );
       if (Records.length > 0) {
         found = true;
-        const { filter } = options;
-        const matching = filter ? Records.filter((r) => matchesFilter(r, filter)) : Records;
+        const matching = Records.filter((r) => matchesAnyFilter(r, options.filters));
         if (matching.length > 0) await deliver(matching, signal);
       }
       if (NextShardIterator) iterators.set(shardId, NextShardIterator);

@@ -97,8 +97,8 @@ async function startBackgroundFunctions(s: LocalSettings, deliveryQueueUrl: stri
   const streams = localStreamsClient(`http://${s.host}:${s.dynamoDbPort}`);
   const sqs = localSqsClient(s);
   return [
-    ...functions.tableStream.map(({ handler, filter }) =>
-      startStreamPoller({ dynamodb, streams, tableName: s.tableName, handler, ...(filter && { filter }) }),
+    ...functions.tableStream.map(({ handler, filters }) =>
+      startStreamPoller({ dynamodb, streams, tableName: s.tableName, handler, ...(filters && { filters }) }),
     ),
     // Several concurrent pollers, as Lambda runs several dispatchers for a busy queue.
     ...functions.webhookQueue.flatMap((handler) =>

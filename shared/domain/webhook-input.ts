@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { queryInteger } from './validation.ts';
 import { eventNames } from './webhook-catalog.ts';
+import { DELIVERY_LIST_MAX_OFFSET } from './webhook-deliveries.ts';
 
 const Events = v.pipe(
   v.array(v.string('Each event must be a string'), 'Must be an array of event names'),
@@ -38,5 +39,6 @@ export const DeliveriesQuery = v.strictObject({
   ),
   endpointId: v.optional(v.pipe(v.string(), v.regex(/^we_[0-9a-f]{24}$/, 'Must be an endpoint id'))),
   limit: queryInteger(1, 100, 25),
-  offset: queryInteger(0, 1_000_000, 0),
+  /** Capped: a page reads its partitions `offset + limit` deep (docs/data-model.md). */
+  offset: queryInteger(0, DELIVERY_LIST_MAX_OFFSET, 0),
 });

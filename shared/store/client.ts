@@ -65,6 +65,19 @@ export const isConditionFailure = (error: unknown): boolean =>
         (r) => r.Code === 'ConditionalCheckFailed',
       )));
 
+/**
+ * A transaction cancelled because another transaction was writing one of its items at that
+ * moment (`TransactionConflict`, no condition failed): nothing was written, and sending it again
+ * is safe.
+ */
+export const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
+    (r) => r.Code === 'TransactionConflict',
+  ) &&
+  !isConditionFailure(error);
+
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A transaction's items by role: each name holds one item, several, or none. */

@@ -5,6 +5,7 @@
  */
 
 import type { OutboxEvent } from '../domain/events.ts';
+import { streamItemTypes } from '../resources.ts';
 import type { TransactItem } from './client.ts';
 import { tableName } from './client.ts';
 import { eventKey, type MerchantScope } from './keys.ts';
@@ -15,7 +16,7 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
       TableName: tableName(),
       Item: {
         ...eventKey(scope, event.createdAt, event.id),
-        type: 'event',
+        type: streamItemTypes.event,
         id: event.id,
         eventType: event.type,
         family: event.family,

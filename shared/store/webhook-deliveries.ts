@@ -3,51 +3,68 @@
  * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + destination (endpoint id,
  * or a payment's `webhookUrl` override) and the item put conditionally, so a stream record
  * processed twice creates one delivery. GSI1 `WHDELIV#<endpointId>` finds an endpoint's
- * deliveries (to cancel them when it is deleted); override deliveries have no endpoint.
+ * deliveries; GSI2 and GSI3 put each delivery in its (status, event type) and (status, event
+ * type, endpoint) cells, and counter items count every cell (keys in keys.ts, docs/data-model.md).
+ *
+ * A creation is one conditional `PutItem` and a status change one conditional `UpdateItem` (its
+ * cell keys move with the status in the same write). The counters are not written here: the
+ * table's stream carries every delivery change to the outbox, which counts it
+ * (`shared/services/count-delivery-changes.ts`, with the items built below).
  *
  * A delivery does not copy its event's body (about 12 KB for a charge event, which carries the
  * QR image): it names the outbox event item (`eventSk`, in the same partition), which keeps the
- * exact JSON every attempt sends. Each status change then rewrites (and streams) a small item.
- * Deliveries written before that change carry the body themselves (`body`); both are read.
+ * exact JSON every attempt sends. Deliveries written before that change carry the body
+ * themselves (`body`); deliveries written before the counters have no `counted` flag: the stream
+ * counts them in at their next change, which sets it.
  */
 
-import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
-import { batchGetConsistent, db, type ItemKey, isConditionFailure, queryAll, tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  type CountDelta,
+  type CounterCell,
+  type CountItem,
+  type Delivery,
+  type DeliverySource,
+  type DeliveryStatus,
+  type DeliveryTarget,
+  deliveryStatuses,
+} from '../domain/webhook-deliveries.ts';
+import { streamItemTypes } from '../resources.ts';
+import {
+  batchGetConsistent,
+  db,
+  type ItemKey,
+  isConditionFailure,
+  queryAll,
+  type TransactItem,
+  tableName,
+} from './client.ts';
+import {
+  countedMarkerKey,
+  deliveryCellIndexes,
+  deliveryCellIndexPk,
+  deliveryCountKey,
+  deliveryCountPrefix,
+  deliveryKey,
+  endpointDeliveriesIndex,
+  endpointDeliveriesIndexPk,
+  endpointDeliveryCellIndexPk,
+  type MerchantScope,
+  PREFIX,
+  parseDeliverySk,
+  parseScope,
+  prefixEnd,
+  scopePk,
+} from './keys.ts';
 
-export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
-export const deliveryStatuses: readonly DeliveryStatus[] = [
-  'PENDING',
-  'PROCESSING',
-  'DELIVERED',
-  'FAILED',
-  'CANCELLED',
-];
-
-export interface Delivery {
-  id: string;
-  /** `null` for a delivery to a payment's `webhookUrl` override (then `url` says where). */
-  endpointId: string | null;
-  url?: string;
-  eventId: string;
-  eventType: string;
-  status: DeliveryStatus;
-  attempts: number;
-  maxAttempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastResponseBody: string | null;
-  nextRetryAt: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Times the delivery came back from the dead-letter queue. */
-  redriveCount: number;
-  /** Attempts since the last redrive: the 15th failure of a cycle marks the delivery FAILED. */
-  cycleAttempts: number;
-}
+export type { Delivery, DeliveryStatus, DeliveryTarget } from '../domain/webhook-deliveries.ts';
 
 /** The delivery item's key. */
 export interface DeliveryRef {
@@ -68,9 +85,6 @@ export interface DeliveryMessage extends DeliveryRef {
   override?: true;
 }
 
-/** Where a delivery goes: a registered endpoint, or a payment's `webhookUrl` override. */
-export type DeliveryTarget = { endpointId: string } | { url: string };
-
 const destinationFields = (target: DeliveryTarget) =>
   'endpointId' in target ? { endpointId: target.endpointId } : { override: true as const };
 
@@ -82,6 +96,8 @@ export type StoredDelivery = Delivery & {
   eventSk?: string;
   /** The raw JSON body, only on deliveries written before `eventSk`. */
   body?: string;
+  /** In the counters and cell indexes (false: written before them, counted at its next change). */
+  counted: boolean;
 };
 
 /** The outbox event item a delivery sends, or `undefined` for a delivery that kept its body. */
@@ -103,23 +119,22 @@ export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage 
 /** Only the key: a `DeliveryMessage` carries more. */
 const keyOf = ({ pk, sk }: DeliveryRef): DeliveryRef => ({ pk, sk });
 
-/** Derived from the event and the destination, so a stream record processed twice creates one delivery. */
-export const deliveryIdFor = (eventId: string, target: DeliveryTarget): string => {
-  const destination = 'endpointId' in target ? target.endpointId : `url:${target.url}`;
-  return `whd_${createHash('sha256').update(`${eventId}:${destination}`).digest('hex').slice(0, 24)}`;
-};
-
 const INTERNAL = new Set([
   'pk',
   'sk',
   'type',
   'gsi1pk',
   'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi3pk',
+  'gsi3sk',
   'accountId',
   'mode',
   'enqueuedAt',
   'eventSk',
   'body',
+  'counted',
 ]);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
@@ -131,75 +146,140 @@ export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery 
   mode: item.mode as 'live' | 'test',
   ...(item.eventSk !== undefined && { eventSk: String(item.eventSk) }),
   ...(item.body !== undefined && { body: String(item.body) }),
+  counted: item.counted === true,
 });
 
-/** Puts the delivery unless it exists; returns its queue message and whether it still needs enqueuing. */
+// ── Counters ──────────────────────────────────────────────────────────────────────────────────
+
+/** `ADD` of `delta` to one counter item (created on first use, with the cell it counts). */
+export function counterAddItem(cell: CounterCell, delta: CountDelta): TransactItem {
+  const names: Record<string, string> = { '#type': 'type', '#eventType': 'eventType' };
+  const values: Record<string, unknown> = { ':type': 'webhookDeliveryCount', ':eventType': cell.eventType };
+  const adds: string[] = [];
+  for (const [name, value] of Object.entries(delta)) {
+    if (!value) continue;
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    adds.push(`#${name} :${name}`);
+  }
+  const sets = ['#type = :type', '#eventType = :eventType'];
+  if (cell.endpointId !== undefined) {
+    names['#endpointId'] = 'endpointId';
+    values[':endpointId'] = cell.endpointId;
+    sets.push('#endpointId = :endpointId');
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: deliveryCountKey(cell.scope, cell, cell.shard),
+      UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * The marker of one counted stream record, put only if it is not there yet: in the transaction
+ * of the counters the record moves, so a record counted once fails this condition when its
+ * batch comes again. `expiresAt` (epoch seconds) lets TTL remove it once the stream (24 h) can no
+ * longer deliver the record.
+ */
+export function countedMarkerItem(streamEventId: string, expiresAt: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...countedMarkerKey(streamEventId), type: 'deliveryCountMarker', expiresAt },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** The counter items a read needs: one endpoint's, or every event type's (all shards). */
+export async function readDeliveryCounts(
+  scope: MerchantScope,
+  which: { endpointId?: string },
+): Promise<CountItem[]> {
+  const prefix =
+    which.endpointId === undefined
+      ? deliveryCountPrefix.byEventType
+      : deliveryCountPrefix.ofEndpoint(which.endpointId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': scopePk(scope), ':from': prefix, ':to': prefixEnd(prefix) },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    eventType: String(item.eventType),
+    endpointId: item.endpointId === undefined ? null : String(item.endpointId),
+    counts: Object.fromEntries(
+      (['total', ...deliveryStatuses] as const).map((name) => [name, Number(item[name] ?? 0)]),
+    ),
+  }));
+}
+
+// ── Writes ────────────────────────────────────────────────────────────────────────────────────
+
+function deliveryItem(scope: MerchantScope, delivery: Delivery, event: { createdAt: string; sk: string }) {
+  return {
+    ...deliveryKey(scope, event.createdAt, delivery.id),
+    type: streamItemTypes.webhookDelivery,
+    accountId: scope.accountId,
+    mode: scope.mode,
+    ...(delivery.endpointId !== null &&
+      endpointDeliveriesIndex(delivery.endpointId, event.createdAt, delivery.id)),
+    ...deliveryCellIndexes(scope, cellOf(delivery, delivery.status), event.createdAt, delivery.id),
+    eventSk: event.sk,
+    counted: true,
+    ...delivery,
+  };
+}
+
+const cellOf = (delivery: Pick<Delivery, 'eventType' | 'endpointId'>, status: DeliveryStatus) => ({
+  status,
+  eventType: delivery.eventType,
+  ...(delivery.endpointId !== null && { endpointId: delivery.endpointId }),
+});
+
+/**
+ * Puts the delivery unless it exists: then nothing is written (a stream record processed again).
+ * Returns its queue message and whether it still needs enqueuing (always for a new one; for an
+ * existing one, if the first run never marked it enqueued).
+ */
 export async function createDelivery(
   scope: MerchantScope,
-  event: { id: string; type: string; createdAt: string; sk: string },
-  target: DeliveryTarget,
+  delivery: Delivery,
+  event: { createdAt: string; sk: string },
 ): Promise<{ message: DeliveryMessage; id: string; needsEnqueue: boolean }> {
-  const id = deliveryIdFor(event.id, target);
-  const endpointId = 'endpointId' in target ? target.endpointId : null;
-  const ref = { pk: scopePk(scope), sk: `DELIVERY#${event.createdAt}#${id}` };
-  const message: DeliveryMessage = { ...ref, eventSk: event.sk, ...destinationFields(target) };
-  const now = new Date().toISOString();
-  const delivery: Delivery = {
-    id,
-    endpointId,
-    ...('url' in target && { url: target.url }),
-    eventId: event.id,
-    eventType: event.type,
-    status: 'PENDING',
-    attempts: 0,
-    maxAttempts: MAX_ATTEMPTS,
-    lastStatusCode: null,
-    lastError: null,
-    lastResponseBody: null,
-    nextRetryAt: null,
-    deliveredAt: null,
-    createdAt: now,
-    updatedAt: now,
-    redriveCount: 0,
-    cycleAttempts: 0,
+  const item = deliveryItem(scope, delivery, event);
+  const ref = { pk: item.pk, sk: item.sk };
+  const message: DeliveryMessage = {
+    ...ref,
+    eventSk: event.sk,
+    ...destinationFields(
+      delivery.endpointId === null ? { url: String(delivery.url) } : { endpointId: delivery.endpointId },
+    ),
   };
   try {
     await db.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...ref,
-          type: 'webhookDelivery',
-          accountId: scope.accountId,
-          mode: scope.mode,
-          ...(endpointId !== null && {
-            gsi1pk: `WHDELIV#${endpointId}`,
-            gsi1sk: `${event.createdAt}#${id}`,
-          }),
-          eventSk: event.sk,
-          ...delivery,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+      new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
     );
-    return { message, id, needsEnqueue: true };
+    return { message, id: delivery.id, needsEnqueue: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    // Created by an earlier run of this record: enqueue again only if that run never did.
-    const existing = await db.send(
-      new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }),
-    );
-    return { message, id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
   }
+  const existing = await db.send(new GetCommand({ TableName: tableName(), Key: ref, ConsistentRead: true }));
+  return { message, id: delivery.id, needsEnqueue: existing.Item?.enqueuedAt === undefined };
 }
 
-export async function markEnqueued(ref: DeliveryRef): Promise<void> {
+export async function markEnqueued(ref: DeliveryRef, now: Date): Promise<void> {
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keyOf(ref),
       UpdateExpression: 'SET enqueuedAt = if_not_exists(enqueuedAt, :now)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      ExpressionAttributeValues: { ':now': now.toISOString() },
     }),
   );
 }
@@ -211,44 +291,71 @@ export async function getDelivery(ref: DeliveryRef): Promise<StoredDelivery | un
   return Item && toStoredDelivery(Item);
 }
 
-/** Applies a fixed set of fields after an attempt (or a state change), guarded by the statuses it may leave. */
-export async function updateDelivery(
+/** The fields a change may write: a fixed list, never whatever a caller passed. */
+const CHANGEABLE = [
+  'status',
+  'attempts',
+  'cycleAttempts',
+  'lastStatusCode',
+  'lastError',
+  'lastResponseBody',
+  'nextRetryAt',
+  'deliveredAt',
+  'redriveCount',
+] as const;
+
+/**
+ * Applies `fields` to the delivery if its status is one of `from` (one conditional `UpdateItem`);
+ * its cell index keys follow the new status and it is marked `counted` (the stream counts every
+ * change of a counted delivery, and counts in one written before the counters at this change).
+ * `false` when its status is none of `from` (nothing written). `uncountedOnly`: also on condition
+ * that it is not counted yet (counting in an old delivery as it is).
+ */
+export async function changeDelivery(
   ref: DeliveryRef,
-  fields: Partial<Delivery>,
-  from: DeliveryStatus[],
+  delivery: Pick<Delivery, 'id' | 'eventType' | 'endpointId'>,
+  from: readonly DeliveryStatus[],
+  fields: Partial<Delivery> & { status: DeliveryStatus },
+  options: {
+    /** `undefined` leaves `updatedAt` as it is (counting in an old delivery changes nothing of it). */
+    now?: Date;
+    uncountedOnly?: boolean;
+  },
 ): Promise<boolean> {
-  const entries = Object.entries(fields).filter(([k]) =>
-    [
-      'status',
-      'attempts',
-      'cycleAttempts',
-      'lastStatusCode',
-      'lastError',
-      'lastResponseBody',
-      'nextRetryAt',
-      'deliveredAt',
-      'redriveCount',
-    ].includes(k),
-  );
-  const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
-  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
-  const sets = ['#updatedAt = :now'];
-  for (const [k, v] of entries) {
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    if (k !== 'status' && k !== 'updatedAt') sets.push(`#${k} = :${k}`);
+  const scope = parseScope(ref.pk);
+  const { eventCreatedAt } = parseDeliverySk(ref.sk);
+  const names: Record<string, string> = { '#status': 'status', '#counted': 'counted' };
+  const values: Record<string, unknown> = { ':true': true };
+  const sets = ['#counted = :true'];
+  if (options.now) {
+    names['#updatedAt'] = 'updatedAt';
+    values[':now'] = options.now.toISOString();
+    sets.push('#updatedAt = :now');
   }
-  if (fields.status) sets.push('#status = :status');
-  from.forEach((status, i) => {
-    values[`:from${i}`] = status;
+  for (const field of CHANGEABLE) {
+    if (!(field in fields)) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = fields[field];
+    sets.push(`#${field} = :${field}`);
+  }
+  const indexes = deliveryCellIndexes(scope, cellOf(delivery, fields.status), eventCreatedAt, delivery.id);
+  for (const [name, value] of Object.entries(indexes)) {
+    values[`:${name}`] = value;
+    sets.push(`${name} = :${name}`);
+  }
+  from.forEach((status, n) => {
+    values[`:from${n}`] = status;
   });
+  const condition = `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`;
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(ref),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+        ConditionExpression: options.uncountedOnly
+          ? `${condition} AND attribute_not_exists(#counted)`
+          : condition,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
@@ -260,64 +367,130 @@ export async function updateDelivery(
   }
 }
 
-/** Deleting an endpoint abandons its pending deliveries (not yet attempted, or waiting to retry). */
-export async function cancelPendingDeliveries(endpointId: string): Promise<number> {
-  const pending = await queryAll({
+/**
+ * Seeding only (the benchmark, tests): writes new deliveries with `BatchWriteItem` (25 a call,
+ * unconditional, so the ids must be new); the stream counts them as it counts the pipeline's.
+ * Not for deliveries the pipeline may be writing at the same time.
+ */
+export async function putNewDeliveries(
+  scope: MerchantScope,
+  rows: readonly { delivery: Delivery; event: { createdAt: string; sk: string } }[],
+): Promise<void> {
+  const items = rows.map(({ delivery, event }) => deliveryItem(scope, delivery, event));
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, n) =>
+    items.slice(n * 25, n * 25 + 25),
+  );
+  await Promise.all(
+    batches.map(async (batch) => {
+      let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 10) throw new Error('BatchWriteItem left items unprocessed');
+        const { UnprocessedItems } = await db.send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+        );
+        pending = (UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined) ?? [];
+      }
+    }),
+  );
+}
+
+// ── Reads ─────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The keys of deliveries written before the counters (no `counted`), a page at a time: a `Scan`
+ * (an operator's one-off, like the local requeue), of one scope's partition when `scope` is given.
+ */
+export async function* uncountedDeliveries(scope?: MerchantScope): AsyncGenerator<DeliveryRef[]> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: `#type = :delivery AND attribute_not_exists(#counted)${scope ? ' AND pk = :pk' : ''}`,
+        ProjectionExpression: 'pk, sk',
+        ExpressionAttributeNames: { '#type': 'type', '#counted': 'counted' },
+        ExpressionAttributeValues: {
+          ':delivery': streamItemTypes.webhookDelivery,
+          ...(scope && { ':pk': scopePk(scope) }),
+        },
+        ExclusiveStartKey,
+      }),
+    );
+    yield (page.Items ?? []).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+/** An endpoint's deliveries in `status` (GSI1; deliveries written before the cell indexes too). */
+export async function endpointDeliveriesIn(
+  endpointId: string,
+  status: DeliveryStatus,
+): Promise<(StoredDelivery & DeliveryRef)[]> {
+  const items = await queryAll({
     TableName: tableName(),
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: '#status = :pending',
+    FilterExpression: '#status = :status',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': `WHDELIV#${endpointId}`, ':pending': 'PENDING' },
+    ExpressionAttributeValues: { ':pk': endpointDeliveriesIndexPk(endpointId), ':status': status },
   });
-  const cancelled = await Promise.all(
-    pending.map((item) =>
-      updateDelivery(
-        { pk: String(item.pk), sk: String(item.sk) },
-        { status: 'CANCELLED', nextRetryAt: null },
-        ['PENDING'],
-      ),
-    ),
-  );
-  return cancelled.filter(Boolean).length;
+  return items.map((item) => ({ ...toStoredDelivery(item), pk: String(item.pk), sk: String(item.sk) }));
 }
 
-export interface DeliveryFilters {
-  status?: DeliveryStatus;
-  eventType?: string;
-  endpointId?: string;
-}
-
-/** All deliveries of a scope matching the filters, newest first (offset paging is over this list). */
-export async function queryDeliveries(
+/** One page of a partition of the scope's deliveries, newest first; `next` continues it. */
+export async function readDeliveryPage(
   scope: MerchantScope,
-  filters: DeliveryFilters,
-  projection?: string,
-): Promise<Record<string, unknown>[]> {
-  const conditions: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': scopePk(scope), ':prefix': 'DELIVERY#' };
-  for (const [field, value] of Object.entries(filters)) {
-    if (value === undefined) continue;
-    conditions.push(`#${field} = :${field}`);
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-  }
-  if (projection) for (const field of projection.split(',')) names[`#p_${field}`] = field;
-  return queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ...(conditions.length > 0 && { FilterExpression: conditions.join(' AND ') }),
-    ...(projection && {
-      ProjectionExpression: projection
-        .split(',')
-        .map((f) => `#p_${f}`)
-        .join(', '),
+  source: DeliverySource,
+  limit: number,
+  next?: Record<string, unknown>,
+): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+  const query = (() => {
+    switch (source.kind) {
+      case 'scope':
+        // BETWEEN, not begins_with: see `prefixEnd` (DynamoDB Local would scan the event items too).
+        return {
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': scopePk(scope),
+            ':from': PREFIX.delivery,
+            ':to': prefixEnd(PREFIX.delivery),
+          },
+        };
+      case 'endpoint':
+        return {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': endpointDeliveriesIndexPk(source.endpointId) },
+        };
+      case 'cell':
+        return source.endpointId === undefined
+          ? {
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :pk',
+              ExpressionAttributeValues: { ':pk': deliveryCellIndexPk(scope, source) },
+            }
+          : {
+              IndexName: 'gsi3',
+              KeyConditionExpression: 'gsi3pk = :pk',
+              ExpressionAttributeValues: {
+                ':pk': endpointDeliveryCellIndexPk(scope, { ...source, endpointId: source.endpointId }),
+              },
+            };
+    }
+  })();
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      ...query,
+      ScanIndexForward: false,
+      Limit: limit,
+      ...(next && { ExclusiveStartKey: next }),
     }),
-    ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-    ExpressionAttributeValues: values,
-    ScanIndexForward: false,
-  });
+  );
+  const items = page.Items ?? [];
+  // An endpoint id is another scope's: its partition holds only that scope's deliveries.
+  if (items[0] !== undefined && items[0].pk !== scopePk(scope)) return { items: [] };
+  return { items, ...(page.LastEvaluatedKey && { next: page.LastEvaluatedKey }) };
 }
 
 /**

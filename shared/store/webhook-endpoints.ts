@@ -7,8 +7,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type ItemKey, isConditionFailure, queryAll, tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
+import { db, isConditionFailure, queryAll, tableName } from './client.ts';
+import { type MerchantScope, PREFIX, scopePk, webhookEndpointKey } from './keys.ts';
 
 export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
 
@@ -22,9 +22,6 @@ export interface WebhookEndpoint {
   updatedAt: string;
 }
 
-/** The endpoint's item in a scope's partition (`pk`, as in `scopePk`): read beside a delivery. */
-export const endpointKey = (pk: string, id: string): ItemKey => ({ pk, sk: `WEBHOOKEP#${id}` });
-const key = (scope: MerchantScope, id: string) => endpointKey(scopePk(scope), id);
 export const newWebhookSecret = (): string => randomBytes(32).toString('hex');
 
 export const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
@@ -54,7 +51,7 @@ export async function createEndpoint(
   await db.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...key(scope, endpoint.id), type: 'webhookEndpoint', ...endpoint },
+      Item: { ...webhookEndpointKey(scope, endpoint.id), type: 'webhookEndpoint', ...endpoint },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -66,7 +63,7 @@ export async function listEndpoints(scope: MerchantScope): Promise<WebhookEndpoi
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': 'WEBHOOKEP#' },
+    ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': PREFIX.webhookEndpoint },
     ConsistentRead: true,
   });
   return items.map(toEndpoint).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
@@ -92,7 +89,7 @@ export async function updateEndpoint(
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: key(scope, id),
+        Key: webhookEndpointKey(scope, id),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: 'attribute_exists(pk)',
         ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
@@ -113,7 +110,7 @@ export async function deleteEndpoint(scope: MerchantScope, id: string): Promise<
     await db.send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: key(scope, id),
+        Key: webhookEndpointKey(scope, id),
         ConditionExpression: 'attribute_exists(pk)',
       }),
     );

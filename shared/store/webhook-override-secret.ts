@@ -6,17 +6,13 @@
  */
 
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type ItemKey, tableName } from './client.ts';
-import { type MerchantScope, scopePk } from './keys.ts';
+import { db, tableName } from './client.ts';
+import { type MerchantScope, overrideSecretKey } from './keys.ts';
 import { newWebhookSecret } from './webhook-endpoints.ts';
-
-/** In the merchant scope's partition, beside the deliveries it signs (read with them). */
-export const overrideSecretKey = (pk: string): ItemKey => ({ pk, sk: 'WEBHOOKOVERRIDE#SECRET' });
-const key = (scope: MerchantScope) => overrideSecretKey(scopePk(scope));
 
 export async function getOverrideSecret(scope: MerchantScope): Promise<string | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: key(scope), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: overrideSecretKey(scope), ConsistentRead: true }),
   );
   return Item === undefined ? undefined : String(Item.secret);
 }
@@ -28,7 +24,7 @@ export async function rotateOverrideSecret(scope: MerchantScope): Promise<string
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: key(scope),
+      Key: overrideSecretKey(scope),
       UpdateExpression:
         'SET #type = :type, secret = :secret, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)',
       ExpressionAttributeNames: { '#type': 'type' },

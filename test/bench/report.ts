@@ -7,6 +7,7 @@ import { type BundleInfo, lambdaBundling } from './bundle.ts';
 import { CREATE_BODY, type CreateProbe, type RawTransactResult } from './charges.ts';
 import type { ColdStartResult } from './cold-start.ts';
 import { type CpuShare, OTHERS } from './cpu.ts';
+import type { DeliveryQueryResults } from './delivery-queries.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { MeasuredLoad } from './load.ts';
 import { round } from './stats.ts';
@@ -58,6 +59,8 @@ export interface BenchResults {
   unbenchedFunctions: string[];
   /** On a fresh runtime, after everything else. */
   webhooks: WebhookResults;
+  /** On the webhook section's runtime, after it. */
+  deliveryQueries: DeliveryQueryResults;
   totalSeconds: number;
 }
 
@@ -336,6 +339,34 @@ export function webhookSection(w: WebhookResults): string {
     .join('\n');
 }
 
+const count = (n: number) => n.toLocaleString('en-US');
+
+export function deliveryQuerySection(d: DeliveryQueryResults): string {
+  const sizes = d.sizes.map(count);
+  return [
+    `Delivery list and stats at ${sizes.join(' and ')} deliveries of one scope (seeded in ${d.seedSeconds.join(' / ')} s; ${d.samples} requests each, sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls (auth included), handler p50 ms, deliveries on the page, total`,
+    table(
+      [
+        'request',
+        ...d.sizes.flatMap((size) => [`@${count(size)} p50/p90/p99`, 'calls', 'handler', 'rows', 'total']),
+      ],
+      d.queries.map((q) => [
+        q.label,
+        ...q.bySize.flatMap((f) => [
+          `${f.p50} / ${f.p90} / ${f.p99}`,
+          f.dynamodbCalls,
+          f.handlerP50,
+          f.returned,
+          f.total,
+        ]),
+      ]),
+    ),
+    `  before (every delivery of the scope read per request, status only): ${d.readAll
+      .map((r) => `${count(r.items)} items p50 ${r.p50} ms, p99 ${r.p99} ms`)
+      .join('; ')}`,
+  ].join('\n');
+}
+
 export function formatReport(r: BenchResults): string {
   const m = r.machine;
   return [
@@ -358,6 +389,8 @@ export function formatReport(r: BenchResults): string {
       : []),
     '',
     webhookSection(r.webhooks),
+    '',
+    deliveryQuerySection(r.deliveryQueries),
     '',
     `Total ${r.totalSeconds} s`,
   ].join('\n');

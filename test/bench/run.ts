@@ -6,7 +6,9 @@
  * or when the runtime does not start. See docs/benchmarks.md.
  *
  * `npm run bench -- --only webhooks` runs the webhook section alone (about 90 s, on a fresh
- * runtime as in the full run) and writes .bench/webhooks.json.
+ * runtime as in the full run) and writes .bench/webhooks.json; `--only deliveries` the delivery
+ * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
+ * and writes .bench/deliveries.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,11 +25,13 @@ import {
 } from './charges.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
 import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
+import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-queries.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
 import {
   type BenchResults,
   bundleSizes,
+  deliveryQuerySection,
   formatReport,
   machine,
   webhookSection,
@@ -39,8 +43,9 @@ import { measureWebhooks, type WebhookPlan, type WebhookResults } from './webhoo
 
 const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
-/** `--only webhooks`: the one section that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks'] as const;
+const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
+/** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
+const SECTIONS = ['webhooks', 'deliveries'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -188,6 +193,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   await runtime.stop();
   runtime = await startBenchRuntime(settings);
   const webhooks = await measureWebhooks(runtime, WEBHOOKS, step);
+  const deliveryQueries = await measureDeliveryQueries(runtime, step);
 
   return {
     generatedAt: new Date().toISOString(),
@@ -213,6 +219,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     coldStartQuietWait: quiet,
     unbenchedFunctions: unbenchedFunctions(),
     webhooks,
+    deliveryQueries,
     totalSeconds: round((performance.now() - startedAt) / 1000),
   };
 }
@@ -236,12 +243,26 @@ function onlySection(argv: readonly string[]): (typeof SECTIONS)[number] | undef
 }
 
 /** Prints the report, writes its figures to `file`, and names the webhook failures (they fail the run). */
-function publish(file: string, report: string, results: { webhooks: WebhookResults }): void {
+function publish(
+  file: string,
+  report: string,
+  results: { generatedAt: string; webhooks?: WebhookResults },
+): void {
   console.log(report);
   writeResults(file, results);
   step(`results written to ${file}`);
-  for (const failure of results.webhooks.failures) step(`FAILED (webhooks): ${failure}`);
-  failed = results.webhooks.failures.length > 0;
+  const failures = results.webhooks?.failures ?? [];
+  for (const failure of failures) step(`FAILED (webhooks): ${failure}`);
+  failed = failures.length > 0;
+}
+
+/** The delivery list and stats section alone, on its own runtime: what `--only deliveries` runs. */
+async function benchDeliveries(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; deliveryQueries: DeliveryQueryResults }> {
+  step('starting node bin/local.ts --in-memory');
+  runtime = await startBenchRuntime(benchSettings(dataDir));
+  return { machine: machine(), deliveryQueries: await measureDeliveryQueries(runtime, step) };
 }
 
 async function main(): Promise<void> {
@@ -264,6 +285,24 @@ async function main(): Promise<void> {
         webhookSection(results.webhooks),
       ].join('\n');
       publish(WEBHOOK_RESULTS_FILE, report, results);
+    } finally {
+      await cleanUp();
+    }
+    return;
+  }
+  if (only === 'deliveries') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+    tempDirs.push(dataDir);
+    try {
+      const results = { generatedAt: new Date().toISOString(), ...(await benchDeliveries(dataDir)) };
+      const m = results.machine;
+      const report = [
+        `Pix service benchmark (delivery list and stats only), ${results.generatedAt}`,
+        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+        '',
+        deliveryQuerySection(results.deliveryQueries),
+      ].join('\n');
+      publish(DELIVERY_RESULTS_FILE, report, results);
     } finally {
       await cleanUp();
     }

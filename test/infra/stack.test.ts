@@ -167,8 +167,8 @@ describe('single table', () => {
     });
   });
 
-  it("has both GSIs: gsi1 (look-ups) and gsi2 (the scheduler's due-work queues)", () => {
-    expect(table.indexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2']);
+  it("has three GSIs: gsi1 (look-ups), gsi2 (the scheduler's due-work queues, delivery cells) and gsi3 (endpoint delivery cells)", () => {
+    expect(table.indexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2', 'gsi3']);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
         {
@@ -184,6 +184,14 @@ describe('single table', () => {
           KeySchema: [
             { AttributeName: 'gsi2pk', KeyType: 'HASH' },
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'gsi3',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
         },
@@ -651,7 +659,7 @@ describe('outbox', () => {
     });
   });
 
-  it('consumes the table stream from TRIM_HORIZON, new event items only', () => {
+  it('consumes the table stream from TRIM_HORIZON, new event items and delivery changes only', () => {
     const mapping = mappingOf(outbox());
     expect(mapping).toMatchObject({
       EventSourceArn: {
@@ -661,8 +669,10 @@ describe('outbox', () => {
       BatchSize: 100,
     });
     const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    // Alternatives (Lambda ORs a mapping's filters): new events to fan out, delivery changes to count.
     expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['webhookDelivery'] } } } },
     ]);
   });
 

@@ -25,7 +25,7 @@ import {
   startStreamPoller,
 } from '../../infra/local/pollers.ts';
 import { provisionTable } from '../../infra/local/provision.ts';
-import { outboxStreamFilter } from '../../shared/resources.ts';
+import { outboxStreamFilters } from '../../shared/resources.ts';
 import { db } from '../../shared/store/client.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { assertLocalEndpoints } from '../helpers/local-env.ts';
@@ -113,7 +113,9 @@ describe('queue poller', () => {
 
 describe('stream poller', () => {
   /** A new table with a stream, and a poller on it. */
-  async function pollNewTable(options: Pick<StreamPollerOptions, 'handler' | 'filter'>): Promise<string> {
+  async function pollNewTable(
+    options: Pick<StreamPollerOptions, 'handler'> & Partial<Pick<StreamPollerOptions, 'filters'>>,
+  ): Promise<string> {
     const tableName = `stream-test-${randomUUID().slice(0, 8)}`;
     const dynamodb = new DynamoDBClient({});
     await provisionTable(dynamodb, tableName);
@@ -154,26 +156,29 @@ describe('stream poller', () => {
     expect(failedOnce).toBe(true);
   });
 
-  it('applies the mapping filter first: other records never reach the handler', async () => {
+  it('applies the mapping filters first (any pattern passes a record): other records never reach the handler', async () => {
     const seen: string[] = [];
     const tableName = await pollNewTable({
-      filter: outboxStreamFilter,
+      filters: outboxStreamFilters,
       handler: async (event) => {
         seen.push(...event.Records.map((r) => `${r.eventName} ${r.dynamodb?.Keys?.pk?.S}`));
         return { batchItemFailures: [] };
       },
     });
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'charge', sk: 'x', type: 'charge' } }));
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'event-1', sk: 'x', type: 'event' } }));
+    const put = (Item: Record<string, unknown>) => db.send(new PutCommand({ TableName: tableName, Item }));
+    await put({ pk: 'charge', sk: 'x', type: 'charge' });
+    await put({ pk: 'event-1', sk: 'x', type: 'event' });
     // A MODIFY of an event item, and an INSERT of an item without a type.
-    await db.send(
-      new PutCommand({ TableName: tableName, Item: { pk: 'event-1', sk: 'x', type: 'event', n: 1 } }),
-    );
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'plain', sk: 'x' } }));
-    await db.send(new PutCommand({ TableName: tableName, Item: { pk: 'event-2', sk: 'x', type: 'event' } }));
+    await put({ pk: 'event-1', sk: 'x', type: 'event', n: 1 });
+    await put({ pk: 'plain', sk: 'x' });
+    // A delivery's creation and change (the second pattern), and a delivery counter's (neither).
+    await put({ pk: 'delivery', sk: 'x', type: 'webhookDelivery', status: 'PENDING' });
+    await put({ pk: 'delivery', sk: 'x', type: 'webhookDelivery', status: 'PROCESSING' });
+    await put({ pk: 'counter', sk: 'x', type: 'webhookDeliveryCount' });
+    await put({ pk: 'event-2', sk: 'x', type: 'event' });
     // 'event-2' is the last record written: the poller hands records over in stream order, so once
-    // it arrived every earlier record has been either delivered or dropped by the filter.
+    // it arrived every earlier record has been either delivered or dropped by the filters.
     await eventually(() => expect(seen).toContain('INSERT event-2'), { timeoutMs: 20_000 });
-    expect(seen).toEqual(['INSERT event-1', 'INSERT event-2']);
+    expect(seen).toEqual(['INSERT event-1', 'INSERT delivery', 'MODIFY delivery', 'INSERT event-2']);
   });
 });

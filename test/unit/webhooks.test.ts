@@ -8,9 +8,10 @@ import {
 } from '../../shared/domain/retry-schedule.ts';
 import { embeddedIPv4, isForbiddenAddress } from '../../shared/domain/ssrf.ts';
 import { eventCatalog, usesLegacySignature } from '../../shared/domain/webhook-catalog.ts';
+import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { signatureHeader } from '../../shared/domain/webhook-signature.ts';
 import { deliveryKey, eventKey } from '../../shared/store/keys.ts';
-import { deliveryIdFor, deliveryMessage } from '../../shared/store/webhook-deliveries.ts';
+import { deliveryMessage } from '../../shared/store/webhook-deliveries.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const strict = { allowLoopback: false };

@@ -1,0 +1,149 @@
+/**
+ * The decisions of one delivery attempt, beside the retry schedule they use: whether to send,
+ * where to (or why the delivery is cancelled), and what the delivery records after the
+ * receiver's answer (DELIVERED, a retry later, or FAILED at the end of a cycle). Pure: the
+ * clock and the jitter come in as arguments.
+ */
+
+import { MAX_ATTEMPTS, parseRetryAfter, retryDelaySeconds } from './retry-schedule.ts';
+import type { Delivery, DeliveryStatus } from './webhook-deliveries.ts';
+
+const RESPONSE_BODY_LIMIT = 1024;
+
+/** The statuses an attempt (or a cancellation) may leave; DELIVERED and CANCELLED are final. */
+export const ATTEMPTABLE: readonly DeliveryStatus[] = ['PENDING', 'PROCESSING', 'FAILED'];
+export const isFinal = (status: DeliveryStatus): boolean => status === 'DELIVERED' || status === 'CANCELLED';
+
+/** The fields a status change writes (the store applies exactly these). */
+export type DeliveryChange = Partial<
+  Pick<
+    Delivery,
+    | 'attempts'
+    | 'cycleAttempts'
+    | 'lastStatusCode'
+    | 'lastError'
+    | 'lastResponseBody'
+    | 'nextRetryAt'
+    | 'deliveredAt'
+    | 'redriveCount'
+  >
+> & { status: DeliveryStatus };
+
+export type Destination = { url: string; secret: string } | { cancel: string };
+
+/**
+ * Where the delivery goes and the secret that signs it (current: a rotation applies at once):
+ * a payment's `webhookUrl` with the scope's override secret, or the endpoint's URL and secret.
+ */
+export function destinationOf(
+  delivery: Pick<Delivery, 'url'>,
+  found: { overrideSecret?: string; endpoint?: { url: string; secret: string; status: string } },
+): Destination {
+  if (delivery.url !== undefined) {
+    return found.overrideSecret !== undefined
+      ? { url: delivery.url, secret: found.overrideSecret }
+      : { cancel: 'No override signing secret' };
+  }
+  const { endpoint } = found;
+  if (!endpoint) return { cancel: 'Endpoint was deleted' };
+  if (endpoint.status !== 'ACTIVE') return { cancel: 'Endpoint is inactive' };
+  return { url: endpoint.url, secret: endpoint.secret };
+}
+
+export const cancellation = (reason: string): DeliveryChange => ({
+  status: 'CANCELLED',
+  nextRetryAt: null,
+  lastError: reason,
+});
+
+/** The PROCESSING mark before the POST; a FAILED delivery is back from the dead-letter queue: a new cycle. */
+export function attemptStart(delivery: Pick<Delivery, 'status' | 'cycleAttempts' | 'redriveCount'>): {
+  change: DeliveryChange;
+  cycleAttempts: number;
+} {
+  const redriven = delivery.status === 'FAILED';
+  return {
+    change: { status: 'PROCESSING', ...(redriven && { redriveCount: delivery.redriveCount + 1 }) },
+    cycleAttempts: (redriven ? 0 : (delivery.cycleAttempts ?? 0)) + 1,
+  };
+}
+
+/** What came back from the POST (or why it was not sent). */
+export interface AttemptAnswer {
+  statusCode?: number;
+  body?: string;
+  retryAfter?: string;
+  error?: string;
+  timedOut?: boolean;
+}
+
+export type AttemptOutcome =
+  | { kind: 'done' }
+  /** Retry after `delaySeconds` (the message stays on the queue). */
+  | { kind: 'retry'; delaySeconds: number };
+
+/**
+ * The delivery's fields after an attempt, and what the queue does with its message: 2xx →
+ * DELIVERED; otherwise the attempt is recorded and retried after the schedule's delay, and the
+ * last attempt of a cycle marks it FAILED (SQS dead-letters the message next).
+ */
+export function attemptResult(
+  delivery: Pick<Delivery, 'attempts'>,
+  cycleAttempts: number,
+  answer: AttemptAnswer,
+  options: { now: Date; retryScale: number; random?: () => number },
+): { change: DeliveryChange; outcome: AttemptOutcome } {
+  const attempts = delivery.attempts + 1;
+  const statusCode = answer.statusCode ?? null;
+  if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+    return {
+      change: {
+        status: 'DELIVERED',
+        attempts,
+        cycleAttempts,
+        lastStatusCode: statusCode,
+        lastError: null,
+        nextRetryAt: null,
+        deliveredAt: options.now.toISOString(),
+      },
+      outcome: { kind: 'done' },
+    };
+  }
+  const lastError =
+    answer.error ??
+    `HTTP ${statusCode}${statusCode !== null && statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}`;
+  const failure = {
+    attempts,
+    cycleAttempts,
+    lastStatusCode: statusCode,
+    lastError,
+    lastResponseBody: answer.body === undefined ? null : answer.body.slice(0, RESPONSE_BODY_LIMIT),
+  };
+  if (cycleAttempts >= MAX_ATTEMPTS) {
+    // The last attempt of this cycle (the queue's 15th receive): SQS dead-letters the message next.
+    return {
+      change: { ...failure, status: 'FAILED', nextRetryAt: null },
+      outcome: { kind: 'retry', delaySeconds: 0 },
+    };
+  }
+  const delaySeconds = retryDelaySeconds(
+    {
+      attempt: cycleAttempts,
+      ...(answer.timedOut && { timedOut: true }),
+      ...(statusCode !== null && { statusCode }),
+      ...(statusCode === 429 && {
+        retryAfterSeconds: parseRetryAfter(answer.retryAfter, options.now.getTime()),
+      }),
+    },
+    options.retryScale,
+    options.random,
+  );
+  return {
+    change: {
+      ...failure,
+      status: 'PENDING',
+      nextRetryAt: new Date(options.now.getTime() + delaySeconds * 1000).toISOString(),
+    },
+    outcome: { kind: 'retry', delaySeconds },
+  };
+}

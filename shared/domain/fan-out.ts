@@ -1,0 +1,28 @@
+/**
+ * The fan-out decision: which destinations get an outbox event. Every ACTIVE endpoint of the
+ * event's merchant scope that subscribes to its type, and, for a legacy event of a payment
+ * created with a `webhookUrl`, that URL, whatever the endpoints subscribe to.
+ */
+
+import type { DeliveryTarget } from './webhook-deliveries.ts';
+
+export interface FanOutEvent {
+  eventType: string;
+  family: 'canonical' | 'legacy';
+  /** A payment's per-transaction destination (legacy events only). */
+  webhookUrl?: string;
+}
+
+export interface FanOutEndpoint {
+  id: string;
+  status: string;
+  events: readonly string[];
+}
+
+export function fanOutTargets(event: FanOutEvent, endpoints: readonly FanOutEndpoint[]): DeliveryTarget[] {
+  const targets: DeliveryTarget[] = endpoints
+    .filter((e) => e.status === 'ACTIVE' && e.events.includes(event.eventType))
+    .map((endpoint) => ({ endpointId: endpoint.id }));
+  if (event.family === 'legacy' && event.webhookUrl) targets.push({ url: event.webhookUrl });
+  return targets;
+}

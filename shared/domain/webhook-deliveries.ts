@@ -1,0 +1,323 @@
+/**
+ * Webhook deliveries: the record, its id, and the rules of its counters and of the delivery
+ * list's reads (which index partitions answer a filter, and how their pages merge). Pure: the
+ * store reads and writes what these decide (docs/data-model.md).
+ */
+
+import { createHash } from 'node:crypto';
+import type { MerchantScope } from './scope.ts';
+
+export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
+export const deliveryStatuses: readonly DeliveryStatus[] = [
+  'PENDING',
+  'PROCESSING',
+  'DELIVERED',
+  'FAILED',
+  'CANCELLED',
+];
+
+export interface Delivery {
+  id: string;
+  /** `null` for a delivery to a payment's `webhookUrl` override (then `url` says where). */
+  endpointId: string | null;
+  url?: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  maxAttempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastResponseBody: string | null;
+  nextRetryAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Times the delivery came back from the dead-letter queue. */
+  redriveCount: number;
+  /** Attempts since the last redrive: the 15th failure of a cycle marks the delivery FAILED. */
+  cycleAttempts: number;
+}
+
+/** Where a delivery goes: a registered endpoint, or a payment's `webhookUrl` override. */
+export type DeliveryTarget = { endpointId: string } | { url: string };
+
+/** Derived from the event and the destination, so a stream record processed twice creates one delivery. */
+export const deliveryIdFor = (eventId: string, target: DeliveryTarget): string => {
+  const destination = 'endpointId' in target ? target.endpointId : `url:${target.url}`;
+  return `whd_${createHash('sha256').update(`${eventId}:${destination}`).digest('hex').slice(0, 24)}`;
+};
+
+// ── Counters ──────────────────────────────────────────────────────────────────────────────────
+
+/** Counter items per cell: a delivery always counts in the shard its id picks. */
+export const DELIVERY_COUNT_SHARDS = 4;
+export const countShardOf = (deliveryId: string): number =>
+  Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_COUNT_SHARDS || 0;
+
+export type CountName = DeliveryStatus | 'total';
+export type Counts = Record<CountName, number>;
+export type CountDelta = Partial<Counts>;
+
+/**
+ * What a status change adds to the counters of the delivery's cells. `from` undefined: the
+ * delivery is not counted yet (it is being created, or was written before the counters), so it
+ * enters `total` too.
+ */
+export function countDelta(from: DeliveryStatus | undefined, to: DeliveryStatus): CountDelta {
+  if (from === undefined) return { total: 1, [to]: 1 };
+  if (from === to) return {};
+  return { [from]: -1, [to]: 1 };
+}
+
+/** What counting needs of a delivery item as the table's stream shows it (old or new image). */
+export interface CountedState {
+  status: DeliveryStatus;
+  /** In the counters: every write since the counters sets it; deliveries written before lack it. */
+  counted: boolean;
+}
+
+/**
+ * What one change of a delivery item (a stream record: `before` is its old image, absent on
+ * creation) adds to its counters. A new image without `counted` (a write of code that predates
+ * the counters) adds nothing; an old image without it (a delivery written before the counters,
+ * now changed by code that counts) enters the delivery as new (`total` +1); otherwise one count
+ * moves from the old status to the new one, and a write that kept the status adds nothing.
+ */
+export function changeDelta(before: CountedState | undefined, after: CountedState): CountDelta {
+  if (!after.counted) return {};
+  return countDelta(before?.counted ? before.status : undefined, after.status);
+}
+
+export const isEmptyDelta = (delta: CountDelta): boolean => !Object.values(delta).some(Boolean);
+
+/** One counter item: the scope, its cell (an event type, and an endpoint for endpoint counters) and shard. */
+export interface CounterCell {
+  scope: MerchantScope;
+  eventType: string;
+  endpointId?: string;
+  shard: number;
+}
+
+/** A counted change of one delivery: the counters it moves and by how much. */
+export interface DeliveryCountChange {
+  scope: MerchantScope;
+  deliveryId: string;
+  eventType: string;
+  endpointId: string | null;
+  delta: CountDelta;
+}
+
+/** The counter items a delivery counts in: its event type's and, for an endpoint's delivery, its endpoint's. */
+export function counterCellsOf(
+  change: Pick<DeliveryCountChange, 'scope' | 'deliveryId' | 'eventType' | 'endpointId'>,
+): CounterCell[] {
+  const shard = countShardOf(change.deliveryId);
+  const { scope, eventType } = change;
+  return [
+    { scope, eventType, shard },
+    ...(change.endpointId === null ? [] : [{ scope, eventType, endpointId: change.endpointId, shard }]),
+  ];
+}
+
+const cellId = (cell: CounterCell): string =>
+  [cell.scope.accountId, cell.scope.mode, cell.eventType, cell.endpointId ?? '', cell.shard].join('\u0000');
+
+/**
+ * The changes summed per counter item: one `ADD` per item whatever the number of changes (a
+ * transaction may name an item only once). Items whose sum is zero are left out.
+ */
+export function sumCountChanges(
+  changes: readonly DeliveryCountChange[],
+): { cell: CounterCell; delta: CountDelta }[] {
+  const sums = new Map<string, { cell: CounterCell; delta: Counts }>();
+  for (const change of changes) {
+    for (const cell of counterCellsOf(change)) {
+      const id = cellId(cell);
+      const sum = sums.get(id) ?? { cell, delta: emptyCounts() };
+      for (const [name, value] of Object.entries(change.delta) as [CountName, number][])
+        sum.delta[name] += value;
+      sums.set(id, sum);
+    }
+  }
+  return [...sums.values()].flatMap(({ cell, delta }) => {
+    const nonZero = Object.fromEntries(Object.entries(delta).filter(([, v]) => v !== 0)) as CountDelta;
+    return isEmptyDelta(nonZero) ? [] : [{ cell, delta: nonZero }];
+  });
+}
+
+/**
+ * Splits changes, in order, into runs that each fit one transaction of at most `maxItems` items:
+ * one marker per change plus one item per distinct counter item the run touches.
+ */
+export function chunkCountChanges<T extends { change: DeliveryCountChange }>(
+  changes: readonly T[],
+  maxItems: number,
+): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let cells = new Set<string>();
+  for (const item of changes) {
+    const added = counterCellsOf(item.change)
+      .map(cellId)
+      .filter((id) => !cells.has(id));
+    if (chunk.length > 0 && chunk.length + 1 + cells.size + added.length > maxItems) {
+      chunks.push(chunk);
+      chunk = [];
+      cells = new Set();
+    }
+    chunk.push(item);
+    for (const id of counterCellsOf(item.change).map(cellId)) cells.add(id);
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+export const emptyCounts = (): Counts => ({
+  total: 0,
+  PENDING: 0,
+  PROCESSING: 0,
+  DELIVERED: 0,
+  FAILED: 0,
+  CANCELLED: 0,
+});
+
+/** One counter item as read: its cell (an event type, with its endpoint for endpoint counters) and counts. */
+export interface CountItem {
+  eventType: string;
+  endpointId: string | null;
+  counts: Partial<Counts>;
+}
+
+const add = (into: Counts, counts: Partial<Counts>) => {
+  for (const name of ['total', ...deliveryStatuses] as const) into[name] += counts[name] ?? 0;
+};
+
+/** `GET /v1/webhooks/stats`: the per-event-type counters summed. */
+export function deliveryStats(items: readonly CountItem[]): Counts {
+  const counts = emptyCounts();
+  for (const item of items) add(counts, item.counts);
+  return counts;
+}
+
+// ── The delivery list ─────────────────────────────────────────────────────────────────────────
+
+/** The deepest `offset` of the list: a page reads at most `offset + limit` items per partition. */
+export const DELIVERY_LIST_MAX_OFFSET = 1000;
+
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: string;
+  endpointId?: string;
+}
+
+/** A partition of deliveries, newest first, and how many of them match (by the counters). */
+export type DeliverySource =
+  /** Every delivery of the scope (the table, `DELIVERY#…`). */
+  (
+    | { kind: 'scope' }
+    /** Every delivery of one endpoint (GSI1). */
+    | { kind: 'endpoint'; endpointId: string }
+    /** Deliveries of one status and event type (GSI2), and one endpoint (GSI3). */
+    | { kind: 'cell'; status: DeliveryStatus; eventType: string; endpointId?: string }
+  ) & { matches: number };
+
+export interface DeliveryQueryPlan {
+  total: number;
+  /** Merged newest first; only partitions that hold matches. */
+  sources: DeliverySource[];
+}
+
+/** Which counters a filter needs: one endpoint's, or the per-event-type ones. */
+export const countersFor = (filters: DeliveryFilters): { endpointId?: string } =>
+  filters.endpointId === undefined ? {} : { endpointId: filters.endpointId };
+
+/**
+ * Which partitions answer `filters`, and how many deliveries match, from the counters
+ * `countersFor(filters)` names. Without a status or event type one partition holds every match
+ * (the scope's, or the endpoint's); otherwise the matching (status, event type) cells with a
+ * delivery in them: one cell, or at most 5 (every status of one type) or one per event type.
+ */
+export function planDeliveryQuery(filters: DeliveryFilters, items: readonly CountItem[]): DeliveryQueryPlan {
+  const byType = new Map<string, Counts>();
+  for (const item of items) {
+    if ((item.endpointId ?? undefined) !== filters.endpointId) continue;
+    if (filters.eventType !== undefined && item.eventType !== filters.eventType) continue;
+    const counts = byType.get(item.eventType) ?? emptyCounts();
+    add(counts, item.counts);
+    byType.set(item.eventType, counts);
+  }
+  let total = 0;
+  for (const counts of byType.values()) total += counts[filters.status ?? 'total'];
+  if (filters.status === undefined && filters.eventType === undefined) {
+    return {
+      total,
+      sources: [
+        filters.endpointId === undefined
+          ? { kind: 'scope', matches: total }
+          : { kind: 'endpoint', endpointId: filters.endpointId, matches: total },
+      ],
+    };
+  }
+  const statuses = filters.status === undefined ? deliveryStatuses : [filters.status];
+  const sources: DeliverySource[] = [];
+  for (const [eventType, counts] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const status of statuses) {
+      if (counts[status] > 0)
+        sources.push({
+          kind: 'cell',
+          status,
+          eventType,
+          ...(filters.endpointId !== undefined && { endpointId: filters.endpointId }),
+          matches: counts[status],
+        });
+    }
+  }
+  return { total, sources };
+}
+
+/** One partition being read: what was read and not yet taken, and whether it holds more. */
+export interface SourcePage<T> {
+  items: T[];
+  more: boolean;
+}
+
+/**
+ * Takes the newest item of all partitions into `out` (each partition's items newest first by
+ * `order`, descending) until `out` holds `need` items. Stops with `'refill'` when a partition
+ * that may hold more has nothing read left: its next page must be read before anything older
+ * can be taken.
+ */
+export function takeNewest<T>(
+  sources: readonly SourcePage<T>[],
+  order: (item: T) => string,
+  out: T[],
+  need: number,
+): 'done' | 'refill' {
+  while (out.length < need) {
+    let newest: SourcePage<T> | undefined;
+    for (const source of sources) {
+      const head = source.items[0];
+      if (head === undefined) {
+        if (source.more) return 'refill';
+        continue;
+      }
+      const best = newest?.items[0];
+      if (best === undefined || order(head) > order(best)) newest = source;
+    }
+    if (!newest) return 'done';
+    out.push(newest.items.shift() as T);
+  }
+  return 'done';
+}
+
+/**
+ * The first page of one partition in a merge: its share of `need` by its matches (if the newest
+ * deliveries are spread over the partitions as all of them are, one page each is enough), and
+ * one more. A partition that runs out while it may still hold the newest reads twice as much
+ * next time.
+ */
+export function firstPageSize(need: number, matches: number, total: number): number {
+  if (total <= 0) return need;
+  return Math.max(1, Math.min(need, Math.ceil((need * matches) / total) + 1));
+}

@@ -1,0 +1,162 @@
+/**
+ * One attempt of one delivery (the dispatcher calls this per SQS message). SQS does the
+ * retrying: a failed attempt is recorded, its message hidden for the backoff delay and
+ * reported as a batch item failure; after the 15th receive SQS moves it to the dead-letter
+ * queue, and a redrive from there brings it back here with the same delivery id.
+ *
+ * An attempt is 3 DynamoDB round trips: one `BatchGetItem` of the delivery, its event (the
+ * body) and its endpoint (or the override secret), the PROCESSING change, then the result
+ * change (each one conditional `UpdateItem`; the stream counts them). What to send and what to
+ * record are decided in `shared/domain/delivery-attempt.ts`.
+ */
+
+import {
+  ATTEMPTABLE,
+  type AttemptAnswer,
+  type AttemptOutcome,
+  attemptResult,
+  attemptStart,
+  cancellation,
+  type Destination,
+  destinationOf,
+  isFinal,
+} from '../domain/delivery-attempt.ts';
+import { signatureHeader } from '../domain/webhook-signature.ts';
+import { batchGetConsistent, type ItemKey } from '../store/client.ts';
+import { overrideSecretKey, parseScope, webhookEndpointKey } from '../store/keys.ts';
+import {
+  changeDelivery,
+  type DeliveryMessage,
+  type DeliveryRef,
+  eventKeyOf,
+  getDelivery,
+  type StoredDelivery,
+  toStoredDelivery,
+} from '../store/webhook-deliveries.ts';
+import { toEndpoint } from '../store/webhook-endpoints.ts';
+import {
+  DestinationError,
+  destinationPolicy,
+  type Resolver,
+  resolveDestination,
+} from '../webhooks/destination.ts';
+import { postWebhook } from '../webhooks/post.ts';
+
+export const USER_AGENT = 'PixService-Webhooks/1.0 (+https://docs.pix-service.example/webhooks)';
+
+export interface DispatchOptions {
+  timeoutMs: number;
+  /** Tests compress the retry schedule (never deployed). */
+  retryScale: number;
+  resolver?: Resolver;
+  now?: () => Date;
+  random?: () => number;
+}
+
+export type DispatchOutcome = AttemptOutcome;
+
+/** The item that holds the signing secret (and for an endpoint its URL), read with the delivery. */
+const destinationKey = (pk: string, to: { endpointId?: string | null; override?: boolean }): ItemKey =>
+  to.override || !to.endpointId
+    ? overrideSecretKey(parseScope(pk))
+    : webhookEndpointKey(parseScope(pk), to.endpointId);
+
+interface Attempt {
+  delivery: StoredDelivery;
+  /** The exact JSON every attempt sends: in the event item, or in a delivery written before `eventSk`. */
+  body: string | undefined;
+  destination: Destination;
+}
+
+const attemptOf = (
+  delivery: StoredDelivery,
+  event: Record<string, unknown> | undefined,
+  destinationItem: Record<string, unknown> | undefined,
+): Attempt => ({
+  delivery,
+  body: delivery.body ?? (event?.body as string | undefined),
+  destination: destinationOf(
+    delivery,
+    delivery.url !== undefined
+      ? { ...(destinationItem && { overrideSecret: String(destinationItem.secret) }) }
+      : { ...(destinationItem && { endpoint: toEndpoint(destinationItem) }) },
+  ),
+});
+
+/**
+ * Everything one attempt reads, in one `BatchGetItem` (strongly consistent: the delivery's
+ * status guards against a finished delivery, the endpoint's secret may just have rotated). A
+ * message of the first format (`{pk, sk}` only) names just the delivery: it is read first.
+ */
+async function readAttempt(message: DeliveryMessage): Promise<Attempt | undefined> {
+  const ref: DeliveryRef = { pk: message.pk, sk: message.sk };
+  if (message.eventSk !== undefined && (message.endpointId !== undefined || message.override)) {
+    const [item, event, destination] = await batchGetConsistent([
+      ref,
+      { pk: message.pk, sk: message.eventSk },
+      destinationKey(message.pk, message),
+    ]);
+    return item && attemptOf(toStoredDelivery(item), event, destination);
+  }
+  const delivery = await getDelivery(ref);
+  if (!delivery) return undefined;
+  const eventKey = eventKeyOf({ pk: message.pk, ...(delivery.eventSk && { eventSk: delivery.eventSk }) });
+  const [destination, event] = await batchGetConsistent([
+    destinationKey(message.pk, delivery),
+    ...(eventKey ? [eventKey] : []),
+  ]);
+  return attemptOf(delivery, event, destination);
+}
+
+export async function dispatchDelivery(
+  message: DeliveryMessage,
+  options: DispatchOptions,
+): Promise<DispatchOutcome> {
+  const now = options.now ?? (() => new Date());
+  const ref: DeliveryRef = { pk: message.pk, sk: message.sk };
+  const attempt = await readAttempt(message);
+  if (!attempt || isFinal(attempt.delivery.status)) return { kind: 'done' };
+  const { delivery, body: rawBody, destination } = attempt;
+  if ('cancel' in destination) {
+    await changeDelivery(ref, delivery, ATTEMPTABLE, cancellation(destination.cancel), { now: now() });
+    return { kind: 'done' };
+  }
+  // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
+  if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
+  const start = attemptStart(delivery);
+  await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, { now: now() });
+
+  let answer: AttemptAnswer;
+  try {
+    const address = await resolveDestination(destination.url, destinationPolicy(), options.resolver);
+    answer = await postWebhook(
+      address,
+      rawBody,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        // Signed at send time with the endpoint's current secret (a rotation applies at once).
+        'X-Acme-Signature': signatureHeader(
+          delivery.eventType,
+          rawBody,
+          destination.secret,
+          Math.floor(now().getTime() / 1000),
+        ),
+        'X-Acme-Delivery-Id': delivery.id,
+        'X-Acme-Event-Type': delivery.eventType,
+      },
+      options.timeoutMs,
+    );
+  } catch (error) {
+    if (!(error instanceof DestinationError)) throw error;
+    answer = { error: error.message };
+  }
+
+  const result = attemptResult(delivery, start.cycleAttempts, answer, {
+    now: now(),
+    retryScale: options.retryScale,
+    random: options.random ?? Math.random,
+  });
+  await changeDelivery(ref, delivery, ['PROCESSING'], result.change, { now: now() });
+  return result.outcome;
+}

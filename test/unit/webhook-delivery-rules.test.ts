@@ -1,0 +1,295 @@
+import { describe, expect, it } from 'vitest';
+import { attemptResult, attemptStart, destinationOf } from '../../shared/domain/delivery-attempt.ts';
+import { fanOutTargets } from '../../shared/domain/fan-out.ts';
+import {
+  type CountItem,
+  changeDelta,
+  chunkCountChanges,
+  countDelta,
+  countShardOf,
+  DELIVERY_COUNT_SHARDS,
+  type DeliveryCountChange,
+  deliveryIdFor,
+  deliveryStats,
+  firstPageSize,
+  planDeliveryQuery,
+  type SourcePage,
+  sumCountChanges,
+  takeNewest,
+} from '../../shared/domain/webhook-deliveries.ts';
+
+describe('fan-out targets', () => {
+  const endpoints = [
+    { id: 'we_a', status: 'ACTIVE', events: ['charge.paid', 'payment.completed'] },
+    { id: 'we_b', status: 'INACTIVE', events: ['charge.paid'] },
+    { id: 'we_c', status: 'ACTIVE', events: ['charge.created'] },
+  ];
+
+  it('sends an event to every ACTIVE endpoint subscribed to its type', () => {
+    expect(fanOutTargets({ eventType: 'charge.paid', family: 'canonical' }, endpoints)).toEqual([
+      { endpointId: 'we_a' },
+    ]);
+    expect(fanOutTargets({ eventType: 'charge.expired', family: 'canonical' }, endpoints)).toEqual([]);
+  });
+
+  it("adds a legacy event's webhookUrl whatever the endpoints subscribe to, and only for legacy events", () => {
+    const url = 'https://shop.example/hook';
+    expect(
+      fanOutTargets({ eventType: 'payment.created', family: 'legacy', webhookUrl: url }, endpoints),
+    ).toEqual([{ url }]);
+    expect(
+      fanOutTargets({ eventType: 'payment.completed', family: 'legacy', webhookUrl: url }, endpoints),
+    ).toEqual([{ endpointId: 'we_a' }, { url }]);
+    expect(
+      fanOutTargets({ eventType: 'charge.paid', family: 'canonical', webhookUrl: url }, endpoints),
+    ).toEqual([{ endpointId: 'we_a' }]);
+  });
+});
+
+describe('an attempt', () => {
+  const now = new Date('2026-11-21T10:00:00.000Z');
+  const options = { now, retryScale: 1, random: () => 0.5 };
+
+  it('goes to the endpoint (ACTIVE) or the override URL, or is cancelled with the reason', () => {
+    const endpoint = { url: 'https://a.example/h', secret: 's1', status: 'ACTIVE' };
+    expect(destinationOf({}, { endpoint })).toEqual({ url: endpoint.url, secret: 's1' });
+    expect(destinationOf({}, { endpoint: { ...endpoint, status: 'INACTIVE' } })).toEqual({
+      cancel: 'Endpoint is inactive',
+    });
+    expect(destinationOf({}, {})).toEqual({ cancel: 'Endpoint was deleted' });
+    expect(destinationOf({ url: 'https://o.example' }, { overrideSecret: 's2' })).toEqual({
+      url: 'https://o.example',
+      secret: 's2',
+    });
+    expect(destinationOf({ url: 'https://o.example' }, {})).toEqual({ cancel: 'No override signing secret' });
+  });
+
+  it('starts a new cycle when back from the dead-letter queue', () => {
+    expect(attemptStart({ status: 'PENDING', cycleAttempts: 3, redriveCount: 0 })).toEqual({
+      change: { status: 'PROCESSING' },
+      cycleAttempts: 4,
+    });
+    expect(attemptStart({ status: 'FAILED', cycleAttempts: 15, redriveCount: 1 })).toEqual({
+      change: { status: 'PROCESSING', redriveCount: 2 },
+      cycleAttempts: 1,
+    });
+  });
+
+  it('records a 2xx as DELIVERED', () => {
+    expect(attemptResult({ attempts: 2 }, 3, { statusCode: 204 }, options)).toEqual({
+      change: {
+        status: 'DELIVERED',
+        attempts: 3,
+        cycleAttempts: 3,
+        lastStatusCode: 204,
+        lastError: null,
+        nextRetryAt: null,
+        deliveredAt: now.toISOString(),
+      },
+      outcome: { kind: 'done' },
+    });
+  });
+
+  it('records a failure and retries after the schedule, or marks FAILED at the end of a cycle', () => {
+    const retry = attemptResult({ attempts: 0 }, 1, { statusCode: 302, body: 'x'.repeat(2000) }, options);
+    expect(retry.outcome).toEqual({ kind: 'retry', delaySeconds: 10 });
+    expect(retry.change).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastStatusCode: 302,
+      lastError: 'HTTP 302 (redirects are not followed)',
+      nextRetryAt: '2026-11-21T10:00:10.000Z',
+    });
+    expect(retry.change.lastResponseBody).toHaveLength(1024);
+    const throttled = attemptResult({ attempts: 0 }, 1, { statusCode: 429, retryAfter: '120' }, options);
+    expect(throttled.outcome).toEqual({ kind: 'retry', delaySeconds: 120 });
+    const last = attemptResult({ attempts: 29 }, 15, { error: 'connect ECONNREFUSED' }, options);
+    expect(last).toEqual({
+      change: expect.objectContaining({ status: 'FAILED', attempts: 30, nextRetryAt: null }),
+      outcome: { kind: 'retry', delaySeconds: 0 },
+    });
+  });
+});
+
+describe('delivery counters', () => {
+  it('move one count from the old status to the new; a new (or uncounted) delivery enters total', () => {
+    expect(countDelta(undefined, 'PENDING')).toEqual({ total: 1, PENDING: 1 });
+    expect(countDelta('PENDING', 'PROCESSING')).toEqual({ PENDING: -1, PROCESSING: 1 });
+    expect(countDelta('PROCESSING', 'PROCESSING')).toEqual({});
+  });
+
+  it('count a stream record of a delivery by its old and new images', () => {
+    const counted = (status: 'PENDING' | 'PROCESSING' | 'DELIVERED') => ({ status, counted: true });
+    // Creation (no old image), a status change, a write that kept the status (the enqueued mark).
+    expect(changeDelta(undefined, counted('PENDING'))).toEqual({ total: 1, PENDING: 1 });
+    expect(changeDelta(counted('PENDING'), counted('PROCESSING'))).toEqual({ PENDING: -1, PROCESSING: 1 });
+    expect(changeDelta(counted('PENDING'), counted('PENDING'))).toEqual({});
+    // Written before the counters: counted in by the change that marks it (even keeping its status) …
+    expect(changeDelta({ status: 'PENDING', counted: false }, counted('PROCESSING'))).toEqual({
+      total: 1,
+      PROCESSING: 1,
+    });
+    expect(changeDelta({ status: 'DELIVERED', counted: false }, counted('DELIVERED'))).toEqual({
+      total: 1,
+      DELIVERED: 1,
+    });
+    // … and not by a write that leaves it unmarked (code from before the counters).
+    expect(
+      changeDelta({ status: 'PENDING', counted: false }, { status: 'PROCESSING', counted: false }),
+    ).toEqual({});
+  });
+
+  const scope = { accountId: 'acct_1', mode: 'test' as const };
+  const change = (id: string, endpointId: string | null, delta: DeliveryCountChange['delta']) => ({
+    scope,
+    deliveryId: id,
+    eventType: 'charge.paid',
+    endpointId,
+    delta,
+  });
+
+  it('sum a batch per counter item (type, and endpoint + type, per shard), leaving out zero sums', () => {
+    // Ids ending in 0 and 4 share shard 0; 1 is shard 1.
+    const sums = sumCountChanges([
+      change('whd_0', 'we_1', { total: 1, PENDING: 1 }),
+      change('whd_4', 'we_1', { PENDING: -1, PROCESSING: 1 }),
+      change('whd_0', 'we_1', { PENDING: -1, PROCESSING: 1 }),
+      change('whd_1', null, { total: 1, PENDING: 1 }),
+    ]);
+    expect(sums).toEqual([
+      {
+        cell: { scope, eventType: 'charge.paid', shard: 0 },
+        delta: { total: 1, PENDING: -1, PROCESSING: 2 },
+      },
+      {
+        cell: { scope, eventType: 'charge.paid', endpointId: 'we_1', shard: 0 },
+        delta: { total: 1, PENDING: -1, PROCESSING: 2 },
+      },
+      { cell: { scope, eventType: 'charge.paid', shard: 1 }, delta: { total: 1, PENDING: 1 } },
+    ]);
+    expect(
+      sumCountChanges([
+        change('whd_0', null, { PENDING: -1, PROCESSING: 1 }),
+        change('whd_4', null, { PENDING: 1, PROCESSING: -1 }),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('chunk a batch so each transaction holds at most the limit: a marker per change plus its distinct counter items', () => {
+    const many = Array.from({ length: 250 }, (_, n) => ({
+      change: change(`whd_${n.toString(16)}`, `we_${n % 7}`, { total: 1, PENDING: 1 }),
+    }));
+    const chunks = chunkCountChanges(many, 100);
+    expect(chunks.flat()).toEqual(many);
+    for (const chunk of chunks) {
+      const counters = sumCountChanges(chunk.map((c) => c.change)).length;
+      expect(chunk.length + counters).toBeLessThanOrEqual(100);
+    }
+    // 4 type counters + 28 endpoint counters at most: about 68 changes a chunk, not 33.
+    expect(chunks.length).toBeLessThanOrEqual(4);
+    expect(chunkCountChanges([], 100)).toEqual([]);
+  });
+
+  it('spread deliveries over the shards, each always in the same one', () => {
+    const shards = new Set(
+      Array.from({ length: 64 }, (_, n) => countShardOf(deliveryIdFor(`evt_${n}`, { endpointId: 'we_1' }))),
+    );
+    expect([...shards].sort()).toEqual([0, 1, 2, 3].slice(0, DELIVERY_COUNT_SHARDS));
+    const id = deliveryIdFor('evt_1', { endpointId: 'we_1' });
+    expect(countShardOf(id)).toBe(countShardOf(id));
+  });
+
+  it('sum into the stats', () => {
+    const items: CountItem[] = [
+      { eventType: 'charge.paid', endpointId: null, counts: { total: 3, DELIVERED: 2, FAILED: 1 } },
+      { eventType: 'charge.paid', endpointId: null, counts: { total: 1, PENDING: 1 } },
+      { eventType: 'charge.created', endpointId: null, counts: { total: 2, CANCELLED: 2 } },
+    ];
+    expect(deliveryStats(items)).toEqual({
+      total: 6,
+      PENDING: 1,
+      PROCESSING: 0,
+      DELIVERED: 2,
+      FAILED: 1,
+      CANCELLED: 2,
+    });
+  });
+});
+
+describe('the delivery list plan', () => {
+  const byType: CountItem[] = [
+    { eventType: 'charge.paid', endpointId: null, counts: { total: 5, DELIVERED: 4, FAILED: 1 } },
+    { eventType: 'charge.created', endpointId: null, counts: { total: 2, DELIVERED: 2 } },
+    { eventType: 'charge.paid', endpointId: null, counts: { total: 1, PENDING: 1 } },
+  ];
+  const ofEndpoint: CountItem[] = [
+    { eventType: 'charge.paid', endpointId: 'we_1', counts: { total: 3, DELIVERED: 3 } },
+    { eventType: 'charge.created', endpointId: 'we_1', counts: { total: 1, PENDING: 1 } },
+  ];
+
+  it('reads the scope or the endpoint partition when no status or type is asked', () => {
+    expect(planDeliveryQuery({}, byType)).toEqual({ total: 8, sources: [{ kind: 'scope', matches: 8 }] });
+    expect(planDeliveryQuery({ endpointId: 'we_1' }, ofEndpoint)).toEqual({
+      total: 4,
+      sources: [{ kind: 'endpoint', endpointId: 'we_1', matches: 4 }],
+    });
+  });
+
+  it('reads only the cells that hold matches, with their total', () => {
+    expect(planDeliveryQuery({ status: 'DELIVERED' }, byType)).toEqual({
+      total: 6,
+      sources: [
+        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.created', matches: 2 },
+        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.paid', matches: 4 },
+      ],
+    });
+    expect(planDeliveryQuery({ eventType: 'charge.paid' }, byType)).toEqual({
+      total: 6,
+      sources: [
+        { kind: 'cell', status: 'PENDING', eventType: 'charge.paid', matches: 1 },
+        { kind: 'cell', status: 'DELIVERED', eventType: 'charge.paid', matches: 4 },
+        { kind: 'cell', status: 'FAILED', eventType: 'charge.paid', matches: 1 },
+      ],
+    });
+    expect(planDeliveryQuery({ status: 'FAILED', eventType: 'charge.created' }, byType)).toEqual({
+      total: 0,
+      sources: [],
+    });
+    expect(planDeliveryQuery({ status: 'PENDING', endpointId: 'we_1' }, ofEndpoint)).toEqual({
+      total: 1,
+      sources: [
+        { kind: 'cell', status: 'PENDING', eventType: 'charge.created', endpointId: 'we_1', matches: 1 },
+      ],
+    });
+    expect(planDeliveryQuery({ eventType: 'charge.paid', endpointId: 'we_1' }, ofEndpoint).total).toBe(3);
+  });
+});
+
+describe('merging partitions newest first', () => {
+  it('reads each partition its share of the page first', () => {
+    expect(firstPageSize(25, 90, 100)).toBe(24);
+    expect(firstPageSize(25, 10, 100)).toBe(4);
+    expect(firstPageSize(25, 100, 100)).toBe(25);
+    expect(firstPageSize(25, 0, 0)).toBe(25);
+  });
+
+  const page = (items: string[], more = false): SourcePage<string> => ({ items, more });
+
+  it('takes the newest heads across partitions', () => {
+    const out: string[] = [];
+    expect(takeNewest([page(['9', '5', '1']), page(['8', '7']), page([])], (s) => s, out, 4)).toBe('done');
+    expect(out).toEqual(['9', '8', '7', '5']);
+  });
+
+  it('asks for a refill when a partition that may hold more runs out', () => {
+    const a = page(['9', '3'], false);
+    const b = page(['8'], true);
+    const out: string[] = [];
+    expect(takeNewest([a, b], (s) => s, out, 4)).toBe('refill');
+    expect(out).toEqual(['9', '8']);
+    b.items.push('4');
+    b.more = false;
+    expect(takeNewest([a, b], (s) => s, out, 4)).toBe('done');
+    expect(out).toEqual(['9', '8', '4', '3']);
+  });
+});
