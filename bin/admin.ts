@@ -13,9 +13,7 @@ const usage = `Usage: npm run admin -- <command> [options]
                  [--hold-days <days>] [--max-pending <live charges>]
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
-  issue-key      --account <acct_…> [--mode test|live] [--label <label>]
-  count-webhook-deliveries [--account <acct_…> --mode test|live]
-                 (once after deploying the delivery counters: counts in deliveries written before them)`;
+  issue-key      --account <acct_…> [--mode test|live] [--label <label>]`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -114,15 +112,6 @@ switch (positionals[0]) {
       actorUserId: 'admin-cli',
     });
     print({ id: issued.record.id, apiKey: issued.apiKey, mode, fingerprint: issued.record.fingerprint });
-    break;
-  }
-  case 'count-webhook-deliveries': {
-    const { countInDeliveries } = await import('../shared/services/count-in-deliveries.ts');
-    const mode = values.mode ?? 'test';
-    if (mode !== 'test' && mode !== 'live') fail('--mode must be test or live');
-    const scope =
-      values.account === undefined ? undefined : { accountId: values.account, mode: mode as 'test' | 'live' };
-    print({ counted: await countInDeliveries(scope) });
     break;
   }
   default:

@@ -40,13 +40,10 @@ function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
 
 type Image = Record<string, AttributeValue> | undefined;
 
-/** The status and counting flag of a delivery image (`undefined` when there is no image). */
-const countedState = (image: Image): DeliveryChangeRecord['before'] =>
-  image?.status?.S === undefined
-    ? undefined
-    : { status: image.status.S as DeliveryStatus, counted: image.counted?.BOOL === true };
+/** The status of a delivery image (`undefined` when there is no image). */
+const statusOf = (image: Image): DeliveryStatus | undefined => image?.status?.S as DeliveryStatus | undefined;
 
-/** A delivery item's creation or change, with what counting needs of its old and new images. */
+/** A delivery item's creation or change, with its old and new status. */
 function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefined {
   const image = record.dynamodb?.NewImage as Image;
   if (
@@ -54,9 +51,9 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
     image?.type?.S !== streamItemTypes.webhookDelivery
   )
     return undefined;
-  const after = countedState(image);
+  const after = statusOf(image);
   if (!after || record.eventID === undefined) return undefined;
-  const before = record.eventName === 'MODIFY' ? countedState(record.dynamodb?.OldImage as Image) : undefined;
+  const before = record.eventName === 'MODIFY' ? statusOf(record.dynamodb?.OldImage as Image) : undefined;
   return {
     streamEventId: record.eventID,
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },

@@ -4,6 +4,7 @@
  */
 
 import { publicChargeId } from './pix-ids.ts';
+import type { MerchantScope } from './scope.ts';
 import { awaitingPayment, PUBLIC_STATUS, type PublicStatus, type TxStatus } from './transaction-status.ts';
 
 export interface Customer {
@@ -54,6 +55,12 @@ export interface ChargeRecord {
   /** Per-transaction destination of the legacy (`payment.*`) events, beside the endpoints. */
   webhookUrl?: string;
 }
+
+/** The merchant scope a charge belongs to. */
+export const scopeOf = (charge: Pick<ChargeRecord, 'accountId' | 'mode'>): MerchantScope => ({
+  accountId: charge.accountId,
+  mode: charge.mode,
+});
 
 /**
  * The status a reader must see: a charge past its expiry is `EXPIRED` even before the

@@ -117,10 +117,6 @@ export const TRANSITIONS = {
 
 export type Trigger = keyof typeof TRANSITIONS;
 
-/** The statuses a trigger may leave (the store's transition condition). */
-export const sourceStatuses = (trigger: Trigger): TxStatus[] =>
-  (TRANSITIONS[trigger].from as readonly (TxStatus | null)[]).filter((s): s is TxStatus => s !== null);
-
 export const canApply = (trigger: Trigger, from: TxStatus | null): boolean =>
   (TRANSITIONS[trigger].from as readonly (TxStatus | null)[]).includes(from);
 

@@ -6,7 +6,7 @@
 import type { VelocityLimits } from './account-settings.ts';
 import { VelocityExceeded } from './errors.ts';
 
-export const customerVelocityExceeded = () =>
+const customerVelocityExceeded = () =>
   new VelocityExceeded(
     'fraud.customer_velocity_exceeded',
     'Too many live charges for this customer in a short window; try again later.',

@@ -60,33 +60,14 @@ export type Counts = Record<CountName, number>;
 export type CountDelta = Partial<Counts>;
 
 /**
- * What a status change adds to the counters of the delivery's cells. `from` undefined: the
- * delivery is not counted yet (it is being created, or was written before the counters), so it
- * enters `total` too.
+ * What one change of a delivery adds to the counters of its cells (a stream record: `from` is
+ * its old image's status, absent on creation, which enters `total` too). A write that kept the
+ * status (the enqueued mark) adds nothing.
  */
 export function countDelta(from: DeliveryStatus | undefined, to: DeliveryStatus): CountDelta {
   if (from === undefined) return { total: 1, [to]: 1 };
   if (from === to) return {};
   return { [from]: -1, [to]: 1 };
-}
-
-/** What counting needs of a delivery item as the table's stream shows it (old or new image). */
-export interface CountedState {
-  status: DeliveryStatus;
-  /** In the counters: every write since the counters sets it; deliveries written before lack it. */
-  counted: boolean;
-}
-
-/**
- * What one change of a delivery item (a stream record: `before` is its old image, absent on
- * creation) adds to its counters. A new image without `counted` (a write of code that predates
- * the counters) adds nothing; an old image without it (a delivery written before the counters,
- * now changed by code that counts) enters the delivery as new (`total` +1); otherwise one count
- * moves from the old status to the new one, and a write that kept the status adds nothing.
- */
-export function changeDelta(before: CountedState | undefined, after: CountedState): CountDelta {
-  if (!after.counted) return {};
-  return countDelta(before?.counted ? before.status : undefined, after.status);
 }
 
 export const isEmptyDelta = (delta: CountDelta): boolean => !Object.values(delta).some(Boolean);
@@ -173,14 +154,8 @@ export function chunkCountChanges<T extends { change: DeliveryCountChange }>(
   return chunks;
 }
 
-export const emptyCounts = (): Counts => ({
-  total: 0,
-  PENDING: 0,
-  PROCESSING: 0,
-  DELIVERED: 0,
-  FAILED: 0,
-  CANCELLED: 0,
-});
+export const emptyCounts = (): Counts =>
+  Object.fromEntries(['total', ...deliveryStatuses].map((name) => [name, 0])) as Counts;
 
 /** One counter item as read: its cell (an event type, with its endpoint for endpoint counters) and counts. */
 export interface CountItem {

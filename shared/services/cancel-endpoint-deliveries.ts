@@ -6,7 +6,7 @@ export async function cancelEndpointDeliveries(endpointId: string, now = new Dat
   const pending = await endpointDeliveriesIn(endpointId, 'PENDING');
   const cancelled = await Promise.all(
     pending.map((delivery) =>
-      changeDelivery(delivery, delivery, ['PENDING'], { status: 'CANCELLED', nextRetryAt: null }, { now }),
+      changeDelivery(delivery, delivery, ['PENDING'], { status: 'CANCELLED', nextRetryAt: null }, now),
     ),
   );
   return cancelled.filter(Boolean).length;

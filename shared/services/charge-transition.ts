@@ -6,9 +6,8 @@
  */
 
 import { config } from '../config.ts';
-import type { ChargeRecord } from '../domain/charges.ts';
+import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import { type EventContext, transitionEvents } from '../domain/events.ts';
-import type { MerchantScope } from '../domain/scope.ts';
 import { awaitingPayment, nextStatus, type Trigger } from '../domain/transaction-status.ts';
 import { newEventId } from '../ids.ts';
 import { pendingCounterChange, replaceChargeItem } from '../store/charges.ts';
@@ -16,11 +15,6 @@ import { outboxItems } from '../store/events.ts';
 
 /** What the domain's event builders need from outside it. */
 export const eventContext = (at: string): EventContext => ({ at, apiVersion: config.apiVersion, newEventId });
-
-export const scopeOf = (charge: ChargeRecord): MerchantScope => ({
-  accountId: charge.accountId,
-  mode: charge.mode,
-});
 
 /**
  * The named items of `trigger` taking `previous` to `next`. Throws if the state machine has no

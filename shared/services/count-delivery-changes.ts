@@ -1,7 +1,7 @@
 /**
  * Counting delivery changes from the table's stream, exactly once. The outbox receives every
  * creation and change of a delivery item (old and new image); each one whose counts move
- * (`changeDelta`) is summed per counter item over the batch, and the sums are written in one
+ * (`countDelta`) is summed per counter item over the batch, and the sums are written in one
  * `TransactWriteItems` with one marker per counted record (`COUNTED#<eventID>`, put only if
  * new). A batch delivered again (Lambda retries from the earliest failed record) finds its
  * markers: those records are dropped, the rest summed again, and the transaction sent again, so
@@ -13,10 +13,10 @@
 
 import type { MerchantScope } from '../domain/scope.ts';
 import {
-  type CountedState,
-  changeDelta,
   chunkCountChanges,
+  countDelta,
   type DeliveryCountChange,
+  type DeliveryStatus,
   isEmptyDelta,
   sumCountChanges,
 } from '../domain/webhook-deliveries.ts';
@@ -32,8 +32,8 @@ export interface DeliveryChangeRecord {
   eventType: string;
   endpointId: string | null;
   /** The old image (absent on creation). */
-  before?: CountedState;
-  after: CountedState;
+  before?: DeliveryStatus;
+  after: DeliveryStatus;
 }
 
 export type CountResult = { ok: true } | { ok: false; failedAt: number; error: unknown };
@@ -95,7 +95,7 @@ export async function countDeliveryChanges(
   const counted: Counted[] = [];
   records.forEach((record, index) => {
     if (!record) return;
-    const delta = changeDelta(record.before, record.after);
+    const delta = countDelta(record.before, record.after);
     if (isEmptyDelta(delta)) return;
     const { streamEventId, scope, deliveryId, eventType, endpointId } = record;
     counted.push({ index, streamEventId, change: { scope, deliveryId, eventType, endpointId, delta } });

@@ -11,12 +11,12 @@ import QRCode from 'qrcode';
 import type { AccountSettings } from '../domain/account-settings.ts';
 import { buildDynamicBrCode } from '../domain/br-code.ts';
 import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
-import { type ChargeRecord, pixLocation, serializeCharge } from '../domain/charges.ts';
+import { type ChargeRecord, pixLocation, scopeOf, serializeCharge } from '../domain/charges.ts';
 import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.ts';
 import { transitionEvents } from '../domain/events.ts';
 import { deriveTxid } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { awaitingPayment, sourceStatuses } from '../domain/transaction-status.ts';
+import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
 import { newChargeId } from '../ids.ts';
 import { providerFor } from '../providers/index.ts';
@@ -28,9 +28,9 @@ import {
 } from '../providers/provider.ts';
 import {
   chargeRefItem,
+  customerChargeTimes,
   type IdempotencyRecord,
   idempotencyItem,
-  customerChargeTimes as liveCustomerChargeTimes,
   MAX_CUSTOMER_WINDOW_SECONDS,
   newChargeItem,
   pendingCounterChange,
@@ -79,12 +79,12 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   const document = input.customer.document;
   // One round trip: the create context, in parallel with the customer's live charges of the
   // longest window any account may set.
-  const [context, customerChargeTimes] = await Promise.all([
+  const [context, liveCustomerCharges] = await Promise.all([
     readCreateContext(scope, routeId, idempotencyKey),
     document === undefined
       ? Promise.resolve([])
-      : liveCustomerChargeTimes(scope, document, {
-          statuses: sourceStatuses('pay'),
+      : customerChargeTimes(scope, document, {
+          statuses: txStatuses.filter(awaitingPayment),
           sinceIso: new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString(),
           nowIso: now.toISOString(),
         }),
@@ -92,7 +92,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   if (context.idempotency) return replay(context.idempotency, requestHash);
   const account = context.account;
   if (!account) throw new NotFound('No such account.');
-  assertWithinVelocity(account.settings.velocity, customerChargeTimes, context.pendingCount, now);
+  assertWithinVelocity(account.settings.velocity, liveCustomerCharges, context.pendingCount, now);
 
   const provider = providerFor(scope.mode, account);
   if (!provider)
@@ -135,7 +135,7 @@ export function newChargeItems(
   charge: ChargeRecord,
   input: { routeId: string; idempotencyKey: string; record: IdempotencyRecord; maxPending: number },
 ) {
-  const scope = { accountId: charge.accountId, mode: charge.mode };
+  const scope = scopeOf(charge);
   const trigger = charge.status === 'REFUSED' ? 'refuse' : 'create';
   return {
     charge: newChargeItem(charge),

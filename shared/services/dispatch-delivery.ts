@@ -118,13 +118,13 @@ export async function dispatchDelivery(
   if (!attempt || isFinal(attempt.delivery.status)) return { kind: 'done' };
   const { delivery, body: rawBody, destination } = attempt;
   if ('cancel' in destination) {
-    await changeDelivery(ref, delivery, ATTEMPTABLE, cancellation(destination.cancel), { now: now() });
+    await changeDelivery(ref, delivery, ATTEMPTABLE, cancellation(destination.cancel), now());
     return { kind: 'done' };
   }
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
   const start = attemptStart(delivery);
-  await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, { now: now() });
+  await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, now());
 
   let answer: AttemptAnswer;
   try {
@@ -157,6 +157,6 @@ export async function dispatchDelivery(
     retryScale: options.retryScale,
     random: options.random ?? Math.random,
   });
-  await changeDelivery(ref, delivery, ['PROCESSING'], result.change, { now: now() });
+  await changeDelivery(ref, delivery, ['PROCESSING'], result.change, now());
   return result.outcome;
 }

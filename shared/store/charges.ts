@@ -16,7 +16,7 @@
 
 import { randomInt } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChargeRecord } from '../domain/charges.ts';
+import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { Devolution, IncomingPix, Tranche } from '../domain/settlement.ts';
@@ -44,8 +44,6 @@ import {
 } from './keys.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-
-const scopeOf = (charge: ChargeRecord): MerchantScope => ({ accountId: charge.accountId, mode: charge.mode });
 
 /** The charge item with its index attributes for its current status. */
 export function chargeItem(charge: ChargeRecord): Record<string, unknown> {

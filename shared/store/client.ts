@@ -116,19 +116,6 @@ export function flattenItems<N extends string>(items: NamedItems<N>): { names: N
   return { names, list };
 }
 
-/** A transaction that may lose a race: `false` when a condition failed (nothing was written). */
-export async function transactWrite(
-  items: NonNullable<TransactWriteCommandInput['TransactItems']>,
-): Promise<boolean> {
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
 export type { ItemKey } from './keys.ts';
 
 /**

@@ -14,8 +14,7 @@
  * A delivery does not copy its event's body (about 12 KB for a charge event, which carries the
  * QR image): it names the outbox event item (`eventSk`, in the same partition), which keeps the
  * exact JSON every attempt sends. Deliveries written before that change carry the body
- * themselves (`body`); deliveries written before the counters have no `counted` flag: the stream
- * counts them in at their next change, which sets it.
+ * themselves (`body`).
  */
 
 import {
@@ -23,7 +22,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
@@ -96,8 +94,6 @@ export type StoredDelivery = Delivery & {
   eventSk?: string;
   /** The raw JSON body, only on deliveries written before `eventSk`. */
   body?: string;
-  /** In the counters and cell indexes (false: written before them, counted at its next change). */
-  counted: boolean;
 };
 
 /** The outbox event item a delivery sends, or `undefined` for a delivery that kept its body. */
@@ -134,7 +130,6 @@ const INTERNAL = new Set([
   'enqueuedAt',
   'eventSk',
   'body',
-  'counted',
 ]);
 const toDelivery = (item: Record<string, unknown>): Delivery =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
@@ -146,7 +141,6 @@ export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery 
   mode: item.mode as 'live' | 'test',
   ...(item.eventSk !== undefined && { eventSk: String(item.eventSk) }),
   ...(item.body !== undefined && { body: String(item.body) }),
-  counted: item.counted === true,
 });
 
 // ── Counters ──────────────────────────────────────────────────────────────────────────────────
@@ -231,7 +225,6 @@ function deliveryItem(scope: MerchantScope, delivery: Delivery, event: { created
       endpointDeliveriesIndex(delivery.endpointId, event.createdAt, delivery.id)),
     ...deliveryCellIndexes(scope, cellOf(delivery, delivery.status), event.createdAt, delivery.id),
     eventSk: event.sk,
-    counted: true,
     ...delivery,
   };
 }
@@ -306,32 +299,21 @@ const CHANGEABLE = [
 
 /**
  * Applies `fields` to the delivery if its status is one of `from` (one conditional `UpdateItem`);
- * its cell index keys follow the new status and it is marked `counted` (the stream counts every
- * change of a counted delivery, and counts in one written before the counters at this change).
- * `false` when its status is none of `from` (nothing written). `uncountedOnly`: also on condition
- * that it is not counted yet (counting in an old delivery as it is).
+ * its cell index keys follow the new status. `false` when its status is none of `from` (nothing
+ * written). The stream counts the change.
  */
 export async function changeDelivery(
   ref: DeliveryRef,
   delivery: Pick<Delivery, 'id' | 'eventType' | 'endpointId'>,
   from: readonly DeliveryStatus[],
   fields: Partial<Delivery> & { status: DeliveryStatus },
-  options: {
-    /** `undefined` leaves `updatedAt` as it is (counting in an old delivery changes nothing of it). */
-    now?: Date;
-    uncountedOnly?: boolean;
-  },
+  now: Date,
 ): Promise<boolean> {
   const scope = parseScope(ref.pk);
   const { eventCreatedAt } = parseDeliverySk(ref.sk);
-  const names: Record<string, string> = { '#status': 'status', '#counted': 'counted' };
-  const values: Record<string, unknown> = { ':true': true };
-  const sets = ['#counted = :true'];
-  if (options.now) {
-    names['#updatedAt'] = 'updatedAt';
-    values[':now'] = options.now.toISOString();
-    sets.push('#updatedAt = :now');
-  }
+  const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
+  const values: Record<string, unknown> = { ':now': now.toISOString() };
+  const sets = ['#updatedAt = :now'];
   for (const field of CHANGEABLE) {
     if (!(field in fields)) continue;
     names[`#${field}`] = field;
@@ -353,9 +335,7 @@ export async function changeDelivery(
         TableName: tableName(),
         Key: keyOf(ref),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: options.uncountedOnly
-          ? `${condition} AND attribute_not_exists(#counted)`
-          : condition,
+        ConditionExpression: condition,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
@@ -396,32 +376,7 @@ export async function putNewDeliveries(
 
 // ── Reads ─────────────────────────────────────────────────────────────────────────────────────
 
-/**
- * The keys of deliveries written before the counters (no `counted`), a page at a time: a `Scan`
- * (an operator's one-off, like the local requeue), of one scope's partition when `scope` is given.
- */
-export async function* uncountedDeliveries(scope?: MerchantScope): AsyncGenerator<DeliveryRef[]> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: `#type = :delivery AND attribute_not_exists(#counted)${scope ? ' AND pk = :pk' : ''}`,
-        ProjectionExpression: 'pk, sk',
-        ExpressionAttributeNames: { '#type': 'type', '#counted': 'counted' },
-        ExpressionAttributeValues: {
-          ':delivery': streamItemTypes.webhookDelivery,
-          ...(scope && { ':pk': scopePk(scope) }),
-        },
-        ExclusiveStartKey,
-      }),
-    );
-    yield (page.Items ?? []).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-}
-
-/** An endpoint's deliveries in `status` (GSI1; deliveries written before the cell indexes too). */
+/** An endpoint's deliveries in `status` (GSI1). */
 export async function endpointDeliveriesIn(
   endpointId: string,
   status: DeliveryStatus,

@@ -9,7 +9,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -18,13 +18,11 @@ import { ATTEMPTABLE } from '../../shared/domain/delivery-attempt.ts';
 import type { MerchantScope } from '../../shared/domain/scope.ts';
 import type { Counts, DeliveryStatus } from '../../shared/domain/webhook-deliveries.ts';
 import { deliveryStatuses, emptyCounts } from '../../shared/domain/webhook-deliveries.ts';
-import { countInDeliveries } from '../../shared/services/count-in-deliveries.ts';
 import { newDelivery } from '../../shared/services/fan-out-event.ts';
 import { db, queryAll, tableName } from '../../shared/store/client.ts';
 import {
   countedMarkerKey,
   deliveryKey,
-  endpointDeliveriesIndex,
   eventKey,
   PREFIX,
   prefixEnd,
@@ -89,7 +87,7 @@ const sum = (items: { counts: Partial<Counts> }[]) => {
   return counts;
 };
 
-/** Every counted delivery of the scope read from the table, counted: what the counters must say. */
+/** Every delivery of the scope read from the table, counted: what the counters must say. */
 async function recount(scope: MerchantScope) {
   const items = await queryAll({
     TableName: tableName(),
@@ -104,7 +102,6 @@ async function recount(scope: MerchantScope) {
   const all = emptyCounts();
   const byEndpoint = new Map<string, Counts>();
   for (const item of items) {
-    if (item.counted !== true) continue;
     add(all, item.status);
     if (item.endpointId === null) continue;
     const counts = byEndpoint.get(item.endpointId) ?? emptyCounts();
@@ -298,7 +295,7 @@ describe('counters kept by the stream', () => {
     const ref = deliveryKey(scope, s.eventAt, s.delivery.id);
     const targets: DeliveryStatus[] = ['PROCESSING', 'DELIVERED', 'CANCELLED', 'FAILED', 'DELIVERED'];
     const won = await Promise.all(
-      targets.map((status) => changeDelivery(ref, s.delivery, ['PENDING'], { status }, { now: new Date() })),
+      targets.map((status) => changeDelivery(ref, s.delivery, ['PENDING'], { status }, new Date())),
     );
     expect(won.filter(Boolean)).toHaveLength(1);
     const final = (await getDelivery(ref))?.status as DeliveryStatus;
@@ -316,7 +313,7 @@ describe('counters kept by the stream', () => {
     // PROCESSING from any attemptable status (several win: PROCESSING → PROCESSING moves no count) …
     await Promise.all(
       Array.from({ length: 6 }, () =>
-        changeDelivery(ref, s.delivery, ATTEMPTABLE, { status: 'PROCESSING' }, { now: new Date() }),
+        changeDelivery(ref, s.delivery, ATTEMPTABLE, { status: 'PROCESSING' }, new Date()),
       ),
     );
     // … then the results, from PROCESSING only: the first one wins.
@@ -327,7 +324,7 @@ describe('counters kept by the stream', () => {
           s.delivery,
           ['PROCESSING'],
           n % 2 ? { status: 'DELIVERED', attempts: 1 } : { status: 'PENDING', attempts: 1 },
-          { now: new Date() },
+          new Date(),
         ),
       ),
     );
@@ -346,17 +343,17 @@ describe('counters kept by the stream', () => {
     await Promise.all(
       rows.map(async (s, n) => {
         const ref = deliveryKey(scope, s.eventAt, s.delivery.id);
-        await changeDelivery(ref, s.delivery, ATTEMPTABLE, { status: 'PROCESSING' }, { now: new Date() });
+        await changeDelivery(ref, s.delivery, ATTEMPTABLE, { status: 'PROCESSING' }, new Date());
         // A racing cancellation of some (as an endpoint deletion would), then the attempt's result.
         await Promise.all([
           n % 3 === 0 &&
-            changeDelivery(ref, s.delivery, ['PENDING', 'PROCESSING'], { status: 'CANCELLED' }, {}),
+            changeDelivery(ref, s.delivery, ['PENDING', 'PROCESSING'], { status: 'CANCELLED' }, new Date()),
           changeDelivery(
             ref,
             s.delivery,
             ['PROCESSING'],
             { status: n % 4 ? 'DELIVERED' : 'PENDING' },
-            { now: new Date() },
+            new Date(),
           ),
         ]);
       }),
@@ -394,26 +391,25 @@ describe('stream records delivered again', () => {
     const m = await merchant();
     const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
     // Deliveries that exist only in these records: the runtime's own stream has nothing of them.
-    const item = (s: ReturnType<typeof seed>, status: DeliveryStatus, counted = true) => ({
+    const item = (s: ReturnType<typeof seed>, status: DeliveryStatus) => ({
       ...deliveryKey(scope, s.eventAt, s.delivery.id),
       type: 'webhookDelivery',
       accountId: scope.accountId,
       mode: scope.mode,
       ...s.delivery,
       status,
-      ...(counted && { counted: true }),
     });
     const a = seed(scope, { endpointId: EP1 }, 'charge.paid', 'PENDING');
     const b = seed(scope, { url: 'https://o.example/h' }, 'payment.completed', 'PENDING');
-    const old = seed(scope, { endpointId: EP2 }, 'charge.paid', 'DELIVERED');
+    const other = seed(scope, { endpointId: EP2 }, 'charge.paid', 'DELIVERED');
     const batch = [
       record('INSERT', item(a, 'PENDING')),
       record('MODIFY', { ...item(a, 'PENDING'), enqueuedAt: 'now' }, item(a, 'PENDING')),
       record('MODIFY', item(a, 'PROCESSING'), item(a, 'PENDING')),
       record('INSERT', item(b, 'PENDING')),
       record('MODIFY', item(a, 'DELIVERED'), item(a, 'PROCESSING')),
-      // Written before the counters, counted in as it is (count-webhook-deliveries).
-      record('MODIFY', item(old, 'DELIVERED'), item(old, 'DELIVERED', false)),
+      // Another endpoint's delivery, created already delivered.
+      record('INSERT', item(other, 'DELIVERED')),
     ];
     const expected = {
       all: { ...emptyCounts(), total: 3, PENDING: 1, DELIVERED: 2 },
@@ -471,7 +467,6 @@ describe('stream records delivered again', () => {
       mode: scope.mode,
       ...s.delivery,
       eventType,
-      counted: true,
     });
     const a = seed(scope, { endpointId: EP1 }, 'charge.paid', 'PENDING');
     const b = seed(scope, { endpointId: EP1 }, 'charge.paid', 'PENDING');
@@ -500,72 +495,5 @@ describe('stream records delivered again', () => {
       total: 2,
       PENDING: 2,
     });
-  });
-});
-
-describe('deliveries written before the counters', () => {
-  /** As the earlier code wrote it: no cell index keys, no counters, no `counted`. */
-  const putOld = (m: { accountId: string }, s: ReturnType<typeof seed>, endpointId: string) =>
-    db.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...deliveryKey({ accountId: m.accountId, mode: 'test' }, s.eventAt, s.delivery.id),
-          type: 'webhookDelivery',
-          accountId: m.accountId,
-          mode: 'test',
-          ...endpointDeliveriesIndex(endpointId, s.eventAt, s.delivery.id),
-          eventSk: s.eventSk,
-          ...s.delivery,
-        },
-      }),
-    );
-
-  it('counts one in at its next change', async () => {
-    const m = await merchant();
-    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
-    const s = seed(scope, { endpointId: EP1 }, 'charge.paid', 'PENDING');
-    const ref = deliveryKey(scope, s.eventAt, s.delivery.id);
-    await putOld(m, s, EP1);
-    const read = await getDelivery(ref);
-    expect(read?.counted).toBe(false);
-    const won = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        changeDelivery(ref, s.delivery, ['PENDING'], { status: 'PROCESSING' }, { now: new Date() }),
-      ),
-    );
-    expect(won.filter(Boolean)).toHaveLength(1);
-    expect(await countersCaughtUp(scope)).toEqual({ ...emptyCounts(), total: 1, PROCESSING: 1 });
-    expect(
-      (await list(m.apikey, 'status=PROCESSING&eventType=charge.paid')).data.map((d: { id: string }) => d.id),
-    ).toEqual([s.delivery.id]);
-  });
-
-  it('counts in finished ones (count-webhook-deliveries), once, even run twice at once', async () => {
-    const m = await merchant();
-    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
-    const statuses: DeliveryStatus[] = ['DELIVERED', 'DELIVERED', 'FAILED', 'CANCELLED', 'PENDING'];
-    const rows = statuses.map((status) => seed(scope, { endpointId: EP2 }, 'charge.created', status));
-    for (const s of rows) await putOld(m, s, EP2);
-    expect(await countersCaughtUp(scope)).toEqual(emptyCounts());
-    const counted = await Promise.all([countInDeliveries(scope), countInDeliveries(scope)]);
-    expect(counted[0] + counted[1]).toBe(5);
-    expect(await countInDeliveries(scope)).toBe(0);
-    expect(await countersCaughtUp(scope)).toEqual({
-      total: 5,
-      PENDING: 1,
-      PROCESSING: 0,
-      DELIVERED: 2,
-      FAILED: 1,
-      CANCELLED: 1,
-    });
-    const delivered = await list(m.apikey, `status=DELIVERED&endpointId=${EP2}`);
-    expect(delivered.total).toBe(2);
-    expect(delivered.data.map((d: { updatedAt: string }) => d.updatedAt)).toEqual(
-      rows
-        .filter((s) => s.delivery.status === 'DELIVERED')
-        .map((s) => s.delivery.updatedAt)
-        .reverse(),
-    );
   });
 });
