@@ -4,6 +4,7 @@
  */
 
 import { randomBytes, randomInt } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { endToEndTimestamp, ISPB_PATTERN } from './domain/pix-ids.ts';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -32,12 +33,12 @@ export function newEndToEndId(ispb: string, at: Date): string {
 }
 
 /**
- * A new raw charge id: 12 hex digits of the creation time in milliseconds, then 12 random hex
- * digits. Ids therefore sort by creation time, which is what lets the charge list page by
- * cursor (the sort key) with a stable order while new charges keep arriving.
+ * A new raw charge id: a UUIDv7 (RFC 9562), whose first 48 bits are the creation time in
+ * milliseconds. Ids therefore sort by creation time, which is what lets the charge list page by
+ * cursor (the sort key) with a stable order while new charges keep arriving; the payment id of
+ * Part 2 is this UUID.
  */
-export const newChargeId = (now: number): string =>
-  now.toString(16).padStart(12, '0') + randomBytes(6).toString('hex');
+export const newChargeId = (now: number): string => uuidv7({ msecs: now });
 
 /** `evt_…`: stable per business event, the receiver's dedupe key. */
 export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;

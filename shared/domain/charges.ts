@@ -3,7 +3,7 @@
  * vocabulary those map to, and the allowlist serializer of the public Charge (Part 1).
  */
 
-import { publicChargeId } from './pix-ids.ts';
+import { locationToken, publicChargeId } from './pix-ids.ts';
 import type { MerchantScope } from './scope.ts';
 import { awaitingPayment, PUBLIC_STATUS, type PublicStatus, type TxStatus } from './transaction-status.ts';
 
@@ -79,7 +79,7 @@ export const checkoutUrl = (baseUrl: string, rawId: string) => `${baseUrl}/check
 export const qrCodeUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}/qr.png`;
 /** The BR Code location: no scheme, at most 77 characters (API Pix `PayloadLocation`). */
 export const pixLocation = (baseUrl: string, rawId: string) =>
-  `${baseUrl.replace(/^https?:\/\//, '')}/pix/${rawId}`;
+  `${baseUrl.replace(/^https?:\/\//, '')}/pix/${locationToken(rawId)}`;
 
 /**
  * The public Charge, field by field (allowlist): no internal or provider fields, no fees, no

@@ -15,7 +15,8 @@ export const END_TO_END_ID_PATTERN = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 /** Prefix of the public charge id (`ch_<raw>`). */
 export const CHARGE_ID_PREFIX = 'ch_';
 
-const RAW_CHARGE_ID_PATTERN = /^[0-9a-f]{24}$/;
+/** A UUIDv7 in lower case (the raw charge id, which is also the payment id). */
+const RAW_CHARGE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISPB_PATTERN = /^\d{8}$/;
 
 /**
@@ -46,8 +47,10 @@ export function endToEndTimestamp(at: Date): string {
 }
 
 /** The smallest raw id that can belong to a charge created at `ms` (for time-range queries). */
-export const chargeIdFloor = (ms: number): string =>
-  Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+export function chargeIdFloor(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}`;
+}
 
 /** Public form of a raw charge id, as shown in `Charge.id`. */
 export const publicChargeId = (raw: string): string => `${CHARGE_ID_PREFIX}${raw}`;
@@ -55,9 +58,26 @@ export const publicChargeId = (raw: string): string => `${CHARGE_ID_PREFIX}${raw
 /**
  * Raw charge id from path input, which may be `ch_<raw>` or the bare raw id (the spec accepts
  * both and the payments surface uses the raw one). Returns `undefined` for anything that is not
- * exactly 24 lower-case hex characters, so callers answer 404 without touching storage.
+ * a lower-case UUIDv7, so callers answer 404 without touching storage.
  */
 export function parseChargeId(input: string): string | undefined {
   const raw = input.startsWith(CHARGE_ID_PREFIX) ? input.slice(CHARGE_ID_PREFIX.length) : input;
   return RAW_CHARGE_ID_PATTERN.test(raw) ? raw : undefined;
+}
+
+/**
+ * The charge's token in its Pix location URL: the UUID's 16 bytes in base64url (22 characters),
+ * so that a deployed host (about 46 characters) plus `/pix/` and the token stays within the BR
+ * Code's 77-character location; the 36-character UUID would not.
+ */
+export const locationToken = (rawId: string): string =>
+  Buffer.from(rawId.replaceAll('-', ''), 'hex').toString('base64url');
+
+/** The raw charge id a location token names, or `undefined` when it names none. */
+export function parseLocationToken(token: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return undefined;
+  const hex = Buffer.from(token, 'base64url').toString('hex');
+  return parseChargeId(
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  );
 }

@@ -80,7 +80,7 @@ describe('POST /v1/charges: the created charge', () => {
       payment_method: 'pix',
       settlement: {},
     });
-    expect(charge.id).toMatch(/^ch_[0-9a-f]{24}$/);
+    expect(charge.id).toMatch(/^ch_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // ch_<UUIDv7>
     expect(charge.customer).toEqual({ name: 'Maria Silva', document: '52998224725' });
     expect(charge.metadata).toEqual({ order_id: '42', flag: true, description: 'Pedido 42' });
     expect(Object.keys(charge.pix).sort()).toEqual([

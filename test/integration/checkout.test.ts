@@ -22,6 +22,7 @@ import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import type { PublicCharge } from '../../shared/domain/charges.ts';
+import { locationToken } from '../../shared/domain/pix-ids.ts';
 import { SANDBOX_REFUSED_AMOUNT } from '../../shared/providers/sandbox.ts';
 import { launchChromium, newPhoneContext } from '../helpers/browser.ts';
 import { expire, newCharge, pay } from '../helpers/charges.ts';
@@ -119,10 +120,14 @@ describe('the BR Code of a charge (pix.br_code)', () => {
     expect(parseBrCode(charge.pix.br_code ?? '').merchantAccount.get('00')).toBe('br.gov.bcb.pix');
   });
 
-  it('points 26.25 at the scheme-less /pix/<raw id> location, at most 77 characters', () => {
+  it('points 26.25 at the scheme-less /pix/<location token> location, at most 77 characters', () => {
     const location = parseBrCode(charge.pix.br_code ?? '').merchantAccount.get('25') ?? '';
 
-    expect(location).toBe(`${new URL(testBaseUrl).host}/pix/${rawId(charge)}`); // 127.0.0.1:3310/pix/…
+    expect(location).toBe(`${new URL(testBaseUrl).host}/pix/${locationToken(rawId(charge))}`); // 127.0.0.1:3310/pix/…
+    // A deployed API Gateway host (46 characters) still fits: the token is 22 characters, not the UUID's 36.
+    expect(
+      `${'x'.repeat(10)}.execute-api.sa-east-1.amazonaws.com/pix/${locationToken(rawId(charge))}`.length,
+    ).toBeLessThanOrEqual(77);
     expect(location).not.toMatch(/^[a-z]+:\/\//i);
     expect(location.length).toBeLessThanOrEqual(77);
   });
@@ -209,7 +214,7 @@ describe('the Pix location of a charge (GET http://<26.25>)', () => {
   it('does not exist for a charge the acquirer refused (no BR Code, no txid)', async () => {
     const refused = await newCharge(demo().test_api_key, { amount: SANDBOX_REFUSED_AMOUNT });
 
-    const reply = await api(`/pix/${rawId(refused)}`);
+    const reply = await api(`/pix/${locationToken(rawId(refused))}`);
 
     expect(refused.status).toBe('failed');
     expectError(reply, 404, 'not_found_error', 'not_found');
@@ -311,7 +316,7 @@ describe('the charge-addressed public routes', () => {
       randomBytes(12).toString('hex'), // well-formed, unknown
       charge.id, // the public ch_ id: these routes take the raw id only
       `${rawId(charge)}0`, // one character too long
-      'z'.repeat(24), // right length, not hex
+      'z'.repeat(36), // right length, not a UUID
       'not-a-charge',
     ];
     for (const id of ids) {

@@ -64,7 +64,7 @@ describe('POST /v1/payments', () => {
       customerEmail: 'maria@example.com',
       metadata: { orderId: 'A-1', returnUrl: 'https://shop.example/back' },
     });
-    expect(reply.body.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(reply.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // a UUIDv7
     // The same charge, in the charge format.
     const charge = await getCharge(m.apikey, `ch_${reply.body.id}`);
     expect(charge.status).toBe(200);

@@ -68,9 +68,10 @@ describe('newEndToEndId', () => {
 });
 
 describe('charge ids', () => {
-  it('creates 24 lower-case hex raw ids, unique per call', () => {
+  it('creates lower-case UUIDv7 raw ids, unique per call', () => {
     const ids = Array.from({ length: 100 }, () => newChargeId(Date.now()));
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Set(ids).size).toBe(100);
   });
 
@@ -82,18 +83,20 @@ describe('charge ids', () => {
     expect(parseChargeId(raw)).toBe(raw);
   });
 
-  it('rejects anything that is not exactly a 24-hex raw id', () => {
+  it('rejects anything that is not exactly a lower-case UUIDv7', () => {
     for (const bad of [
       '',
       'ch_',
-      'ch_0123456789abcdef0123456',
-      'ch_0123456789abcdef012345678',
-      'ch_0123456789ABCDEF01234567',
-      'ch_ch_0123456789abcdef01234567',
-      'CH_0123456789abcdef01234567',
-      'py_0123456789abcdef01234567',
-      '0123456789abcdef0123456g',
-      ' 0123456789abcdef01234567',
+      'ch_019a4b2c-1d2e-7f00-8a1b-2c3d4e5f607',
+      'ch_019a4b2c-1d2e-7f00-8a1b-2c3d4e5f60718',
+      'ch_019A4B2C-1D2E-7F00-8A1B-2C3D4E5F6071',
+      'ch_ch_019a4b2c-1d2e-7f00-8a1b-2c3d4e5f6071',
+      'CH_019a4b2c-1d2e-7f00-8a1b-2c3d4e5f6071',
+      'py_019a4b2c-1d2e-7f00-8a1b-2c3d4e5f6071',
+      '019a4b2c-1d2e-4f00-8a1b-2c3d4e5f6071', // a UUIDv4
+      '019a4b2c1d2e7f008a1b2c3d4e5f6071', // no dashes
+      ' 019a4b2c-1d2e-7f00-8a1b-2c3d4e5f6071',
+      '0123456789abcdef01234567', // the old format
     ]) {
       expect(parseChargeId(bad)).toBeUndefined();
     }
@@ -109,5 +112,16 @@ describe('charge id ordering', () => {
     expect(early < late).toBe(true);
     expect(chargeIdFloor(1_700_000_000_000) <= early).toBe(true);
     expect(chargeIdFloor(1_700_000_000_001) > early).toBe(true);
+  });
+});
+
+describe('location tokens', () => {
+  it('round-trip a raw id in 22 characters and refuse anything else', async () => {
+    const { locationToken, parseLocationToken } = await import('../../shared/domain/pix-ids.ts');
+    const raw = newChargeId(Date.now());
+    expect(locationToken(raw)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(parseLocationToken(locationToken(raw))).toBe(raw);
+    expect(parseLocationToken(raw)).toBeUndefined();
+    expect(parseLocationToken('A'.repeat(22))).toBeUndefined(); // 16 bytes, not a UUIDv7
   });
 });
