@@ -46,5 +46,5 @@ export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`
 /** A ledger journal's id. */
 export const newJournalId = (): string => `jrn_${randomBytes(10).toString('hex')}`;
 
-/** The id of a devolution (API Pix `PUT /pix/{e2eid}/devolucao/{id}`). */
-export const newReturnId = (): string => `D${randomBytes(12).toString('hex')}`;
+/** `re_<UUIDv7>`: a refund (its API Pix devolution id is the UUID without dashes). */
+export const newRefundId = (now: number): string => `re_${uuidv7({ msecs: now })}`;

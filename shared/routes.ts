@@ -45,7 +45,44 @@ export const routes = [
 
   // The transaction-format view of the same charges (Part 2).
   { id: 'createPayment', group: 'payments', method: 'POST', path: '/v1/payments', auth: 'apikey' },
+  { id: 'listPayments', group: 'payments', method: 'GET', path: '/v1/payments', auth: 'apikey' },
   { id: 'getPayment', group: 'payments', method: 'GET', path: '/v1/payments/{id}', auth: 'apikey' },
+  {
+    id: 'cancelPayment',
+    group: 'payments',
+    method: 'POST',
+    path: '/v1/payments/{id}/cancel',
+    auth: 'apikey',
+  },
+  {
+    id: 'refundPayment',
+    group: 'payments',
+    method: 'POST',
+    path: '/v1/payments/{id}/refund',
+    auth: 'apikey',
+  },
+  { id: 'listRefunds', group: 'payments', method: 'GET', path: '/v1/payments/{id}/refunds', auth: 'apikey' },
+  {
+    id: 'resendPaymentWebhook',
+    group: 'payments',
+    method: 'POST',
+    path: '/v1/payments/{id}/resend-webhook',
+    auth: 'apikey',
+  },
+  {
+    id: 'getPaymentProviderStatus',
+    group: 'payments',
+    method: 'GET',
+    path: '/v1/payments/{id}/provider-status',
+    auth: 'apikey',
+  },
+  {
+    id: 'getPaymentReceipt',
+    group: 'payments',
+    method: 'GET',
+    path: '/v1/payments/{id}/receipt',
+    auth: 'apikey',
+  },
 
   { id: 'getWalletBalance', group: 'wallets', method: 'GET', path: '/v1/wallets/balance', auth: 'apikey' },
   { id: 'listWallets', group: 'wallets', method: 'GET', path: '/v1/wallets', auth: 'apikey' },

@@ -1,5 +1,22 @@
 import { createApiHandler } from '#shared/http/api-handler.ts';
+import { cancelPayment } from './cancel-payment.ts';
 import { createPayment } from './create-payment.ts';
 import { getPayment } from './get-payment.ts';
+import { getPaymentProviderStatus } from './get-payment-provider-status.ts';
+import { getPaymentReceipt } from './get-payment-receipt.ts';
+import { listPayments } from './list-payments.ts';
+import { listRefunds } from './list-refunds.ts';
+import { refundPayment } from './refund-payment.ts';
+import { resendPaymentWebhook } from './resend-payment-webhook.ts';
 
-export const handler = createApiHandler('payments', { createPayment, getPayment });
+export const handler = createApiHandler('payments', {
+  createPayment,
+  getPayment,
+  listPayments,
+  cancelPayment,
+  refundPayment,
+  listRefunds,
+  resendPaymentWebhook,
+  getPaymentProviderStatus,
+  getPaymentReceipt,
+});

@@ -54,6 +54,10 @@ export interface ChargeRecord {
   customerId?: string;
   /** Per-transaction destination of the legacy (`payment.*`) events, beside the endpoints. */
   webhookUrl?: string;
+  /** Sum of the refunds not FAILED (reserved or paid): what no further refund may exceed. */
+  refundedAmount?: number;
+  /** Sum of the REFUNDED refunds: reaching `amount` makes the transaction REFUNDED. */
+  refundedSettled?: number;
 }
 
 /** The merchant scope a charge belongs to. */

@@ -14,14 +14,23 @@ export type LedgerAccount =
   | 'platform_fees'
   | 'payer_returns'
   /** Received but held for manual review (payer lock without a reported payer document). */
-  | 'review_hold';
+  | 'review_hold'
+  /** Refunds reserved from the merchant and owed to payers until the acquirer confirms. */
+  | 'refunds_in_flight';
 
 export interface LedgerEntry {
   account: LedgerAccount;
   amount: number;
 }
 
-export type JournalKind = 'charge_settled' | 'payment_returned' | 'payment_held' | 'balance_released';
+export type JournalKind =
+  | 'charge_settled'
+  | 'payment_returned'
+  | 'payment_held'
+  | 'balance_released'
+  | 'refund_reserved'
+  | 'refund_paid'
+  | 'refund_failed';
 
 export interface Journal {
   kind: JournalKind;

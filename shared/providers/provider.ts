@@ -27,10 +27,51 @@ export interface DevolutionInput {
   amount: number;
 }
 
+/** API Pix `cob.status`. */
+export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+
+/** A charge as the acquirer holds it (API Pix `GET /cob/{txid}`): its status and the JSON as received. */
+export interface CobSnapshot {
+  status: CobStatus;
+  raw: Record<string, unknown>;
+}
+
+/** API Pix `devolucao.status`. */
+export type DevolutionStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+
+export interface DevolutionState {
+  status: DevolutionStatus;
+  /** The acquirer's reason when `NAO_REALIZADO`. */
+  reason?: string;
+}
+
+/** A Pix-out (cashout refund). Not part of API Pix: an acquirer offers it through its own payout API. */
+export interface PayoutInput {
+  /** Our id for the payout, so retries are idempotent. */
+  payoutId: string;
+  amount: number;
+  /** The Pix key to pay (`destinationKey`), or the payer's CPF/CNPJ used as a key. */
+  pixKey: string;
+}
+
+export interface PayoutPort {
+  requestPayout(input: PayoutInput): Promise<void>;
+  getPayout(payoutId: string): Promise<DevolutionState>;
+}
+
 export interface PixProvider {
   readonly name: string;
   createCob(input: CreateCobInput): Promise<CreatedCob>;
+  /** API Pix `GET /cob/{txid}`, read live (never cached). */
+  getCob(txid: string): Promise<CobSnapshot>;
+  /** API Pix `PATCH /cob/{txid}` with status `REMOVIDA_PELO_USUARIO_RECEBEDOR`; idempotent. */
+  cancelCob(txid: string): Promise<void>;
+  /** API Pix `PUT /pix/{e2eid}/devolucao/{id}`; idempotent per `returnId`. */
   requestDevolution(input: DevolutionInput): Promise<void>;
+  /** API Pix `GET /pix/{e2eid}/devolucao/{id}`. */
+  getDevolution(input: Pick<DevolutionInput, 'endToEndId' | 'returnId'>): Promise<DevolutionState>;
+  /** Pix-out for `cashout` refunds; absent when the acquirer offers none (`REFUND_NOT_SUPPORTED`). */
+  readonly payouts?: PayoutPort;
 }
 
 /** The acquirer could not be reached or answered 5xx: nothing was created; retry later. */

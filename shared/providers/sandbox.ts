@@ -32,12 +32,33 @@ export function sandboxProvider(options: { acquirerDown: boolean }): PixProvider
       }
       return { providerChargeId: input.txid, txid: input.txid };
     },
+    async getCob(txid) {
+      throw new Error(`Sandbox getCob(${txid}) is not implemented yet`);
+    },
+    async cancelCob(txid) {
+      log.info('provider.cancelCob', { provider: 'sandbox', txid });
+      if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
+    },
     async requestDevolution(input) {
       log.info('provider.requestDevolution', {
         provider: 'sandbox',
         endToEndId: input.endToEndId,
         returnId: input.returnId,
       });
+    },
+    // A sandbox bank returns every Pix it is asked to: when the service asks is what paces a
+    // sandbox refund (`/v1/sandbox/refunds/{id}/fail` is how a test makes one fail).
+    async getDevolution() {
+      return { status: 'DEVOLVIDO' };
+    },
+    payouts: {
+      async requestPayout(input) {
+        log.info('provider.requestPayout', { provider: 'sandbox', payoutId: input.payoutId });
+        if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
+      },
+      async getPayout() {
+        return { status: 'DEVOLVIDO' };
+      },
     },
   };
 }

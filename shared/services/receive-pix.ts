@@ -8,13 +8,15 @@
 
 import type { AccountSettings } from '../domain/account-settings.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
+import { automaticReturn, devolutionIdOf } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { type IncomingPix, planSettlement, type SettlementOutcome } from '../domain/settlement.ts';
-import { newJournalId, newReturnId } from '../ids.ts';
+import { newJournalId, newRefundId } from '../ids.ts';
 import type { PixProvider } from '../providers/provider.ts';
-import { devolutionItem, getCharge, pixReceiptItem, trancheItem } from '../store/charges.ts';
+import { getCharge, pixReceiptItem, trancheItem } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
 import { journalItems } from '../store/ledger.ts';
+import { newRefundItems } from '../store/refunds.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 5;
@@ -42,7 +44,8 @@ export async function receivePix(
     if (!charge) return undefined;
     const plan = planSettlement(charge, pix, settings);
     const at = pix.receivedAt;
-    const returnId = newReturnId();
+    const returned =
+      plan.devolution && automaticReturn(charge, plan.devolution, newRefundId(Date.parse(at)), at);
     const result = await transact({
       receipt: pixReceiptItem(scope, pix, chargeId, outcomeLabel(plan.outcome)),
       ...(plan.transition &&
@@ -51,14 +54,14 @@ export async function receivePix(
         })),
       journal: journalItems(scope, plan.journal, at, newJournalId()),
       tranche: plan.tranche && trancheItem(scope, chargeId, plan.tranche),
-      devolution: plan.devolution && devolutionItem(scope, chargeId, returnId, plan.devolution, at),
+      devolution: returned && newRefundItems(returned, at),
     });
     if (result.committed) {
-      if (plan.devolution)
+      if (returned)
         await provider.requestDevolution({
           endToEndId: pix.endToEndId,
-          returnId,
-          amount: plan.devolution.amount,
+          returnId: devolutionIdOf(returned.id),
+          amount: returned.amount,
         });
       return { outcome: plan.outcome, charge: plan.transition?.next ?? charge, duplicate: false };
     }

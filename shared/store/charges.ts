@@ -10,7 +10,7 @@
  * - `COUNTER#PENDING_CHARGES`: live charges of the scope, so the account velocity limit is a
  *   transaction condition;
  * - `IDEMPOTENCY#…`: the stored response of a create;
- * - `PIXIN#<e2e>`: a Pix processed once; `DEVOLUTION#…`: money returned to a payer;
+ * - `PIXIN#<e2e>`: a Pix processed once (money returned to a payer is a refund: refunds.ts);
  *   `TRANCHE#…` (+ GSI2 release queue): a held net amount.
  */
 
@@ -19,7 +19,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import type { Devolution, IncomingPix, Tranche } from '../domain/settlement.ts';
+import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
 import { toAccount } from './accounts.ts';
 import { batchGetConsistent, db, queryAll, type TransactItem, tableName } from './client.ts';
@@ -29,7 +29,6 @@ import {
   chargeRefKey,
   customerIndexPk,
   type DueQueue,
-  devolutionKey,
   dueIndex,
   dueShards,
   dueUpTo,
@@ -75,7 +74,10 @@ export const newChargeItem = (charge: ChargeRecord): TransactItem => ({
   Put: { TableName: tableName(), Item: chargeItem(charge), ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
-/** The charge rewritten in its new state, only if it is still in one of `from` (and unexpired, if asked). */
+/**
+ * The charge rewritten in its new state, only if it is still in one of `from` (and unexpired, if
+ * asked) and no refund moved its refunded total since it was read (refunds add to it in place).
+ */
 export function replaceChargeItem(
   next: ChargeRecord,
   from: TxStatus[],
@@ -83,11 +85,17 @@ export function replaceChargeItem(
 ): TransactItem {
   const values: Record<string, unknown> = Object.fromEntries(from.map((s, n) => [`:from${n}`, s]));
   if (options.unexpiredAt) values[':at'] = options.unexpiredAt;
+  if (next.refundedAmount !== undefined) values[':refunded'] = next.refundedAmount;
+  const conditions = [
+    `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`,
+    ...(options.unexpiredAt ? ['expiresAt > :at'] : []),
+    next.refundedAmount === undefined ? 'attribute_not_exists(refundedAmount)' : 'refundedAmount = :refunded',
+  ];
   return {
     Put: {
       TableName: tableName(),
       Item: chargeItem(next),
-      ConditionExpression: `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})${options.unexpiredAt ? ' AND expiresAt > :at' : ''}`,
+      ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: values,
     },
@@ -170,27 +178,6 @@ export const pixReceiptItem = (
       receivedAt: pix.receivedAt,
     },
     ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
-
-/** A devolution's record (API Pix `PUT /pix/{e2eid}/devolucao/{id}`). */
-export const devolutionItem = (
-  scope: MerchantScope,
-  chargeId: string,
-  returnId: string,
-  devolution: Devolution,
-  at: string,
-): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: {
-      ...devolutionKey(scope, chargeId, returnId),
-      type: 'devolution',
-      chargeId,
-      returnId,
-      ...devolution,
-      createdAt: at,
-    },
   },
 });
 

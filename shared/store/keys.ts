@@ -25,7 +25,7 @@ export const PREFIX = {
   audit: 'AUDIT#',
   member: 'MEMBER#',
   charge: 'CHARGE#',
-  devolution: 'DEVOLUTION#',
+  refund: 'REFUND#',
   tranche: 'TRANCHE#',
   wallet: 'WALLET#',
   journal: 'LEDGER#',
@@ -97,16 +97,24 @@ export const customerIndexPk = (scope: MerchantScope, document: string): string 
   `CUSTOMER#${scope.accountId}#${scope.mode}#${document}`;
 /** A Pix is processed once: its receipt is keyed by its end-to-end id alone. */
 export const pixReceiptKey = (endToEndId: string): ItemKey => ({ pk: `PIXIN#${endToEndId}`, sk: 'PIXIN' });
-export const devolutionKey = (scope: MerchantScope, chargeId: string, returnId: string): ItemKey => ({
+/** A transaction's refunds, newest last by id (`re_<UUIDv7>`), under the charge's raw id. */
+export const refundKey = (scope: MerchantScope, chargeId: string, refundId: string): ItemKey => ({
   pk: scopePk(scope),
-  sk: `${PREFIX.devolution}${chargeId}#${returnId}`,
+  sk: `${PREFIX.refund}${chargeId}#${refundId}`,
+});
+/** The prefix of one transaction's refunds. */
+export const chargeRefundsPrefix = (chargeId: string): string => `${PREFIX.refund}${chargeId}#`;
+/** Which charge a refund id belongs to (the sandbox routes address a refund by its id alone). */
+export const refundRefKey = (scope: MerchantScope, refundId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `REFUNDREF#${refundId}`,
 });
 
 // ── Due-work queues (GSI2, sparse): charges to expire, tranches to release ────────────────────
 
 const EXPIRY_SHARDS = 4;
 const RELEASE_SHARDS = 2;
-export type DueQueue = 'EXPIRY' | 'RELEASE';
+export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND';
 /** Every shard of a due queue (the scheduler drains them all). */
 export const dueShards = (queue: DueQueue): string[] =>
   Array.from({ length: queue === 'EXPIRY' ? EXPIRY_SHARDS : RELEASE_SHARDS }, (_, i) => `DUE#${queue}#${i}`);

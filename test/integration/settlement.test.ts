@@ -2,7 +2,8 @@ import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { db, tableName } from '../../shared/store/client.ts';
-import { devolutionKey, dueIndex, journalKey, PREFIX, scopePk, walletKey } from '../../shared/store/keys.ts';
+import { dueIndex, journalKey, PREFIX, scopePk, walletKey } from '../../shared/store/keys.ts';
+import { listRefunds } from '../../shared/store/refunds.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   balance,
@@ -23,22 +24,9 @@ const E2E = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 const lockedCharge = (apikey: string) =>
   newCharge(apikey, { amount: 2000, customer: { name: 'Maria' }, expected_payer_tax_id: '52998224725' });
 
-async function devolutions(accountId: string, chargeId: string) {
-  const scope = { accountId, mode: 'test' } as const;
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': scopePk(scope),
-        // The charge's devolutions: the sort-key prefix their keys share.
-        ':prefix': devolutionKey(scope, rawId(chargeId), '').sk,
-      },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
+/** The charge's refunds: a returned Pix is an automatic devolution among them. */
+const devolutions = (accountId: string, chargeId: string) =>
+  listRefunds({ accountId, mode: 'test' }, rawId(chargeId));
 
 describe('paying a charge (sandbox)', () => {
   it('marks it paid with an end-to-end id, credits the net amount, and emits charge.paid and payment.completed', async () => {
