@@ -174,6 +174,20 @@ export const routes = [
     path: '/v1/sandbox/acquirer',
     auth: 'apikey',
   },
+  {
+    id: 'simulateRefundFailure',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/refunds/{refund_id}/fail',
+    auth: 'apikey',
+  },
+  {
+    id: 'simulateRefundConfirmation',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/refunds/{refund_id}/confirm',
+    auth: 'apikey',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof routes)[number];

@@ -1,15 +1,38 @@
 import * as v from 'valibot';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { setSandboxAcquirerDown } from '#shared/store/accounts.ts';
+import { getAccount, setSandboxAcquirer as store } from '#shared/store/accounts.ts';
 import { requireTestMode } from './sandbox-only.ts';
 
-const Body = v.strictObject({ status: v.picklist(['up', 'down'], 'Must be up or down') });
+const Body = v.pipe(
+  v.strictObject({
+    status: v.optional(v.picklist(['up', 'down'], 'Must be up or down')),
+    payouts: v.optional(v.picklist(['supported', 'unsupported'], 'Must be supported or unsupported')),
+  }),
+  v.forward(
+    v.check((body) => body.status !== undefined || body.payouts !== undefined, 'Give status or payouts'),
+    ['status'],
+  ),
+);
 
-/** POST /v1/sandbox/acquirer: take the simulated acquirer down (creates answer 503) or up. */
+/**
+ * POST /v1/sandbox/acquirer: take the simulated acquirer down (creates answer 503) or up, and
+ * make it offer Pix-out or not (cashout refunds answer `REFUND_NOT_SUPPORTED` without).
+ */
 export const setSandboxAcquirer: RouteHandler<KeyPrincipal> = async ({ principal, body }) => {
   requireTestMode(principal);
-  const { status } = parseInput(Body, body, 'body');
-  await setSandboxAcquirerDown(principal.accountId, status === 'down');
-  return { status: 200, body: { object: 'sandbox_acquirer', status } };
+  const input = parseInput(Body, body, 'body');
+  await store(principal.accountId, {
+    ...(input.status !== undefined && { down: input.status === 'down' }),
+    ...(input.payouts !== undefined && { payoutsUnsupported: input.payouts === 'unsupported' }),
+  });
+  const account = await getAccount(principal.accountId);
+  return {
+    status: 200,
+    body: {
+      object: 'sandbox_acquirer',
+      status: account?.sandboxAcquirerDown ? 'down' : 'up',
+      payouts: account?.sandboxPayoutsUnsupported ? 'unsupported' : 'supported',
+    },
+  };
 };

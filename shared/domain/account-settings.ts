@@ -9,6 +9,8 @@ export interface FeePlan {
   providerFeeFixed: number;
   /** The platform's fee, basis points of the amount. */
   platformFeeBps: number;
+  /** The Pix-out fee of a cashout refund, in centavos (debited only with `passFeeToTenant`). */
+  cashoutFee: number;
 }
 
 export interface VelocityLimits {
@@ -34,7 +36,7 @@ export const DEFAULT_SETTINGS: Omit<AccountSettings, 'merchantName'> = {
   mcc: '0000',
   defaultExpiresIn: 3600,
   settlementHoldDays: 0,
-  feePlan: { providerFeeBps: 80, providerFeeFixed: 0, platformFeeBps: 120 },
+  feePlan: { providerFeeBps: 80, providerFeeFixed: 0, platformFeeBps: 120, cashoutFee: 50 },
   velocity: { customerMaxCharges: 5, customerWindowSeconds: 600, accountMaxPending: 1000 },
 };
 
@@ -42,7 +44,10 @@ export const DEFAULT_SETTINGS: Omit<AccountSettings, 'merchantName'> = {
 const bps = (amount: number, basisPoints: number) => Math.floor((amount * basisPoints + 5_000) / 10_000);
 
 /** Fees for a settled amount; `netAmount` = amount − providerFee − platformFee, never below 0. */
-export function computeFees(amount: number, plan: FeePlan) {
+export function computeFees(
+  amount: number,
+  plan: Pick<FeePlan, 'providerFeeBps' | 'providerFeeFixed' | 'platformFeeBps'>,
+) {
   const providerFee = Math.min(amount, bps(amount, plan.providerFeeBps) + plan.providerFeeFixed);
   const platformFee = Math.min(amount - providerFee, bps(amount, plan.platformFeeBps));
   return { providerFee, platformFee, netAmount: amount - providerFee - platformFee };
@@ -58,6 +63,8 @@ export interface Account {
   settings: AccountSettings;
   /** Sandbox only: the simulated acquirer answers as unavailable (503 on create). */
   sandboxAcquirerDown?: boolean;
+  /** Sandbox only: the simulated acquirer offers no Pix-out (cashout refunds: `REFUND_NOT_SUPPORTED`). */
+  sandboxPayoutsUnsupported?: boolean;
 }
 
 export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'velocity'>> & {

@@ -57,8 +57,8 @@ export class IdempotencyConflict extends DomainError {
 
 /** Well-formed, but the service cannot do it (422), e.g. no acquirer for live mode. */
 export class Unprocessable extends DomainError {
-  constructor(message: string, options: ErrorOptions = {}) {
-    super('unprocessable_entity', message, options);
+  constructor(message: string, options: ErrorOptions & { code?: string } = {}) {
+    super(options.code ?? 'unprocessable_entity', message, options);
   }
 }
 

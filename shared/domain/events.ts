@@ -6,6 +6,7 @@
  */
 
 import { type ChargeRecord, serializeCharge } from './charges.ts';
+import type { RefundRecord } from './refunds.ts';
 import {
   type CanonicalEventType,
   eventTypesOf,
@@ -108,4 +109,26 @@ export function transitionEvents(
   return eventTypesOf(trigger, previousStatus).map((type) =>
     isCanonical(type) ? canonicalEvent(type, charge, ctx) : legacyEvent(type, charge, previousStatus, ctx),
   );
+}
+
+/**
+ * A refund advanced (created, requested, refunded or failed): `payment.refunded` with the
+ * transaction's fields and the `refund` it is about, plus `payment.status_changed` when this
+ * advance moved the transaction itself (the refund that completes it: PAID → REFUNDED).
+ */
+export function refundEvents(
+  charge: ChargeRecord,
+  previousStatus: TxStatus,
+  refund: Pick<RefundRecord, 'id' | 'amount' | 'status'>,
+  ctx: EventContext,
+): OutboxEvent[] {
+  const refunded = legacyEvent('payment.refunded', charge, previousStatus, ctx);
+  const data = refunded.payload.data as Record<string, unknown>;
+  data.refund = { id: refund.id, amount: refund.amount, status: refund.status };
+  return [
+    refunded,
+    ...(previousStatus !== charge.status
+      ? [legacyEvent('payment.status_changed', charge, previousStatus, ctx)]
+      : []),
+  ];
 }

@@ -8,6 +8,10 @@ import { sandboxProvider } from './sandbox.ts';
  * acquirer (the live adapter comes later), so until then there is none and creation is 422.
  */
 export function providerFor(mode: KeyMode, account: Account): PixProvider | undefined {
-  if (mode === 'test') return sandboxProvider({ acquirerDown: account.sandboxAcquirerDown === true });
+  if (mode === 'test')
+    return sandboxProvider({
+      acquirerDown: account.sandboxAcquirerDown === true,
+      payouts: account.sandboxPayoutsUnsupported !== true,
+    });
   return undefined;
 }

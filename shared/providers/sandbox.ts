@@ -3,7 +3,8 @@
  * the txid (like `PUT /cob/{txid}`, a retry is the same charge), and two documented triggers
  * simulate failures:
  * - amount 1313 (R$ 13,13): the acquirer refuses the charge → the charge is `failed`;
- * - `POST /v1/sandbox/acquirer {"status":"down"}`: the acquirer is unavailable → 503.
+ * - `POST /v1/sandbox/acquirer {"status":"down"}`: the acquirer is unavailable → 503;
+ * - `POST /v1/sandbox/acquirer {"payouts":"unsupported"}`: no Pix-out → cashout refunds 422.
  */
 
 import { log } from '../log.ts';
@@ -17,7 +18,7 @@ import {
 
 export const SANDBOX_REFUSED_AMOUNT = 1313;
 
-export function sandboxProvider(options: { acquirerDown: boolean }): PixProvider {
+export function sandboxProvider(options: { acquirerDown: boolean; payouts?: boolean }): PixProvider {
   return {
     name: 'sandbox',
     async createCob(input: CreateCobInput): Promise<CreatedCob> {
@@ -51,14 +52,16 @@ export function sandboxProvider(options: { acquirerDown: boolean }): PixProvider
     async getDevolution() {
       return { status: 'DEVOLVIDO' };
     },
-    payouts: {
-      async requestPayout(input) {
-        log.info('provider.requestPayout', { provider: 'sandbox', payoutId: input.payoutId });
-        if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
+    ...(options.payouts !== false && {
+      payouts: {
+        async requestPayout(input) {
+          log.info('provider.requestPayout', { provider: 'sandbox', payoutId: input.payoutId });
+          if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
+        },
+        async getPayout() {
+          return { status: 'DEVOLVIDO' as const };
+        },
       },
-      async getPayout() {
-        return { status: 'DEVOLVIDO' };
-      },
-    },
+    }),
   };
 }

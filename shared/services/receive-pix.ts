@@ -8,7 +8,7 @@
 
 import type { AccountSettings } from '../domain/account-settings.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
-import { automaticReturn, devolutionIdOf } from '../domain/refunds.ts';
+import { automaticReturn } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { type IncomingPix, planSettlement, type SettlementOutcome } from '../domain/settlement.ts';
 import { newJournalId, newRefundId } from '../ids.ts';
@@ -17,6 +17,7 @@ import { getCharge, pixReceiptItem, trancheItem } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
 import { journalItems } from '../store/ledger.ts';
 import { newRefundItems } from '../store/refunds.ts';
+import { requestRefund } from './advance-refund.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 5;
@@ -57,12 +58,7 @@ export async function receivePix(
       devolution: returned && newRefundItems(returned, at),
     });
     if (result.committed) {
-      if (returned)
-        await provider.requestDevolution({
-          endToEndId: pix.endToEndId,
-          returnId: devolutionIdOf(returned.id),
-          amount: returned.amount,
-        });
+      if (returned) await requestRefund(returned, { provider });
       return { outcome: plan.outcome, charge: plan.transition?.next ?? charge, duplicate: false };
     }
     if (result.failed.includes('receipt'))

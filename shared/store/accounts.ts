@@ -76,17 +76,30 @@ export function toAccount(item: Record<string, unknown>): Account {
   };
   if (typeof item.rateLimitPerMinute === 'number') account.rateLimitPerMinute = item.rateLimitPerMinute;
   if (item.sandboxAcquirerDown === true) account.sandboxAcquirerDown = true;
+  if (item.sandboxPayoutsUnsupported === true) account.sandboxPayoutsUnsupported = true;
   return account;
 }
 
-export async function setSandboxAcquirerDown(accountId: string, down: boolean): Promise<void> {
+/** The simulated acquirer's behaviour (sandbox only); an absent field is left as it was. */
+export async function setSandboxAcquirer(
+  accountId: string,
+  behaviour: { down?: boolean; payoutsUnsupported?: boolean },
+): Promise<void> {
+  const sets = [
+    ...(behaviour.down !== undefined ? ['sandboxAcquirerDown = :down'] : []),
+    ...(behaviour.payoutsUnsupported !== undefined ? ['sandboxPayoutsUnsupported = :noPayouts'] : []),
+  ];
+  if (sets.length === 0) return;
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
       Key: accountKey(accountId),
-      UpdateExpression: 'SET sandboxAcquirerDown = :down',
+      UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':down': down },
+      ExpressionAttributeValues: {
+        ...(behaviour.down !== undefined && { ':down': behaviour.down }),
+        ...(behaviour.payoutsUnsupported !== undefined && { ':noPayouts': behaviour.payoutsUnsupported }),
+      },
     }),
   );
 }

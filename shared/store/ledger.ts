@@ -20,6 +20,8 @@ export function journalItems(
   journal: Journal,
   at: string,
   journalId: string,
+  /** Only if the wallet's `available` is at least this before the change (a debit that must not overdraw). */
+  options: { availableAtLeast?: number } = {},
 ): TransactItem[] {
   const journalPut: TransactItem = {
     Put: {
@@ -46,12 +48,14 @@ export function journalItems(
         Key: walletKey(scope, journal.currency),
         UpdateExpression:
           'ADD available :available, pending :pending SET currency = :currency, #type = :type',
+        ...(options.availableAtLeast !== undefined && { ConditionExpression: 'available >= :atLeast' }),
         ExpressionAttributeNames: { '#type': 'type' },
         ExpressionAttributeValues: {
           ':available': delta.available,
           ':pending': delta.pending,
           ':currency': journal.currency,
           ':type': 'wallet',
+          ...(options.availableAtLeast !== undefined && { ':atLeast': options.availableAtLeast }),
         },
       },
     },

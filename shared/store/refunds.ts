@@ -81,7 +81,7 @@ export const replaceRefundItem = (
 export function chargeRefundTotalsChange(
   scope: MerchantScope,
   chargeId: string,
-  change: { refunded?: number; settled?: number; at: string },
+  change: { refunded?: number; settled?: number; status?: string; at: string },
   guard: { from: readonly string[]; maxRefundedBefore?: number; settledBefore?: number },
 ): TransactItem {
   const adds = [
@@ -101,11 +101,12 @@ export function chargeRefundTotalsChange(
     Update: {
       TableName: tableName(),
       Key: chargeKey(scope, chargeId),
-      UpdateExpression: `ADD ${adds.join(', ')} SET updatedAt = :at`,
+      UpdateExpression: `ADD ${adds.join(', ')} SET updatedAt = :at${change.status ? ', #status = :to' : ''}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':at': change.at,
+        ...(change.status !== undefined && { ':to': change.status }),
         ...(change.refunded !== undefined && { ':refunded': change.refunded }),
         ...(change.settled !== undefined && { ':settled': change.settled }),
         ...Object.fromEntries(guard.from.map((s, n) => [`:from${n}`, s])),

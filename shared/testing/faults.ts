@@ -7,7 +7,7 @@
 import { config } from '../config.ts';
 import { HttpError } from '../http/errors.ts';
 
-export type FaultPoint = 'after-provider' | 'after-write';
+export type FaultPoint = 'after-provider' | 'after-write' | 'refund-after-write' | 'refund-after-provider';
 
 export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
   if (!config.faultInjection) return;

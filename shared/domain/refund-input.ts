@@ -1,0 +1,91 @@
+/**
+ * `POST /v1/payments/{id}/refund` input (Part 2, "Refund body"), validated before anything is
+ * read, and the Pix key rules a cashout destination must meet (DICT key types: CPF, CNPJ,
+ * e-mail, phone, EVP).
+ */
+
+import * as v from 'valibot';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN, PIX_MAX_AMOUNT } from './charge-input.ts';
+import { InvalidInput } from './errors.ts';
+import type { RefundRequest } from './refunds.ts';
+import { isValidCnpj, isValidCpf } from './tax-id.ts';
+import { parseInput } from './validation.ts';
+
+export const MAX_REFUND_REASON_LENGTH = 500;
+
+export type PixKeyType = 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'EVP';
+
+/** DICT's key forms: digits-only CPF/CNPJ, `+55` phone in E.164, e-mail (≤ 77), lower-case EVP UUID. */
+export function pixKeyType(key: string): PixKeyType | undefined {
+  if (/^\d{11}$/.test(key) && isValidCpf(key)) return 'CPF';
+  if (/^\d{14}$/.test(key) && isValidCnpj(key)) return 'CNPJ';
+  if (/^\+55[1-9]{2}9?\d{8}$/.test(key)) return 'PHONE';
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key)) return 'EVP';
+  if (key.length <= 77 && v.is(v.pipe(v.string(), v.rfcEmail()), key)) return 'EMAIL';
+  return undefined;
+}
+
+export const RefundBody = v.pipe(
+  v.strictObject({
+    idempotencyKey: v.pipe(
+      v.string('Required: a key unique per intended refund'),
+      v.regex(/^[\x21-\x7e]+$/, 'Must be visible ASCII characters'),
+      v.minLength(IDEMPOTENCY_KEY_MIN, `Must be at least ${IDEMPOTENCY_KEY_MIN} characters`),
+      v.maxLength(IDEMPOTENCY_KEY_MAX, `Must be at most ${IDEMPOTENCY_KEY_MAX} characters`),
+    ),
+    amount: v.optional(
+      v.pipe(
+        v.number('Must be an integer amount in the smallest currency unit'),
+        v.integer('Must be an integer amount in the smallest currency unit'),
+        v.minValue(1, 'Must be greater than 0'),
+        v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT}`),
+      ),
+    ),
+    reason: v.optional(
+      v.pipe(
+        v.string('Must be a string'),
+        v.maxLength(MAX_REFUND_REASON_LENGTH, `Must be at most ${MAX_REFUND_REASON_LENGTH} characters`),
+      ),
+    ),
+    strategy: v.optional(v.picklist(['devolution', 'cashout'], 'Must be devolution or cashout'), 'cashout'),
+    passFeeToTenant: v.optional(v.boolean('Must be true or false')),
+    destinationKey: v.optional(
+      v.pipe(
+        v.string('Must be a Pix key'),
+        v.check(
+          (key) => pixKeyType(key) !== undefined,
+          'Must be a Pix key: CPF or CNPJ (digits only), e-mail, +55 phone in E.164, or an EVP UUID',
+        ),
+      ),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (body) => body.strategy === 'cashout' || body.passFeeToTenant === undefined,
+      'Applies to cashout refunds only',
+    ),
+    ['passFeeToTenant'],
+  ),
+  v.forward(
+    v.check(
+      (body) => body.strategy === 'cashout' || body.destinationKey === undefined,
+      'Applies to cashout refunds only',
+    ),
+    ['destinationKey'],
+  ),
+);
+export type RefundBody = v.InferOutput<typeof RefundBody>;
+
+export function parseRefundBody(input: unknown): RefundBody {
+  if (input === undefined)
+    throw new InvalidInput('A JSON body with an idempotencyKey is required.', { param: 'idempotencyKey' });
+  return parseInput(RefundBody, input, 'body');
+}
+
+export const refundRequestOf = (body: RefundBody): RefundRequest => ({
+  strategy: body.strategy,
+  passFeeToTenant: body.passFeeToTenant ?? false,
+  ...(body.amount !== undefined && { amount: body.amount }),
+  ...(body.reason !== undefined && { reason: body.reason }),
+  ...(body.destinationKey !== undefined && { destinationKey: body.destinationKey }),
+});

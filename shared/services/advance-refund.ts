@@ -1,0 +1,288 @@
+/**
+ * A refund after its creation (Part 2: PENDING → IN_PROGRESS → REFUNDED or FAILED, "advancing
+ * asynchronously as the acquirer confirms"). Each step is one guarded transaction:
+ * - `requestRefund`: asks the acquirer (a devolution of the original Pix, or a Pix-out) with an
+ *   id derived from the refund, so asking again is harmless; then PENDING → IN_PROGRESS;
+ * - `settleRefund`: REFUNDED (the reserve leaves through the acquirer; the refund that completes
+ *   the amount makes the transaction REFUNDED) or FAILED (the reserve goes back to `available`);
+ * - `advanceDueRefunds`: the scheduler's pass over refunds whose next check is due: a PENDING one
+ *   is requested again (the create's own attempt failed or never ran), an IN_PROGRESS one is
+ *   asked about at the acquirer.
+ * Every advance writes `payment.refunded` with the refund in its `data`.
+ */
+
+import type { ChargeRecord } from '../domain/charges.ts';
+import { refundEvents } from '../domain/events.ts';
+import {
+  canApplyRefund,
+  devolutionIdOf,
+  isFinalRefund,
+  REFUND_TRANSITIONS,
+  type RefundRecord,
+  type RefundTrigger,
+  refundFailedJournal,
+  refundPaidJournal,
+} from '../domain/refunds.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { nextStatus, TRANSITIONS } from '../domain/transaction-status.ts';
+import { newJournalId } from '../ids.ts';
+import { log } from '../log.ts';
+import { providerFor } from '../providers/index.ts';
+import {
+  type DevolutionState,
+  type PixProvider,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from '../providers/provider.ts';
+import { getAccount } from '../store/accounts.ts';
+import { dueEntries, getCharge } from '../store/charges.ts';
+import { isTransactionConflict, transact } from '../store/client.ts';
+import { outboxItems } from '../store/events.ts';
+import { journalItems } from '../store/ledger.ts';
+import { chargeRefundTotalsChange, getRefund, replaceRefundItem } from '../store/refunds.ts';
+import { injectFault } from '../testing/faults.ts';
+import { eventContext } from './charge-transition.ts';
+
+/** How long after a request the service first asks the acquirer whether the money left. */
+export const FIRST_CHECK_AFTER_MS = 2_000;
+/** Later checks back off up to this. */
+const MAX_CHECK_INTERVAL_MS = 10 * 60_000;
+const MAX_ATTEMPTS = 8;
+
+const later = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
+
+const scopeOfRefund = (refund: RefundRecord): MerchantScope => ({
+  accountId: refund.accountId,
+  mode: refund.mode,
+});
+
+/** The acquirer of a refund's scope (`undefined` for a live account without one). */
+async function providerOf(scope: MerchantScope): Promise<PixProvider | undefined> {
+  const account = await getAccount(scope.accountId);
+  return account && providerFor(scope.mode, account);
+}
+
+/** Retries a transaction a concurrent one on the same items cancelled (nothing was written). */
+async function withConflictRetry<T>(commit: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await commit();
+    } catch (error) {
+      if (!isTransactionConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * attempt));
+    }
+  }
+}
+
+/** Asks the acquirer to send the money; idempotent per refund (API Pix devolution id). */
+async function askAcquirer(provider: PixProvider, refund: RefundRecord): Promise<void> {
+  if (refund.strategy === 'devolution') {
+    if (refund.endToEndId === undefined)
+      throw new ProviderRejectedError('No end-to-end id', 'no_end_to_end_id');
+    await provider.requestDevolution({
+      endToEndId: refund.endToEndId,
+      returnId: devolutionIdOf(refund.id),
+      amount: refund.amount,
+    });
+    return;
+  }
+  if (!provider.payouts || refund.destinationKey === undefined)
+    throw new ProviderRejectedError('The acquirer offers no Pix-out', 'payout_not_supported');
+  await provider.payouts.requestPayout({
+    payoutId: devolutionIdOf(refund.id),
+    amount: refund.amount,
+    pixKey: refund.destinationKey,
+  });
+}
+
+/** Where the money is, as the acquirer says. */
+function askStatus(provider: PixProvider, refund: RefundRecord): Promise<DevolutionState> {
+  if (refund.strategy === 'devolution' && refund.endToEndId !== undefined)
+    return provider.getDevolution({ endToEndId: refund.endToEndId, returnId: devolutionIdOf(refund.id) });
+  if (provider.payouts) return provider.payouts.getPayout(devolutionIdOf(refund.id));
+  return Promise.resolve({ status: 'NAO_REALIZADO', reason: 'The acquirer offers no Pix-out' });
+}
+
+/** The events of a refund advance, from the charge as it stands (or as this advance leaves it). */
+function advanceEvents(
+  scope: MerchantScope,
+  charge: ChargeRecord,
+  before: ChargeRecord,
+  refund: RefundRecord,
+  at: string,
+) {
+  // An automatic return is not a refund the merchant asked for: its transition (payer lock →
+  // REFUNDED) already said so, and a `payment.refunded` on a still-pending payment would mislead.
+  if (refund.automatic) return undefined;
+  return outboxItems(scope, refundEvents(charge, before.status, refund, eventContext(at)));
+}
+
+/**
+ * PENDING → IN_PROGRESS once the acquirer accepted the request. An unavailable acquirer leaves
+ * the refund PENDING for the scheduler to ask again; a refusal fails it. Returns the refund as
+ * it now stands.
+ */
+export async function requestRefund(
+  refund: RefundRecord,
+  options: { provider?: PixProvider; headers?: Record<string, string>; now?: Date } = {},
+): Promise<RefundRecord> {
+  if (refund.status !== 'PENDING') return refund;
+  const scope = scopeOfRefund(refund);
+  const provider = options.provider ?? (await providerOf(scope));
+  if (!provider) return settleRefund(refund, 'fail', 'No acquirer is configured for this account');
+  try {
+    await askAcquirer(provider, refund);
+  } catch (error) {
+    if (error instanceof ProviderRejectedError) return settleRefund(refund, 'fail', error.message);
+    if (error instanceof ProviderUnavailableError) {
+      log.info('refund request deferred: acquirer unavailable', { refundId: refund.id });
+      return refund;
+    }
+    throw error;
+  }
+  injectFault('refund-after-provider', options.headers ?? {});
+  return moveRefund(refund, 'request', undefined, options.now);
+}
+
+/** IN_PROGRESS (or PENDING) → REFUNDED or FAILED, with the money moves and the charge's totals. */
+export async function settleRefund(
+  refund: RefundRecord,
+  trigger: Extract<RefundTrigger, 'confirm' | 'fail'>,
+  failureReason?: string,
+  now = new Date(),
+): Promise<RefundRecord> {
+  return moveRefund(refund, trigger, failureReason, now);
+}
+
+async function moveRefund(
+  refund: RefundRecord,
+  trigger: RefundTrigger,
+  failureReason: string | undefined,
+  now = new Date(),
+): Promise<RefundRecord> {
+  const scope = scopeOfRefund(refund);
+  let current = refund;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (!canApplyRefund(trigger, current.status)) return current;
+    const charge = await getCharge(scope, current.chargeId);
+    if (!charge) throw new Error(`Refund ${current.id} names a missing charge`);
+    const at = now.toISOString();
+    const next: RefundRecord = {
+      ...current,
+      status: REFUND_TRANSITIONS[trigger].to,
+      updatedAt: at,
+      ...(trigger === 'request' && { requestedAt: at }),
+      ...(trigger !== 'request' && { completedAt: at }),
+      ...(failureReason !== undefined && { failureReason }),
+    };
+    const plan = chargeSide(charge, next, trigger, at);
+    const result = await withConflictRetry(() =>
+      transact({
+        refund: replaceRefundItem(
+          next,
+          current.status,
+          trigger === 'request' ? later(at, FIRST_CHECK_AFTER_MS) : undefined,
+        ),
+        charge: plan.chargeItem,
+        journal: plan.journal && journalItems(scope, plan.journal, at, newJournalId()),
+        events: advanceEvents(scope, plan.after, charge, next, at),
+      }),
+    );
+    if (result.committed) {
+      log.info('refund advanced', { refundId: next.id, status: next.status });
+      return next;
+    }
+    // Another advance won (the sandbox's fail against the scheduler's confirm, say), or the
+    // charge moved: read both again.
+    const reread = await getRefund(scope, current.chargeId, current.id);
+    if (!reread) throw new Error(`Refund ${current.id} vanished`);
+    current = reread;
+  }
+  throw new Error(`Could not ${trigger} refund ${refund.id} after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** What an advance does to the charge: its refund totals, its status when fully refunded, the journal. */
+function chargeSide(charge: ChargeRecord, refund: RefundRecord, trigger: RefundTrigger, at: string) {
+  const scope = scopeOfRefund(refund);
+  // A Pix the service returned by itself never reached the merchant: the charge's totals and the
+  // wallet are not the refund's business, and its journal was written when the Pix arrived.
+  if (trigger === 'request' || refund.automatic)
+    return { after: charge, chargeItem: undefined, journal: undefined };
+  if (trigger === 'fail') {
+    return {
+      after: { ...charge, refundedAmount: (charge.refundedAmount ?? 0) - refund.amount },
+      chargeItem: chargeRefundTotalsChange(
+        scope,
+        charge.id,
+        { refunded: -refund.amount, at },
+        { from: [charge.status] },
+      ),
+      journal: refundFailedJournal(refund),
+    };
+  }
+  const settledBefore = charge.refundedSettled ?? 0;
+  const completes =
+    settledBefore + refund.amount === charge.amount &&
+    (TRANSITIONS.refundInFull.from as readonly string[]).includes(charge.status);
+  const status = completes ? nextStatus('refundInFull', charge.status) : charge.status;
+  return {
+    after: { ...charge, status, refundedSettled: settledBefore + refund.amount, updatedAt: at },
+    chargeItem: chargeRefundTotalsChange(
+      scope,
+      charge.id,
+      { settled: refund.amount, at, ...(completes && { status }) },
+      { from: [charge.status], settledBefore },
+    ),
+    journal: refundPaidJournal(refund),
+  };
+}
+
+/** Asks the acquirer again later (still in flight), backing off. */
+async function checkLater(refund: RefundRecord, now: Date): Promise<void> {
+  const since = Date.parse(refund.requestedAt ?? refund.createdAt);
+  const interval = Math.min(
+    MAX_CHECK_INTERVAL_MS,
+    Math.max(FIRST_CHECK_AFTER_MS, (now.getTime() - since) / 2),
+  );
+  await transact({ refund: replaceRefundItem(refund, refund.status, later(now.toISOString(), interval)) });
+}
+
+/** Scheduler: every refund whose next check is due. Returns how many it moved. */
+export async function advanceDueRefunds(now: Date): Promise<number> {
+  let moved = 0;
+  for (const { scope, item } of await dueEntries('REFUND', now)) {
+    const refund = await getRefund(scope, String(item.chargeId), String(item.id));
+    if (!refund || isFinalRefund(refund.status)) continue;
+    try {
+      const after = await advanceOne(refund, now);
+      if (after.status !== refund.status) moved++;
+    } catch (error) {
+      // One refund's trouble must not stop the others: it stays due and is tried next run.
+      log.error('refund advance failed', { refundId: refund.id, error: String(error) });
+    }
+  }
+  return moved;
+}
+
+async function advanceOne(refund: RefundRecord, now: Date): Promise<RefundRecord> {
+  if (refund.status === 'PENDING') {
+    const after = await requestRefund(refund, { now });
+    if (after.status === 'PENDING') await checkLater(after, now);
+    return after;
+  }
+  const provider = await providerOf(scopeOfRefund(refund));
+  if (!provider) return settleRefund(refund, 'fail', 'No acquirer is configured for this account', now);
+  let state: DevolutionState;
+  try {
+    state = await askStatus(provider, refund);
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError)) throw error;
+    await checkLater(refund, now);
+    return refund;
+  }
+  if (state.status === 'DEVOLVIDO') return settleRefund(refund, 'confirm', undefined, now);
+  if (state.status === 'NAO_REALIZADO')
+    return settleRefund(refund, 'fail', state.reason ?? 'The acquirer could not return the money', now);
+  await checkLater(refund, now);
+  return refund;
+}

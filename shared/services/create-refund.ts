@@ -1,0 +1,187 @@
+/**
+ * Refunding a payment (`POST /v1/payments/{id}/refund`; README, "Refunds"). ONE transaction
+ * writes the refund (PENDING), adds its amount to the charge's refunded total only while that
+ * total stays within the amount (a condition DynamoDB checks on the committed value, so
+ * concurrent refunds can never over-refund), reserves the amount (and the fee the merchant bears)
+ * from `available` only while `available` covers it, and stores the idempotency record and the
+ * `payment.refunded` event. Then the acquirer is asked (advance-refund.ts). A replay returns the
+ * original refund and finishes what a failure after the commit left undone.
+ */
+
+import { requestFingerprint } from '../domain/charge-input.ts';
+import { IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
+import { refundEvents } from '../domain/events.ts';
+import { type RefundBody, refundRequestOf } from '../domain/refund-input.ts';
+import {
+  assertRefundable,
+  cashoutKey,
+  type RefundRecord,
+  refundReserveJournal,
+  serializeRefund,
+} from '../domain/refunds.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { TRANSITIONS } from '../domain/transaction-status.ts';
+import { newJournalId, newRefundId } from '../ids.ts';
+import { log } from '../log.ts';
+import { providerFor } from '../providers/index.ts';
+import { getAccount } from '../store/accounts.ts';
+import { getCharge, idempotencyItem, readIdempotencyRecord, type StoredResponse } from '../store/charges.ts';
+import { isTransactionConflict, transact } from '../store/client.ts';
+import { outboxItems } from '../store/events.ts';
+import { journalItems } from '../store/ledger.ts';
+import { chargeRefundTotalsChange, getRefund, newRefundItems } from '../store/refunds.ts';
+import { injectFault } from '../testing/faults.ts';
+import { requestRefund } from './advance-refund.ts';
+import { eventContext } from './charge-transition.ts';
+
+export const REFUND_ROUTE = 'refundPayment';
+const MAX_ATTEMPTS = 12;
+
+export interface CreateRefundResult extends StoredResponse {
+  replayed: boolean;
+}
+
+/** `REFUND_NOT_SUPPORTED` (422): the acquirer cannot do this kind of refund. */
+const notSupported = (message: string) =>
+  new Unprocessable(message, { code: 'REFUND_NOT_SUPPORTED', param: 'strategy' });
+
+export async function createRefund(request: {
+  scope: MerchantScope;
+  chargeId: string;
+  body: RefundBody;
+  rawBody: unknown;
+  headers: Record<string, string>;
+}): Promise<CreateRefundResult> {
+  const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
+  const { chargeId, body } = request;
+  // The payment is part of the request: the same key on another payment is another request.
+  const requestHash = requestFingerprint(REFUND_ROUTE, { id: chargeId, body: request.rawBody });
+  const [stored, first, account] = await Promise.all([
+    readIdempotencyRecord(scope, REFUND_ROUTE, body.idempotencyKey),
+    getCharge(scope, chargeId),
+    getAccount(scope.accountId),
+  ]);
+  if (!first || !account) throw new NotFound('No such payment.');
+  if (stored) return replay(scope, chargeId, stored, requestHash, request.headers);
+
+  const provider = providerFor(scope.mode, account);
+  if (!provider) throw notSupported('No acquirer is configured for this account in live mode.');
+  const wanted = refundRequestOf(body);
+  if (wanted.strategy === 'cashout' && !provider.payouts)
+    throw notSupported('This acquirer offers no Pix-out: use strategy devolution.');
+
+  let charge = first;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const now = new Date();
+    const at = now.toISOString();
+    const amount = assertRefundable(charge, wanted, now.getTime());
+    const cashout = wanted.strategy === 'cashout';
+    const refund: RefundRecord = {
+      id: newRefundId(now.getTime()),
+      accountId: scope.accountId,
+      mode: scope.mode,
+      chargeId,
+      amount,
+      currency: charge.currency,
+      status: 'PENDING',
+      strategy: wanted.strategy,
+      reason: wanted.reason ?? null,
+      fee: cashout && wanted.passFeeToTenant ? account.settings.feePlan.cashoutFee : 0,
+      ...(cashout ? { destinationKey: cashoutKey(charge, wanted) } : { endToEndId: charge.endToEndId }),
+      automatic: false,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const response = { status: 201, body: serializeRefund(refund) };
+    let result: Awaited<ReturnType<typeof transact<string>>>;
+    try {
+      result = await transact({
+        refund: newRefundItems(refund, at),
+        charge: chargeRefundTotalsChange(
+          scope,
+          chargeId,
+          { refunded: amount, at },
+          { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
+        ),
+        wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), {
+          availableAtLeast: amount + refund.fee,
+        }),
+        idempotency: idempotencyItem(scope, {
+          routeId: REFUND_ROUTE,
+          key: body.idempotencyKey,
+          record: { requestHash, response },
+          chargeId,
+          createdAt: at,
+        }),
+        events: outboxItems(
+          scope,
+          refundEvents(
+            { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount },
+            charge.status,
+            refund,
+            eventContext(at),
+          ),
+        ),
+      });
+    } catch (error) {
+      // Another refund of this payment committing at the same moment: nothing was written.
+      if (!isTransactionConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
+      charge = (await getCharge(scope, chargeId)) ?? charge;
+      continue;
+    }
+    if (result.committed) {
+      injectFault('refund-after-write', request.headers);
+      await askAcquirer(refund, request.headers);
+      return { ...response, replayed: false };
+    }
+    if (result.failed.includes('idempotency')) {
+      const winner = await readIdempotencyRecord(scope, REFUND_ROUTE, body.idempotencyKey);
+      if (winner) return replay(scope, chargeId, winner, requestHash, request.headers);
+    }
+    if (result.failed.includes('charge')) {
+      // Its status or refunded total moved since it was read: the rules decide again.
+      charge = (await getCharge(scope, chargeId)) ?? charge;
+      continue;
+    }
+    if (result.failed.includes('wallet'))
+      throw new InvalidInput('The available balance does not cover this refund.', {
+        code: 'insufficient_balance',
+        param: 'amount',
+      });
+    throw new Error(`Refund transaction failed on ${result.failed.join(', ')}`);
+  }
+  throw new Error(`Could not refund payment ${chargeId} after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** The stored response of the same request; the refund it names is driven on if it stalled. */
+async function replay(
+  scope: MerchantScope,
+  chargeId: string,
+  stored: { requestHash: string; response: StoredResponse },
+  requestHash: string,
+  headers: Record<string, string>,
+): Promise<CreateRefundResult> {
+  if (stored.requestHash !== requestHash)
+    throw new IdempotencyConflict('This idempotencyKey was already used with a different refund request.');
+  const refundId = (stored.response.body as { id?: string }).id;
+  const refund = refundId === undefined ? undefined : await getRefund(scope, chargeId, refundId);
+  if (refund) await askAcquirer(refund, headers);
+  return { ...stored.response, replayed: true };
+}
+
+/**
+ * Best effort right after the commit: the refund is already safe (reserved, PENDING, on the
+ * scheduler's queue), so a failure here only delays it; the scheduler asks again.
+ */
+async function askAcquirer(refund: RefundRecord, headers: Record<string, string>): Promise<void> {
+  try {
+    await requestRefund(refund, { headers });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'injected_fault') throw error;
+    log.error('refund request failed; the scheduler will retry', {
+      refundId: refund.id,
+      error: String(error),
+    });
+  }
+}

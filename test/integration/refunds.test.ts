@@ -1,0 +1,356 @@
+/**
+ * Refunds over HTTP as a merchant would do them (Part 2, "Refund"; README, "Refunds"): the
+ * create shape, the money (reserve, paid, failed), the transaction's own status, the events,
+ * idempotency, every refusal, the sandbox's steering routes and the automatic returns.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { newKey } from '../helpers/accounts.ts';
+import { balance, merchant, newCharge, pay, rawId, storedEvents } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api, expectError } from '../helpers/http.ts';
+
+const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const CASHOUT_FEE = DEFAULT_SETTINGS.feePlan.cashoutFee;
+const key = () => `refund-${randomUUID()}`;
+
+/** A merchant with a paid payment of `amount` and enough other money in the wallet to refund it all. */
+async function paidPayment(
+  amount = 10_000,
+  payBody: Record<string, unknown> = { payer_document: '52998224725' },
+) {
+  const m = await merchant();
+  const funding = await newCharge(m.apikey, { amount: 50_000 });
+  expect((await pay(m.apikey, funding.id)).body.outcome).toBe('paid');
+  const charge = await newCharge(m.apikey, { amount });
+  expect((await pay(m.apikey, charge.id, payBody)).body.outcome).toBe('paid');
+  return { ...m, paymentId: rawId(charge.id), chargeId: charge.id as string };
+}
+
+const refund = (apikey: string, paymentId: string, body: Record<string, unknown>) =>
+  api(`/v1/payments/${paymentId}/refund`, { apikey, body: { idempotencyKey: key(), ...body } });
+const refunds = async (apikey: string, paymentId: string) =>
+  (await api(`/v1/payments/${paymentId}/refunds`, { apikey })).body.data as Record<string, any>[];
+const payment = async (apikey: string, paymentId: string) =>
+  (await api(`/v1/payments/${paymentId}`, { apikey })).body;
+
+describe('POST /v1/payments/{id}/refund', () => {
+  it('creates a partial cashout refund, reserves it from available at once, and completes it by itself', async () => {
+    const m = await paidPayment();
+    const before = (await balance(m.apikey)).available;
+
+    const reply = await refund(m.apikey, m.paymentId, { amount: 2500, reason: 'Customer asked' });
+
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({
+      transactionId: m.paymentId,
+      amount: 2500,
+      currency: 'BRL',
+      status: 'PENDING',
+      reason: 'Customer asked',
+      strategy: 'cashout',
+      fee: 0,
+    });
+    expect(reply.body.id).toMatch(/^re_/);
+    expect(reply.body.id.slice(3)).toMatch(UUID7);
+    expect(Date.parse(reply.body.createdAt)).not.toBeNaN();
+    expect((await balance(m.apikey)).available).toBe(before - 2500);
+
+    // PENDING → IN_PROGRESS → REFUNDED, as the (sandbox) acquirer confirms.
+    const done = await eventually(
+      async () => {
+        const [only] = await refunds(m.apikey, m.paymentId);
+        expect(only?.status).toBe('REFUNDED');
+        return only;
+      },
+      { message: 'the refund confirmed' },
+    );
+    expect(done?.completedAt).toEqual(expect.any(String));
+    expect((await balance(m.apikey)).available).toBe(before - 2500);
+    // A partial refund leaves the payment PAID.
+    expect((await payment(m.apikey, m.paymentId)).status).toBe('PAID');
+
+    const statuses = (await storedEvents(m.accountId, m.paymentId))
+      .filter((e) => e.eventType === 'payment.refunded')
+      .map((e) => e.payload.data.refund.status);
+    expect(statuses).toEqual(['PENDING', 'IN_PROGRESS', 'REFUNDED']);
+  });
+
+  it('refunds the remaining amount by default and makes the payment REFUNDED (publicly refunded)', async () => {
+    const m = await paidPayment(8000);
+    expect((await refund(m.apikey, m.paymentId, { amount: 3000 })).status).toBe(201);
+
+    const rest = await refund(m.apikey, m.paymentId, { strategy: 'devolution' });
+
+    expect(rest.status).toBe(201);
+    expect(rest.body).toMatchObject({ amount: 5000, strategy: 'devolution' });
+    await eventually(async () => expect((await payment(m.apikey, m.paymentId)).status).toBe('REFUNDED'), {
+      message: 'the payment refunded in full',
+    });
+    expect((await api(`/v1/charges/${m.chargeId}`, { apikey: m.apikey })).body.status).toBe('refunded');
+    const events = await storedEvents(m.accountId, m.paymentId);
+    const last = events.filter((e) => e.eventType === 'payment.status_changed').at(-1);
+    expect(last?.payload.data).toMatchObject({ status: 'REFUNDED', previousStatus: 'PAID' });
+    // Every refund of the transaction, newest first.
+    expect((await refunds(m.apikey, m.paymentId)).map((r) => r.amount)).toEqual([5000, 3000]);
+  });
+
+  it('refuses more than the remaining refundable amount, and anything once refunded in full', async () => {
+    const m = await paidPayment(4000);
+    const over = await refund(m.apikey, m.paymentId, { amount: 4001 });
+    expectError(over, 400, 'invalid_request_error', 'refund_exceeds_remaining');
+    expect(over.body.error.param).toBe('amount');
+
+    expect((await refund(m.apikey, m.paymentId, {})).status).toBe(201);
+    expectError(
+      await refund(m.apikey, m.paymentId, { amount: 1 }),
+      400,
+      'invalid_request_error',
+      'refund_exceeds_remaining',
+    );
+  });
+
+  it('refuses a payment that is not settled (payment_not_refundable)', async () => {
+    const m = await merchant();
+    const pending = await newCharge(m.apikey);
+    expectError(
+      await refund(m.apikey, rawId(pending.id), { amount: 100 }),
+      400,
+      'invalid_request_error',
+      'payment_not_refundable',
+    );
+  });
+
+  it('refuses a refund the available balance does not cover (insufficient_balance), writing nothing', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, { amount: 10_000 });
+    await pay(m.apikey, charge.id, { payer_document: '52998224725' });
+    const before = await balance(m.apikey); // the net amount only: fees were taken
+
+    const reply = await refund(m.apikey, rawId(charge.id), {});
+
+    expectError(reply, 400, 'invalid_request_error', 'insufficient_balance');
+    expect(reply.body.error.param).toBe('amount');
+    expect(await balance(m.apikey)).toEqual(before);
+    expect(await refunds(m.apikey, rawId(charge.id))).toEqual([]);
+    // What the balance covers goes through.
+    expect((await refund(m.apikey, rawId(charge.id), { amount: before.available })).status).toBe(201);
+  });
+
+  it('debits the Pix-out fee with passFeeToTenant, and gives both back when the refund fails', async () => {
+    const m = await paidPayment();
+    const before = (await balance(m.apikey)).available;
+    const reply = await refund(m.apikey, m.paymentId, { amount: 1000, passFeeToTenant: true });
+    expect(reply.body).toMatchObject({ fee: CASHOUT_FEE, status: 'PENDING' });
+    expect((await balance(m.apikey)).available).toBe(before - 1000 - CASHOUT_FEE);
+
+    const failed = await api(`/v1/sandbox/refunds/${reply.body.id}/fail`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+
+    expect(failed.status).toBe(200);
+    expect(failed.body).toMatchObject({ id: reply.body.id, status: 'FAILED' });
+    expect(failed.body.failureReason).toEqual(expect.any(String));
+    expect((await balance(m.apikey)).available).toBe(before);
+    const last = (await storedEvents(m.accountId, m.paymentId))
+      .filter((e) => e.eventType === 'payment.refunded')
+      .at(-1);
+    expect(last?.payload.data.refund).toEqual({ id: reply.body.id, amount: 1000, status: 'FAILED' });
+    // A failed refund no longer counts: the whole amount is refundable again.
+    expect((await refund(m.apikey, m.paymentId, { amount: 10_000 })).status).toBe(201);
+  });
+
+  it('pays a cashout to the payer document, or to a destinationKey, and needs one of them', async () => {
+    const m = await paidPayment(5000, {}); // the payer's bank reported no document
+    const noKey = await refund(m.apikey, m.paymentId, { amount: 100 });
+    expectError(noKey, 400, 'invalid_request_error', 'invalid_request');
+    expect(noKey.body.error.param).toBe('destinationKey');
+
+    for (const destinationKey of [
+      '52998224725',
+      '11222333000181',
+      'ana@example.com',
+      '+5511987654321',
+      randomUUID(),
+    ]) {
+      const reply = await refund(m.apikey, m.paymentId, { amount: 100, destinationKey });
+      expect(reply.status, destinationKey).toBe(201);
+      expect(reply.body.destinationKey).toBe(destinationKey);
+    }
+  });
+
+  it('answers REFUND_NOT_SUPPORTED (422) for a cashout when the acquirer offers no Pix-out', async () => {
+    const m = await paidPayment();
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { payouts: 'unsupported' } });
+
+    const reply = await refund(m.apikey, m.paymentId, { amount: 100, strategy: 'cashout' });
+
+    expectError(reply, 422, 'invalid_request_error', 'REFUND_NOT_SUPPORTED');
+    // A devolution does not need Pix-out.
+    expect((await refund(m.apikey, m.paymentId, { amount: 100, strategy: 'devolution' })).status).toBe(201);
+  });
+
+  it('replays the original refund for the same key and body, and answers 409 for another body or payment', async () => {
+    const m = await paidPayment();
+    const body = { idempotencyKey: key(), amount: 700 };
+    const first = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
+    const again = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
+
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await refunds(m.apikey, m.paymentId)).toHaveLength(1);
+
+    const other = await api(`/v1/payments/${m.paymentId}/refund`, {
+      apikey: m.apikey,
+      body: { ...body, amount: 701 },
+    });
+    expectError(other, 409, 'conflict_error', 'idempotency_key_reused');
+    const second = await newCharge(m.apikey, { amount: 1000 });
+    await pay(m.apikey, second.id);
+    expectError(
+      await api(`/v1/payments/${rawId(second.id)}/refund`, { apikey: m.apikey, body }),
+      409,
+      'conflict_error',
+      'idempotency_key_reused',
+    );
+  });
+
+  it.each([
+    [{ amount: 100 }, 'idempotencyKey'],
+    [{ idempotencyKey: 'short77', amount: 100 }, 'idempotencyKey'],
+    [{ idempotencyKey: 'k'.repeat(129), amount: 100 }, 'idempotencyKey'],
+    [{ amount: 0 }, 'amount'],
+    [{ amount: -5 }, 'amount'],
+    [{ amount: 10.5 }, 'amount'],
+    [{ amount: '100' }, 'amount'],
+    [{ reason: 'r'.repeat(501) }, 'reason'],
+    [{ strategy: 'chargeback' }, 'strategy'],
+    [{ strategy: 'devolution', passFeeToTenant: true }, 'passFeeToTenant'],
+    [{ strategy: 'devolution', destinationKey: 'ana@example.com' }, 'destinationKey'],
+    [{ passFeeToTenant: 'yes' }, 'passFeeToTenant'],
+    [{ destinationKey: '12345678900' }, 'destinationKey'], // a CPF with wrong check digits
+    [{ destinationKey: '+15551234567' }, 'destinationKey'], // not a Brazilian phone
+    [{ destinationKey: 'not a key' }, 'destinationKey'],
+    [{ currency: 'USD' }, 'currency'],
+  ])('answers 400 for %j with param %s, writing nothing', async (body, param) => {
+    const m = await paidPayment(1000);
+    const before = await balance(m.apikey);
+    const reply = await api(`/v1/payments/${m.paymentId}/refund`, {
+      apikey: m.apikey,
+      body:
+        'idempotencyKey' in body || param === 'idempotencyKey' ? body : { idempotencyKey: key(), ...body },
+    });
+    expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+    expect(reply.body.error.param).toBe(param);
+    expect(await balance(m.apikey)).toEqual(before);
+    expect(await refunds(m.apikey, m.paymentId)).toEqual([]);
+  });
+
+  it('answers 400 without a JSON body, and 404 for an unknown, malformed or other tenant payment', async () => {
+    const m = await paidPayment(1000);
+    const other = await merchant();
+    expectError(
+      await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, method: 'POST' }),
+      400,
+      'invalid_request_error',
+      'invalid_request',
+    );
+    for (const id of ['0190a3f2-1d2e-7f00-8a1b-2c3d4e5f6071', 'nope', `ch_${m.paymentId}x`]) {
+      expectError(await refund(m.apikey, id, { amount: 1 }), 404, 'not_found_error', 'not_found');
+    }
+    expectError(await refund(other.apikey, m.paymentId, { amount: 1 }), 404, 'not_found_error', 'not_found');
+    expectError(
+      await refund(await newKey(m.accountId, 'live'), m.paymentId, { amount: 1 }),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+  });
+});
+
+describe('GET /v1/payments/{id}/refunds', () => {
+  it('lists the automatic devolution of a Pix returned to a mismatched payer', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, {
+      amount: 2000,
+      customer: { name: 'Maria' },
+      expected_payer_tax_id: '52998224725',
+    });
+    const paid = await pay(m.apikey, charge.id, { payer_document: '11144477735' });
+    expect(paid.body.outcome).toBe('refunded');
+
+    const [only] = await eventually(async () => {
+      const list = await refunds(m.apikey, rawId(charge.id));
+      expect(list[0]?.status).toBe('REFUNDED');
+      return list;
+    });
+
+    expect(only).toMatchObject({
+      amount: 2000,
+      strategy: 'devolution',
+      automatic: true,
+      reason: 'payer_mismatch',
+    });
+    expect((await balance(m.apikey)).available).toBe(0);
+  });
+
+  it('is empty for a payment never refunded, and 404 for another tenant', async () => {
+    const m = await paidPayment(1000);
+    expect(await api(`/v1/payments/${m.paymentId}/refunds`, { apikey: m.apikey })).toMatchObject({
+      status: 200,
+      body: { data: [] },
+    });
+    expectError(
+      await api(`/v1/payments/${m.paymentId}/refunds`, { apikey: (await merchant()).apikey }),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+  });
+});
+
+describe('sandbox refund routes', () => {
+  it('confirm completes a refund at once; fail and confirm refuse a final refund', async () => {
+    const m = await paidPayment();
+    const created = await refund(m.apikey, m.paymentId, { amount: 500 });
+
+    const confirmed = await api(`/v1/sandbox/refunds/${created.body.id}/confirm`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.status).toBe('REFUNDED');
+    for (const action of ['fail', 'confirm']) {
+      expectError(
+        await api(`/v1/sandbox/refunds/${created.body.id}/${action}`, { apikey: m.apikey, method: 'POST' }),
+        400,
+        'invalid_request_error',
+        'refund_final',
+      );
+    }
+  });
+
+  it('answers 404 for a live key, an unknown refund and another tenant’s refund', async () => {
+    const m = await paidPayment();
+    const created = await refund(m.apikey, m.paymentId, { amount: 500 });
+    const live = await newKey(m.accountId, 'live');
+    for (const [apikey, id] of [
+      [live, created.body.id],
+      [m.apikey, 're_0190a3f2-1d2e-7f00-8a1b-2c3d4e5f6071'],
+      [m.apikey, 'nope'],
+      [(await merchant()).apikey, created.body.id],
+    ] as const) {
+      expectError(
+        await api(`/v1/sandbox/refunds/${id}/fail`, { apikey, method: 'POST' }),
+        404,
+        'not_found_error',
+        'not_found',
+      );
+    }
+  });
+});
