@@ -1,0 +1,121 @@
+/**
+ * The money claims of refunds, raced with real concurrent requests: no over-refund, a refund's
+ * outcome decided once, and a failure at any step of a refund leaving nothing half-done (the
+ * wallet equals the ledger after the file: test/helpers/ledger-invariant.ts).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { balance, merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api, expectError } from '../helpers/http.ts';
+
+async function paidPayment(amount: number) {
+  const m = await merchant();
+  const funding = await newCharge(m.apikey, { amount: 100_000 });
+  expect((await pay(m.apikey, funding.id)).body.outcome).toBe('paid');
+  const charge = await newCharge(m.apikey, { amount });
+  expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+  return { ...m, paymentId: rawId(charge.id) };
+}
+
+const refund = (apikey: string, paymentId: string, body: Record<string, unknown>, headers = {}) =>
+  api(`/v1/payments/${paymentId}/refund`, { apikey, body, headers });
+const refunds = async (apikey: string, paymentId: string) =>
+  (await api(`/v1/payments/${paymentId}/refunds`, { apikey })).body.data as Record<string, any>[];
+
+describe('concurrent refunds of one payment', () => {
+  it('never refund more than the amount: 50 partial refunds of 300 on 10 000 → exactly 33 accepted', async () => {
+    const m = await paidPayment(10_000);
+    const before = (await balance(m.apikey)).available;
+
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        refund(m.apikey, m.paymentId, { idempotencyKey: randomUUID(), amount: 300 }),
+      ),
+    );
+
+    const accepted = replies.filter((r) => r.status === 201);
+    for (const r of replies.filter((r) => r.status !== 201))
+      expectError(r, 400, 'invalid_request_error', 'refund_exceeds_remaining');
+    expect(accepted).toHaveLength(33);
+    expect((await balance(m.apikey)).available).toBe(before - 33 * 300);
+    const listed = await refunds(m.apikey, m.paymentId);
+    expect(listed).toHaveLength(33);
+    expect(listed.reduce((sum, r) => sum + r.amount, 0)).toBe(9900);
+    // The last 100 is still refundable, and nothing more.
+    expect((await refund(m.apikey, m.paymentId, { idempotencyKey: randomUUID() })).body.amount).toBe(100);
+    expectError(
+      await refund(m.apikey, m.paymentId, { idempotencyKey: randomUUID(), amount: 1 }),
+      400,
+      'invalid_request_error',
+      'refund_exceeds_remaining',
+    );
+  });
+
+  it('create one refund for 20 concurrent requests with the same key', async () => {
+    const m = await paidPayment(5000);
+    const body = { idempotencyKey: randomUUID(), amount: 1200 };
+
+    const replies = await Promise.all(Array.from({ length: 20 }, () => refund(m.apikey, m.paymentId, body)));
+
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(201));
+    expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
+    expect(await refunds(m.apikey, m.paymentId)).toHaveLength(1);
+  });
+});
+
+describe('a refund racing the sandbox’s fail', () => {
+  it('is decided once: fail and confirm race, one wins, the money follows the winner (10 rounds)', async () => {
+    const m = await paidPayment(20_000);
+    for (let round = 0; round < 10; round++) {
+      const before = (await balance(m.apikey)).available;
+      const created = await refund(m.apikey, m.paymentId, { idempotencyKey: randomUUID(), amount: 1000 });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+
+      const [failed, confirmed] = await Promise.all([
+        api(`/v1/sandbox/refunds/${id}/fail`, { apikey: m.apikey, method: 'POST' }),
+        api(`/v1/sandbox/refunds/${id}/confirm`, { apikey: m.apikey, method: 'POST' }),
+      ]);
+
+      const winners = [failed, confirmed].filter((r) => r.status === 200);
+      expect(winners).toHaveLength(1);
+      const loser = failed.status === 200 ? confirmed : failed;
+      expectError(loser, 400, 'invalid_request_error', 'refund_final');
+      const final = (await refunds(m.apikey, m.paymentId)).find((r) => r.id === id);
+      expect(final?.status).toBe(failed.status === 200 ? 'FAILED' : 'REFUNDED');
+      expect((await balance(m.apikey)).available).toBe(failed.status === 200 ? before : before - 1000);
+    }
+  });
+});
+
+describe('a failure at each step of a refund', () => {
+  it.each(['refund-after-write', 'refund-after-provider'])(
+    'after %s leaves a whole refund, and a retry with the same key finishes it',
+    async (point) => {
+      const m = await paidPayment(6000);
+      const before = (await balance(m.apikey)).available;
+      const body = { idempotencyKey: randomUUID(), amount: 2500 };
+
+      const broken = await refund(m.apikey, m.paymentId, body, { 'x-fault-inject': point });
+
+      expectError(broken, 500, 'api_error', 'injected_fault');
+      // Committed whole: the refund, its reserve, its idempotency record; nothing twice.
+      const [stored] = await refunds(m.apikey, m.paymentId);
+      expect(stored).toMatchObject({ amount: 2500 });
+      expect((await balance(m.apikey)).available).toBe(before - 2500);
+
+      const retried = await refund(m.apikey, m.paymentId, body);
+
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      expect(retried.body.id).toBe(stored?.id);
+      await eventually(async () => {
+        const list = await refunds(m.apikey, m.paymentId);
+        expect(list.map((r) => r.status)).toEqual(['REFUNDED']);
+      });
+      expect((await balance(m.apikey)).available).toBe(before - 2500);
+    },
+  );
+});
