@@ -11,7 +11,7 @@ import { config } from '../config.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { log } from '../log.ts';
 import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
-import { countDynamoDbCalls, dynamoDbCallsSoFar } from '../store/client.ts';
+import { countDynamoDbCalls, dynamoDbCallsSoFar, dynamoDbRoundTripsSoFar } from '../store/client.ts';
 import { authenticateApiKey, authenticateUser } from './authenticate.ts';
 import { toErrorEnvelope } from './errors.ts';
 import type {
@@ -61,6 +61,7 @@ const requestEnvelope = (): ApiMiddleware => {
       status: response.statusCode,
       durationMs: Date.now() - state.startedAt,
       dynamodbCalls: dynamoDbCallsSoFar(),
+      dynamodbRoundTrips: dynamoDbRoundTripsSoFar(),
       ...(principal?.kind === 'apikey' && {
         accountId: principal.accountId,
         mode: principal.mode,

@@ -36,7 +36,7 @@ import {
 } from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
-import { isTransactionConflict, transact } from '../store/client.ts';
+import { transact, transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { chargeRefundTotalsChange, getRefund, replaceRefundItem } from '../store/refunds.ts';
@@ -60,18 +60,6 @@ const scopeOfRefund = (refund: RefundRecord): MerchantScope => ({
 async function providerOf(scope: MerchantScope): Promise<PixProvider | undefined> {
   const account = await getAccount(scope.accountId);
   return account && providerFor(scope.mode, account);
-}
-
-/** Retries a transaction a concurrent one on the same items cancelled (nothing was written). */
-async function withConflictRetry<T>(commit: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await commit();
-    } catch (error) {
-      if (!isTransactionConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * attempt));
-    }
-  }
 }
 
 /** Asks the acquirer to send the money; idempotent per refund (API Pix devolution id). */
@@ -124,7 +112,13 @@ function advanceEvents(
  */
 export async function requestRefund(
   refund: RefundRecord,
-  options: { provider?: PixProvider; headers?: Record<string, string>; now?: Date } = {},
+  options: {
+    provider?: PixProvider;
+    /** The charge as the caller just wrote it (saves reading it again; re-read on a lost race). */
+    charge?: ChargeRecord;
+    headers?: Record<string, string>;
+    now?: Date;
+  } = {},
 ): Promise<RefundRecord> {
   if (refund.status !== 'PENDING') return refund;
   const scope = scopeOfRefund(refund);
@@ -141,7 +135,7 @@ export async function requestRefund(
     throw error;
   }
   injectFault('refund-after-provider', options.headers ?? {});
-  return moveRefund(refund, 'request', undefined, options.now);
+  return moveRefund(refund, 'request', undefined, options.now, options.charge);
 }
 
 /** IN_PROGRESS (or PENDING) → REFUNDED or FAILED, with the money moves and the charge's totals. */
@@ -159,12 +153,13 @@ async function moveRefund(
   trigger: RefundTrigger,
   failureReason: string | undefined,
   now = new Date(),
+  knownCharge?: ChargeRecord,
 ): Promise<RefundRecord> {
   const scope = scopeOfRefund(refund);
   let current = refund;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (!canApplyRefund(trigger, current.status)) return current;
-    const charge = await getCharge(scope, current.chargeId);
+    const charge = (attempt === 0 ? knownCharge : undefined) ?? (await getCharge(scope, current.chargeId));
     if (!charge) throw new Error(`Refund ${current.id} names a missing charge`);
     const at = now.toISOString();
     const next: RefundRecord = {
@@ -176,18 +171,16 @@ async function moveRefund(
       ...(failureReason !== undefined && { failureReason }),
     };
     const plan = chargeSide(charge, next, trigger, at);
-    const result = await withConflictRetry(() =>
-      transact({
-        refund: replaceRefundItem(
-          next,
-          current.status,
-          trigger === 'request' ? later(at, FIRST_CHECK_AFTER_MS) : undefined,
-        ),
-        charge: plan.chargeItem,
-        journal: plan.journal && journalItems(scope, plan.journal, at, newJournalId()),
-        events: advanceEvents(scope, plan.after, charge, next, at),
-      }),
-    );
+    const result = await transactRetryingConflicts({
+      refund: replaceRefundItem(
+        next,
+        current.status,
+        trigger === 'request' ? later(at, FIRST_CHECK_AFTER_MS) : undefined,
+      ),
+      charge: plan.chargeItem,
+      journal: plan.journal && journalItems(scope, plan.journal, at, newJournalId()),
+      events: advanceEvents(scope, plan.after, charge, next, at),
+    });
     if (result.committed) {
       log.info('refund advanced', { refundId: next.id, status: next.status });
       return next;

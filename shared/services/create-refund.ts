@@ -9,6 +9,7 @@
  */
 
 import { requestFingerprint } from '../domain/charge-input.ts';
+import type { ChargeRecord } from '../domain/charges.ts';
 import { IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
 import { refundEvents } from '../domain/events.ts';
 import { type RefundBody, refundRequestOf } from '../domain/refund-input.ts';
@@ -24,9 +25,10 @@ import { TRANSITIONS } from '../domain/transaction-status.ts';
 import { newJournalId, newRefundId } from '../ids.ts';
 import { log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
+import type { PixProvider } from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge, idempotencyItem, readIdempotencyRecord, type StoredResponse } from '../store/charges.ts';
-import { isTransactionConflict, transact } from '../store/client.ts';
+import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { chargeRefundTotalsChange, getRefund, newRefundItems } from '../store/refunds.ts';
@@ -93,46 +95,30 @@ export async function createRefund(request: {
       updatedAt: at,
     };
     const response = { status: 201, body: serializeRefund(refund) };
-    let result: Awaited<ReturnType<typeof transact<string>>>;
-    try {
-      result = await transact({
-        refund: newRefundItems(refund, at),
-        charge: chargeRefundTotalsChange(
-          scope,
-          chargeId,
-          { refunded: amount, at },
-          { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
-        ),
-        wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), {
-          availableAtLeast: amount + refund.fee,
-        }),
-        idempotency: idempotencyItem(scope, {
-          routeId: REFUND_ROUTE,
-          key: body.idempotencyKey,
-          record: { requestHash, response },
-          chargeId,
-          createdAt: at,
-        }),
-        events: outboxItems(
-          scope,
-          refundEvents(
-            { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount },
-            charge.status,
-            refund,
-            eventContext(at),
-          ),
-        ),
-      });
-    } catch (error) {
-      // Another refund of this payment committing at the same moment: nothing was written.
-      if (!isTransactionConflict(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
-      charge = (await getCharge(scope, chargeId)) ?? charge;
-      continue;
-    }
+    const after = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount, updatedAt: at };
+    const result = await transactRetryingConflicts({
+      refund: newRefundItems(refund, at),
+      charge: chargeRefundTotalsChange(
+        scope,
+        chargeId,
+        { refunded: amount, at },
+        { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
+      ),
+      wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), {
+        availableAtLeast: amount + refund.fee,
+      }),
+      idempotency: idempotencyItem(scope, {
+        routeId: REFUND_ROUTE,
+        key: body.idempotencyKey,
+        record: { requestHash, response },
+        chargeId,
+        createdAt: at,
+      }),
+      events: outboxItems(scope, refundEvents(after, charge.status, refund, eventContext(at))),
+    });
     if (result.committed) {
       injectFault('refund-after-write', request.headers);
-      await askAcquirer(refund, request.headers);
+      await askAcquirer(refund, request.headers, { provider, charge: after });
       return { ...response, replayed: false };
     }
     if (result.failed.includes('idempotency')) {
@@ -174,9 +160,13 @@ async function replay(
  * Best effort right after the commit: the refund is already safe (reserved, PENDING, on the
  * scheduler's queue), so a failure here only delays it; the scheduler asks again.
  */
-async function askAcquirer(refund: RefundRecord, headers: Record<string, string>): Promise<void> {
+async function askAcquirer(
+  refund: RefundRecord,
+  headers: Record<string, string>,
+  known: { provider?: PixProvider; charge?: ChargeRecord } = {},
+): Promise<void> {
   try {
-    await requestRefund(refund, { headers });
+    await requestRefund(refund, { headers, ...known });
   } catch (error) {
     if ((error as { code?: string }).code === 'injected_fault') throw error;
     log.error('refund request failed; the scheduler will retry', {

@@ -14,17 +14,33 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import pRetry from 'p-retry';
 import { config } from '../config.ts';
 import type { ItemKey } from './keys.ts';
 
-const callCounter = new AsyncLocalStorage<{ calls: number }>();
+/**
+ * Per request: the calls, and the sequential round trips (a call that starts while none of the
+ * request's calls is in flight starts a new one; calls made together share it).
+ */
+interface CallCount {
+  calls: number;
+  roundTrips: number;
+  inFlight: number;
+}
+const callCounter = new AsyncLocalStorage<CallCount>();
 
 const base = new DynamoDBClient({});
 base.middlewareStack.add(
   (next) => async (args) => {
     const counter = callCounter.getStore();
-    if (counter) counter.calls++;
-    return next(args);
+    if (!counter) return next(args);
+    counter.calls++;
+    if (counter.inFlight++ === 0) counter.roundTrips++;
+    try {
+      return await next(args);
+    } finally {
+      counter.inFlight--;
+    }
   },
   { step: 'initialize', name: 'countDynamoDbCalls' },
 );
@@ -36,14 +52,19 @@ export const db = DynamoDBDocumentClient.from(base, {
 export const tableName = (): string => config.tableName;
 
 /** Runs `fn`, returning its result and how many DynamoDB calls it made. */
-export async function countDynamoDbCalls<T>(fn: () => Promise<T>): Promise<{ result: T; calls: number }> {
-  const counter = { calls: 0 };
+export async function countDynamoDbCalls<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; calls: number; roundTrips: number }> {
+  const counter = { calls: 0, roundTrips: 0, inFlight: 0 };
   const result = await callCounter.run(counter, fn);
-  return { result, calls: counter.calls };
+  return { result, calls: counter.calls, roundTrips: counter.roundTrips };
 }
 
 /** The number of DynamoDB calls made so far within the current `countDynamoDbCalls` scope. */
 export const dynamoDbCallsSoFar = (): number => callCounter.getStore()?.calls ?? 0;
+
+/** The sequential DynamoDB round trips so far within the current `countDynamoDbCalls` scope. */
+export const dynamoDbRoundTripsSoFar = (): number => callCounter.getStore()?.roundTrips ?? 0;
 
 /** Every item of a query, following `LastEvaluatedKey` (for bounded result sets only). */
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, NativeAttributeValue>[]> {
@@ -101,6 +122,25 @@ export async function transact<N extends string>(items: NamedItems<N>): Promise<
     const failed = names.filter((_, n) => reasons[n]?.Code === 'ConditionalCheckFailed');
     return { committed: false, failed: [...new Set(failed)] };
   }
+}
+
+/**
+ * `transact`, sent again while DynamoDB cancels it for a conflict with another transaction on
+ * one of its items at that moment (nothing was written): exponential backoff with full jitter,
+ * so many writers of one hot item (a payment refunded concurrently) spread out.
+ */
+export function transactRetryingConflicts<N extends string>(
+  items: NamedItems<N> | (() => NamedItems<N>),
+  retries = 12,
+): Promise<TransactResult<N>> {
+  return pRetry(() => transact(typeof items === 'function' ? items() : items), {
+    retries,
+    minTimeout: 5,
+    maxTimeout: 400,
+    factor: 2,
+    randomize: true,
+    shouldRetry: ({ error }) => isTransactionConflict(error),
+  });
 }
 
 /** The transaction's items in order, and the name of each. */

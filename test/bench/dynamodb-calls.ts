@@ -15,6 +15,8 @@ export interface RouteCalls {
   requests: number;
   statuses: Record<string, number>;
   dynamodbCalls: { mean: number; min: number; max: number };
+  /** Sequential round trips (calls made together count once). */
+  dynamodbRoundTrips: { mean: number; max: number };
   /** Server-side time in the handler (`durationMs` of the log line), excluding HTTP. */
   handlerMs: { p50: number; mean: number };
 }
@@ -23,6 +25,7 @@ export function callsPerRoute(logs: readonly RequestLog[]): RouteCalls[] {
   const byRoute = Map.groupBy(logs, (log) => log.routeKey);
   return [...byRoute].map(([routeKey, entries]) => {
     const calls = summarize(entries.map((e) => e.dynamodbCalls));
+    const trips = summarize(entries.map((e) => e.dynamodbRoundTrips));
     const durations = summarize(entries.map((e) => e.durationMs));
     const statuses: Record<string, number> = {};
     for (const e of entries) statuses[e.status] = (statuses[e.status] ?? 0) + 1;
@@ -31,6 +34,7 @@ export function callsPerRoute(logs: readonly RequestLog[]): RouteCalls[] {
       requests: entries.length,
       statuses,
       dynamodbCalls: { mean: round(calls.mean, 2), min: calls.min, max: calls.max },
+      dynamodbRoundTrips: { mean: round(trips.mean, 2), max: trips.max },
       handlerMs: { p50: durations.p50, mean: round(durations.mean) },
     };
   });

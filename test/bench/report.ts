@@ -10,6 +10,7 @@ import { type CpuShare, OTHERS } from './cpu.ts';
 import type { DeliveryQueryResults } from './delivery-queries.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { MeasuredLoad } from './load.ts';
+import type { PaymentProbeRow } from './payments.ts';
 import { round } from './stats.ts';
 import type { Percentiles, RateRun, WebhookResults } from './webhooks.ts';
 
@@ -47,6 +48,8 @@ export interface BenchResults {
   /** Of the loads (wallet read, charge create) alone: the probes are in `charges.probe`. */
   dynamodbCalls: RouteCalls[];
   dynamodbRoundTrip: RoundTrip;
+  /** Refunds and payment reads, one at a time. */
+  payments: PaymentProbeRow[];
   /** The options the bundles were built with (a copy of ServiceFunction's). */
   bundling: typeof lambdaBundling;
   bundles: { name: string; kb: number; gzipKb: number; sourceMapKb: number }[];
@@ -230,6 +233,7 @@ function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
     r.dynamodbCalls.mean,
     r.dynamodbCalls.min,
     r.dynamodbCalls.max,
+    r.dynamodbRoundTrips.mean,
     r.handlerMs.p50,
     Object.entries(r.statuses)
       .map(([status, count]) => `${status}×${count}`)
@@ -237,7 +241,19 @@ function callsSection(routes: readonly RouteCalls[], rtt: RoundTrip): string {
   ]);
   return [
     'DynamoDB calls per request (runtime request log)',
-    table(['route', 'requests', 'mean', 'min', 'max', 'handler p50 ms (all runs)', 'statuses'], rows),
+    table(
+      [
+        'route',
+        'requests',
+        'mean',
+        'min',
+        'max',
+        'round trips (mean)',
+        'handler p50 ms (all runs)',
+        'statuses',
+      ],
+      rows,
+    ),
     `  one DynamoDB Local round trip (GetItem, sequential, ${rtt.calls} calls): p50 ${rtt.p50Ms} ms, p90 ${rtt.p90Ms} ms`,
   ].join('\n');
 }
@@ -341,6 +357,16 @@ export function webhookSection(w: WebhookResults): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
+export function paymentsSection(rows: readonly PaymentProbeRow[]): string {
+  return [
+    'Payments, one request at a time (runtime request log; round trips: sequential DynamoDB calls, calls made together count once; auth included)',
+    table(
+      ['request', 'requests', 'status', 'DynamoDB calls', 'round trips', 'handler p50 ms'],
+      rows.map((r) => [r.name, r.requests, r.status, r.dynamodbCalls, r.roundTrips, r.handlerMsP50]),
+    ),
+  ].join('\n');
+}
+
 export function deliveryQuerySection(d: DeliveryQueryResults): string {
   const sizes = d.sizes.map(count);
   return [
@@ -391,6 +417,8 @@ export function formatReport(r: BenchResults): string {
     webhookSection(r.webhooks),
     '',
     deliveryQuerySection(r.deliveryQueries),
+    '',
+    paymentsSection(r.payments),
     '',
     `Total ${r.totalSeconds} s`,
   ].join('\n');

@@ -8,7 +8,8 @@
  * `npm run bench -- --only webhooks` runs the webhook section alone (about 90 s, on a fresh
  * runtime as in the full run) and writes .bench/webhooks.json; `--only deliveries` the delivery
  * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
- * and writes .bench/deliveries.json.
+ * and writes .bench/deliveries.json; `--only payments` the refund and payment reads one at a
+ * time (payments.ts, about 20 s) and writes .bench/payments.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,12 +29,14 @@ import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-queries.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
+import { type PaymentProbeRow, probePayments } from './payments.ts';
 import {
   type BenchResults,
   bundleSizes,
   deliveryQuerySection,
   formatReport,
   machine,
+  paymentsSection,
   webhookSection,
   writeResults,
 } from './report.ts';
@@ -44,8 +47,9 @@ import { measureWebhooks, type WebhookPlan, type WebhookResults } from './webhoo
 const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
 const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
+const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -181,6 +185,8 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   const dynamodbCalls = callsPerRoute(runtime.requestLogs);
   step('charges: create, replay and create with a customer document, one at a time');
   const createProbe = await probeCreates(settings.baseUrl, chargeBench.apiKey, runtime);
+  step('payments: refunds and the reads around them, one at a time');
+  const payments = await probePayments(settings.baseUrl, chargeBench.apiKey, runtime);
   step(
     `charges: the create's TransactWriteItems sent raw, ${RAW.warmupSeconds} s warm-up, ${RAW.durationSeconds} s with ${RAW.inFlight} in flight, ${RAW.sequentialSeconds} s with 1`,
   );
@@ -212,6 +218,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     },
     dynamodbCalls,
     dynamodbRoundTrip,
+    payments,
     bundling: lambdaBundling,
     bundles: bundleSizes(bundles),
     coldStarts,
@@ -265,6 +272,18 @@ async function benchDeliveries(
   return { machine: machine(), deliveryQueries: await measureDeliveryQueries(runtime, step) };
 }
 
+/** The payments probe alone, on its own runtime: what `--only payments` runs. */
+async function benchPayments(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; payments: PaymentProbeRow[] }> {
+  step('starting node bin/local.ts --in-memory');
+  const settings = benchSettings(dataDir);
+  runtime = await startBenchRuntime(settings);
+  const chargeBench = await prepareChargeBench(settings);
+  step('payments: refunds and the reads around them, one at a time');
+  return { machine: machine(), payments: await probePayments(settings.baseUrl, chargeBench.apiKey, runtime) };
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
   setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
@@ -303,6 +322,24 @@ async function main(): Promise<void> {
         deliveryQuerySection(results.deliveryQueries),
       ].join('\n');
       publish(DELIVERY_RESULTS_FILE, report, results);
+    } finally {
+      await cleanUp();
+    }
+    return;
+  }
+  if (only === 'payments') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+    tempDirs.push(dataDir);
+    try {
+      const results = { generatedAt: new Date().toISOString(), ...(await benchPayments(dataDir)) };
+      const m = results.machine;
+      const report = [
+        `Pix service benchmark (payments only), ${results.generatedAt}`,
+        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+        '',
+        paymentsSection(results.payments),
+      ].join('\n');
+      publish(PAYMENT_RESULTS_FILE, report, results);
     } finally {
       await cleanUp();
     }

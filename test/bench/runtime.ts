@@ -31,6 +31,7 @@ export interface RequestLog {
   status: number;
   durationMs: number;
   dynamodbCalls: number;
+  dynamodbRoundTrips: number;
 }
 
 export interface BenchRuntime {
@@ -82,6 +83,7 @@ function parseRequestLog(line: string): RequestLog | undefined {
       status: Number(entry.status),
       durationMs: Number(entry.durationMs),
       dynamodbCalls: Number(entry.dynamodbCalls),
+      dynamodbRoundTrips: Number(entry.dynamodbRoundTrips),
     };
   } catch {
     return undefined;
