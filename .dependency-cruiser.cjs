@@ -6,7 +6,7 @@
  *      ↓
  *   shared/http/ (the edge)   shared/services/ (one use case per file)
  *                                ↓                 ↓
- *                  shared/store/ (keys, items, reads, commits)   shared/providers/, shared/webhooks/ (outbound adapters)
+ *                  shared/store/ (keys, items, reads, commits)   shared/providers/, shared/webhooks/, shared/documents/ (outbound adapters)
  *                                ↓
  *                           shared/domain/ (pure rules)
  */
@@ -32,7 +32,7 @@ module.exports = {
         'never a use case, the edge or an outbound adapter.',
       severity: 'error',
       from: { path: '^shared/store/' },
-      to: { path: '^(shared/(services|http|providers|webhooks|auth)/|functions/|infra/)' },
+      to: { path: '^(shared/(services|http|providers|webhooks|auth|documents)/|functions/|infra/)' },
     },
     {
       name: 'services-below-the-edge',
@@ -44,9 +44,10 @@ module.exports = {
     {
       name: 'adapters-are-leaves',
       comment:
-        'Outbound adapters (acquirer, webhook HTTP/queue, crypto helpers) call no use case, no handler and no edge.',
+        'Outbound adapters (acquirer, webhook HTTP/queue, crypto helpers, document renderers such as the ' +
+        'pdf-lib receipt) call no use case, no handler and no edge.',
       severity: 'error',
-      from: { path: '^shared/(providers|webhooks|auth)/' },
+      from: { path: '^shared/(providers|webhooks|auth|documents)/' },
       to: { path: '^(shared/(services|http)/|functions/|infra/)' },
     },
     {

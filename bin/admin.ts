@@ -10,7 +10,7 @@ import { localEnvironment, localSettings } from '../infra/local/settings.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
   create-account --name <name> [--rate-limit <requests per minute>] [--city <city>] [--mcc <4 digits>]
-                 [--hold-days <days>] [--max-pending <live charges>]
+                 [--hold-days <days>] [--max-pending <live charges>] [--document <CNPJ or CPF>]
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]`;
@@ -24,6 +24,7 @@ const { positionals, values } = parseArgs({
     mcc: { type: 'string' },
     'hold-days': { type: 'string' },
     'max-pending': { type: 'string' },
+    document: { type: 'string' },
     email: { type: 'string' },
     password: { type: 'string' },
     account: { type: 'string' },
@@ -59,6 +60,7 @@ const { createAccount, getAccount } = await import('../shared/store/accounts.ts'
 const { issueApiKey } = await import('../shared/services/issue-api-key.ts');
 const { createUser, findUserByEmail, putMembership } = await import('../shared/store/users.ts');
 const { roles } = await import('../shared/domain/auth.ts');
+const { classifyTaxId, normalizeTaxId } = await import('../shared/domain/tax-id.ts');
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
@@ -72,6 +74,13 @@ switch (positionals[0]) {
       ...(values['hold-days'] !== undefined && { settlementHoldDays: positiveInteger('hold-days', true) }),
       ...(values['max-pending'] !== undefined && {
         velocity: { accountMaxPending: positiveInteger('max-pending') },
+      }),
+      // Printed on payment receipts ("Não informado" without it).
+      ...(values.document !== undefined && {
+        merchantDocument:
+          classifyTaxId(values.document) === undefined
+            ? fail('--document must be a valid CNPJ or CPF')
+            : normalizeTaxId(values.document),
       }),
     };
     const rateLimit = values['rate-limit'] === undefined ? undefined : positiveInteger('rate-limit');

@@ -23,6 +23,8 @@ export interface VelocityLimits {
 
 export interface AccountSettings {
   merchantName: string;
+  /** The merchant's CNPJ (or CPF), normalised; printed on payment receipts when set. */
+  merchantDocument?: string;
   merchantCity: string;
   mcc: string;
   defaultExpiresIn: number;

@@ -5,6 +5,10 @@
  * - amount 1313 (R$ 13,13): the acquirer refuses the charge → the charge is `failed`;
  * - `POST /v1/sandbox/acquirer {"status":"down"}`: the acquirer is unavailable → 503;
  * - `POST /v1/sandbox/acquirer {"payouts":"unsupported"}`: no Pix-out → cashout refunds 422.
+ *
+ * It keeps no state of its own: what its bank holds for a txid (the charge and its refunds) is
+ * read from the service's records by the caller, and handed in as `readCob` (an adapter reads
+ * no store); `GET /cob/{txid}` answers it in the API Pix shape (`sandbox-cob.ts`).
  */
 
 import { log } from '../log.ts';
@@ -15,10 +19,22 @@ import {
   ProviderRejectedError,
   ProviderUnavailableError,
 } from './provider.ts';
+import { type SandboxCobRecord, sandboxCob } from './sandbox-cob.ts';
 
 export const SANDBOX_REFUSED_AMOUNT = 1313;
 
-export function sandboxProvider(options: { acquirerDown: boolean; payouts?: boolean }): PixProvider {
+/** The records behind a txid, or `undefined` when the sandbox never issued it. */
+export type SandboxCobReader = (txid: string) => Promise<SandboxCobRecord | undefined>;
+
+export interface SandboxOptions {
+  acquirerDown: boolean;
+  /** `false`: no Pix-out (cashout refunds answer `REFUND_NOT_SUPPORTED`). */
+  payouts?: boolean;
+  /** Needed by `getCob` only. */
+  readCob?: SandboxCobReader;
+}
+
+export function sandboxProvider(options: SandboxOptions): PixProvider {
   return {
     name: 'sandbox',
     async createCob(input: CreateCobInput): Promise<CreatedCob> {
@@ -34,7 +50,13 @@ export function sandboxProvider(options: { acquirerDown: boolean; payouts?: bool
       return { providerChargeId: input.txid, txid: input.txid };
     },
     async getCob(txid) {
-      throw new Error(`Sandbox getCob(${txid}) is not implemented yet`);
+      log.info('provider.getCob', { provider: 'sandbox', txid });
+      if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
+      if (!options.readCob) throw new Error('The sandbox acquirer was given no records to read cobs from');
+      const record = await options.readCob(txid);
+      // API Pix answers 404: for a txid the service itself stored, that is a bug, not a client error.
+      if (!record) throw new Error(`The sandbox acquirer has no cob ${txid}`);
+      return sandboxCob(record);
     },
     async cancelCob(txid) {
       log.info('provider.cancelCob', { provider: 'sandbox', txid });
