@@ -6,7 +6,6 @@
  * Rendered on every request: nothing is stored, so a refund that advances shows on the next read.
  */
 
-import { renderReceiptPdf } from '../documents/receipt-pdf.ts';
 import { NotFound } from '../domain/errors.ts';
 import { buildReceipt } from '../domain/receipts.ts';
 import type { MerchantScope } from '../domain/scope.ts';
@@ -39,6 +38,9 @@ export async function getPaymentReceipt(
     },
     issuedAt: now.toISOString(),
   });
+  // Loaded on the first receipt only: pdf-lib is most of the payments bundle, and every other
+  // payments route (and its cold start) does without it.
+  const { renderReceiptPdf } = await import('../documents/receipt-pdf.ts');
   const pdf = await renderReceiptPdf(receipt);
   return { contentType: 'application/pdf', base64: Buffer.from(pdf).toString('base64') };
 }
