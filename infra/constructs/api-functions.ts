@@ -33,8 +33,10 @@ export const groupAccess: Record<Group, GroupAccess> = {
   charges: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes that only read balances; the key lookup is a table read.
   wallets: { table: 'read', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: true },
-  // API-key routes: create payments (the same charge creation as `charges`, in transactions) and
-  // read them. Checks a `webhookUrl` the way endpoint registration does (DNS, no connection).
+  // API-key routes: create payments (the same charge creation as `charges`, in transactions),
+  // list and read them, cancel, refund (refund records, reserves, events, in transactions),
+  // resend a webhook (an outbox event), provider status and receipts (reads). Checks a
+  // `webhookUrl` the way endpoint registration does (DNS, no connection).
   payments: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes: register, update, rotate and delete webhook endpoints (deleting cancels their
   // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
@@ -43,7 +45,8 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
   // payload. No API key, hence no per-key counters either; the stage throttle protects it.
   checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },
-  // Test-mode only: drives a charge through payment or expiry, as the acquirer would.
+  // Test-mode only: drives a charge through payment or expiry, and a refund to its outcome, as
+  // the acquirer would.
   sandbox: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
 };
 
