@@ -277,7 +277,7 @@ describe('GET /v1/payments/{id}/receipt', () => {
 
   it("lists the payment's refunds, and not another payer's Pix the service returned by itself", async () => {
     const charge = await newCharge(m.apikey, { amount: 5000 });
-    const paid = await pay(m.apikey, charge.id);
+    await pay(m.apikey, charge.id);
     const second = await pay(m.apikey, charge.id); // a second Pix of a paid charge goes back
     expect(second.body).toMatchObject({ outcome: 'returned', return_reason: 'not_payable' });
     const refund = await refundedDevolution(m.apikey, rawId(charge.id), 1250);
