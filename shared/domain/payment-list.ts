@@ -20,8 +20,12 @@ import { parseInput, queryInteger } from './validation.ts';
 
 export const PAYMENT_LIST_DEFAULT_LIMIT = 20;
 export const PAYMENT_LIST_MAX_LIMIT = 100;
-/** The deepest item a key-ordered page may reach (`page × limit`): a page reads what lies before it. */
-export const PAYMENT_LIST_MAX_DEPTH = 10_000;
+/**
+ * The deepest item a page may reach (`page × limit`): a key-ordered page reads what lies before
+ * it, and a charge item (its QR image included) is about 7 KB, so a query page (1 MB) passes
+ * over about 140 of them. As deep as the delivery list's `offset`; further back, narrow the dates.
+ */
+export const PAYMENT_LIST_MAX_DEPTH = 1_000;
 /** The most payments an in-memory sort may read (all matches of the filters). */
 export const PAYMENT_SORT_MAX_MATCHES = 1_000;
 

@@ -8,7 +8,8 @@
  * `npm run bench -- --only webhooks` runs the webhook section alone (about 90 s, on a fresh
  * runtime as in the full run) and writes .bench/webhooks.json; `--only deliveries` the delivery
  * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
- * and writes .bench/deliveries.json.
+ * and writes .bench/deliveries.json; `--only payments` the payment list at 100 and 10 000
+ * payments of a scope (payment-queries.ts) and writes .bench/payments.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,12 +29,14 @@ import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-queries.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
+import { measurePaymentQueries, type PaymentQueryResults } from './payment-queries.ts';
 import {
   type BenchResults,
   bundleSizes,
   deliveryQuerySection,
   formatReport,
   machine,
+  paymentQuerySection,
   webhookSection,
   writeResults,
 } from './report.ts';
@@ -44,8 +47,9 @@ import { measureWebhooks, type WebhookPlan, type WebhookResults } from './webhoo
 const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
 const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
+const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -77,8 +81,8 @@ const WEBHOOKS: WebhookPlan = {
   p99GoalMs: 1000,
 };
 const ROUND_TRIP_CALLS = 200;
-/** The run takes about 2.5 minutes; past this something hangs, and the runtime must still be stopped. */
-const WATCHDOG_MS = 360_000;
+/** The run takes about 3.5 minutes; past this something hangs, and the runtime must still be stopped. */
+const WATCHDOG_MS = 480_000;
 
 let runtime: BenchRuntime | undefined;
 /** A check failed after the report was written (it is still printed, with every figure). */
@@ -194,6 +198,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   runtime = await startBenchRuntime(settings);
   const webhooks = await measureWebhooks(runtime, WEBHOOKS, step);
   const deliveryQueries = await measureDeliveryQueries(runtime, step);
+  const paymentQueries = await measurePaymentQueries(runtime, step);
 
   return {
     generatedAt: new Date().toISOString(),
@@ -220,6 +225,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     unbenchedFunctions: unbenchedFunctions(),
     webhooks,
     deliveryQueries,
+    paymentQueries,
     totalSeconds: round((performance.now() - startedAt) / 1000),
   };
 }
@@ -265,6 +271,15 @@ async function benchDeliveries(
   return { machine: machine(), deliveryQueries: await measureDeliveryQueries(runtime, step) };
 }
 
+/** The payment list section alone, on its own runtime: what `--only payments` runs. */
+async function benchPayments(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; paymentQueries: PaymentQueryResults }> {
+  step('starting node bin/local.ts --in-memory');
+  runtime = await startBenchRuntime(benchSettings(dataDir));
+  return { machine: machine(), paymentQueries: await measurePaymentQueries(runtime, step) };
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
   setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
@@ -303,6 +318,24 @@ async function main(): Promise<void> {
         deliveryQuerySection(results.deliveryQueries),
       ].join('\n');
       publish(DELIVERY_RESULTS_FILE, report, results);
+    } finally {
+      await cleanUp();
+    }
+    return;
+  }
+  if (only === 'payments') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+    tempDirs.push(dataDir);
+    try {
+      const results = { generatedAt: new Date().toISOString(), ...(await benchPayments(dataDir)) };
+      const m = results.machine;
+      const report = [
+        `Pix service benchmark (payment list only), ${results.generatedAt}`,
+        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+        '',
+        paymentQuerySection(results.paymentQueries),
+      ].join('\n');
+      publish(PAYMENT_RESULTS_FILE, report, results);
     } finally {
       await cleanUp();
     }

@@ -230,7 +230,8 @@ describe('payment list query', () => {
     ['endDate', { endDate: 'tomorrow' }],
     ['startDate', { startDate: '2026-05-02', endDate: '2026-05-01' }],
     ['page', { page: '101', limit: '100' }],
-    ['page', { page: '501' }],
+    ['page', { page: '51' }],
+    ['page', { page: '11', limit: '100' }],
     ['offset', { offset: '20' }],
   ])('answers 400 naming %s for %j', (param, query) => {
     expect(paramOf(query)).toBe(param);
