@@ -14,7 +14,8 @@ export const table = {
    * deliveries).
    * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases), and
    * the webhook deliveries of one status and event type.
-   * GSI3: the webhook deliveries of one status, event type and endpoint.
+   * GSI3: the webhook deliveries of one status, event type and endpoint, and the charges of one
+   * status (the payment list's status filter).
    * See docs/data-model.md.
    */
   indexes: [
@@ -36,14 +37,18 @@ export const webhookQueues = {
 } as const;
 
 /** The `type` attribute of the items the outbox consumes from the table's stream. */
-export const streamItemTypes = { event: 'event', webhookDelivery: 'webhookDelivery' } as const;
+export const streamItemTypes = {
+  event: 'event',
+  webhookDelivery: 'webhookDelivery',
+  charge: 'charge',
+} as const;
 
 /**
  * The outbox's stream filters (Lambda event filtering, exact values only; a record passes if any
- * pattern matches): new event items (fanned out into deliveries) and every creation or change
- * of a delivery item (counted into the delivery counters). Every other write to the table
- * (counters, markers, charges…) is dropped before any invocation. The local stream poller
- * applies the same patterns.
+ * pattern matches): new event items (fanned out into deliveries), every creation or change of a
+ * delivery item (counted into the delivery counters) and of a charge (counted into the payment
+ * counters). Every other write to the table (counters, markers, ledger…) is dropped before any
+ * invocation. The local stream poller applies the same patterns.
  */
 export const outboxStreamFilters = [
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [streamItemTypes.event] } } } },
@@ -51,6 +56,7 @@ export const outboxStreamFilters = [
     eventName: ['INSERT', 'MODIFY'],
     dynamodb: { NewImage: { type: { S: [streamItemTypes.webhookDelivery] } } },
   },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: [streamItemTypes.charge] } } } },
 ] as const;
 
 /** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */

@@ -1,21 +1,24 @@
 /**
- * The outbox (DynamoDB Streams → this Lambda): parses the batch's new event items and its
- * delivery changes, and hands them to two use cases at once: the fan-out
- * (`shared/services/fan-out-event.ts`: one delivery per subscribed ACTIVE endpoint, and a
- * payment's `webhookUrl` for its legacy events, then one queue message per new delivery) and the
- * delivery counters (`shared/services/count-delivery-changes.ts`: every creation and status
- * change counted once). Then it reports the earliest record that failed in either, where the
- * stream must retry from: both are idempotent (deliveries by their derived ids, counting by a
- * marker per record), so records after it that had succeeded change nothing the second time.
+ * The outbox (DynamoDB Streams → this Lambda): parses the batch's new event items, its
+ * delivery changes and its charge changes, and hands them to three use cases at once: the
+ * fan-out (`shared/services/fan-out-event.ts`: one delivery per subscribed ACTIVE endpoint, and
+ * a payment's `webhookUrl` for its legacy events, then one queue message per new delivery), the
+ * delivery counters (`shared/services/count-delivery-changes.ts`) and the payment counters
+ * (`shared/services/count-payment-changes.ts`), each creation and status change counted once.
+ * Then it reports the earliest record that failed in any, where the stream must retry from: all
+ * are idempotent (deliveries by their derived ids, counting by a marker per record), so records
+ * after it that had succeeded change nothing the second time.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { TxStatus } from '#shared/domain/transaction-status.ts';
 import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
 import { streamItemTypes } from '#shared/resources.ts';
 import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
+import { countPaymentChanges, type PaymentChangeRecord } from '#shared/services/count-payment-changes.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
@@ -65,14 +68,37 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
   };
 }
 
+/** A charge item's creation or change, with its old and new status. */
+function paymentChange(record: DynamoDBRecord): PaymentChangeRecord | undefined {
+  const image = record.dynamodb?.NewImage as Image;
+  if (
+    (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') ||
+    image?.type?.S !== streamItemTypes.charge
+  )
+    return undefined;
+  const after = image.status?.S as TxStatus | undefined;
+  const createdAt = image.createdAt?.S;
+  if (!after || !createdAt || record.eventID === undefined) return undefined;
+  const old = record.eventName === 'MODIFY' ? (record.dynamodb?.OldImage as Image) : undefined;
+  const before = old?.status?.S as TxStatus | undefined;
+  return {
+    streamEventId: record.eventID,
+    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    createdAt,
+    ...(before && { before }),
+    after,
+  };
+}
+
 const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchResponse => ({
   batchItemFailures: [{ itemIdentifier: stream.Records[index]?.dynamodb?.SequenceNumber ?? '' }],
 });
 
 export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  const [fanOut, counting] = await Promise.all([
+  const [fanOut, counting, paymentCounting] = await Promise.all([
     fanOutEvents(stream.Records.map(outboxEvent)),
     countDeliveryChanges(stream.Records.map(deliveryChange)),
+    countPaymentChanges(stream.Records.map(paymentChange)),
   ]);
   const failures: number[] = [];
   if (!fanOut.ok) {
@@ -93,6 +119,13 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
       ...errorFields(counting.error),
     });
     failures.push(counting.failedAt);
+  }
+  if (!paymentCounting.ok) {
+    log.error('outbox payment counting failed', {
+      sequenceNumber: stream.Records[paymentCounting.failedAt]?.dynamodb?.SequenceNumber,
+      ...errorFields(paymentCounting.error),
+    });
+    failures.push(paymentCounting.failedAt);
   }
   return failures.length === 0 ? { batchItemFailures: [] } : failureAt(stream, Math.min(...failures));
 };

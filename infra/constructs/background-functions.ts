@@ -90,13 +90,14 @@ export class BackgroundFunctions extends Construct {
 
     this.outbox = new ServiceFunction(this, 'Outbox', {
       entry: join(functionsDir, 'outbox', 'index.ts'),
-      description: 'Pix background: the outbox (new events to webhook deliveries; delivery counters)',
+      description:
+        'Pix background: the outbox (new events to webhook deliveries; delivery and payment counters)',
       // Up to 100 events a batch, each an endpoint query, conditional puts and a queue send.
       timeout: Duration.seconds(60),
       environment: serviceEnvironment,
     });
-    // Reads endpoints, puts deliveries and marks them enqueued; counts delivery changes (counter
-    // ADDs and a marker per stream record, in one transaction).
+    // Reads endpoints, puts deliveries and marks them enqueued; counts delivery and charge changes
+    // (counter ADDs and a marker per stream record, in one transaction).
     this.outbox.bindTable(props.table, { access: 'readWrite' });
     this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
     // Grants the stream read itself, and SendMessage on the on-failure destination.
@@ -109,8 +110,8 @@ export class BackgroundFunctions extends Construct {
         maxRecordAge: Duration.seconds(outboxStream.maxRecordAgeSeconds),
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(props.outboxFailureQueue),
-        // Only new event items and delivery changes invoke it (the patterns are OR'ed); every
-        // other write to the table is dropped by Lambda.
+        // Only new event items, delivery changes and charge changes invoke it (the patterns are
+        // OR'ed); every other write to the table is dropped by Lambda.
         filters: outboxStreamFilters.map((pattern) => FilterCriteria.filter(pattern)),
       }),
     );

@@ -7,6 +7,7 @@
  * - `CHARGEREF#<rawId>`: which scope a raw id belongs to (checkout and Pix location URLs);
  * - GSI1 by customer document: the customer velocity guard;
  * - GSI2 expiry queue, only while awaiting payment: the scheduler's work list;
+ * - GSI3 status cell (`PAYSTATUS#…#<status>` / raw id): the payment list's status filter;
  * - `COUNTER#PENDING_CHARGES`: live charges of the scope, so the account velocity limit is a
  *   transaction condition;
  * - `IDEMPOTENCY#…`: the stored response of a create;
@@ -21,6 +22,7 @@ import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
+import { streamItemTypes } from '../resources.ts';
 import { toAccount } from './accounts.ts';
 import { batchGetConsistent, db, queryAll, type TransactItem, tableName } from './client.ts';
 import {
@@ -36,6 +38,7 @@ import {
   idempotencyKey,
   PREFIX,
   parseDueEntry,
+  paymentStatusCell,
   pendingCounterKey,
   pixReceiptKey,
   scopePk,
@@ -49,7 +52,7 @@ export function chargeItem(charge: ChargeRecord): Record<string, unknown> {
   const scope = scopeOf(charge);
   return {
     ...chargeKey(scope, charge.id),
-    type: 'charge',
+    type: streamItemTypes.charge,
     ...charge,
     ...(charge.customer.document !== undefined && {
       gsi1pk: customerIndexPk(scope, charge.customer.document),
@@ -58,10 +61,22 @@ export function chargeItem(charge: ChargeRecord): Record<string, unknown> {
     // On the expiry queue only while it can expire (a sparse index: nothing else to skip).
     ...(awaitingPayment(charge.status) &&
       dueIndex('EXPIRY', charge.expiresAt, scope, charge.id, randomInt(1 << 16))),
+    // The payment list's status cell (moves with the status: every write rewrites the item).
+    ...paymentStatusCell(scope, charge.status, charge.id),
   };
 }
 
-const INTERNAL_ATTRIBUTES = new Set(['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk']);
+const INTERNAL_ATTRIBUTES = new Set([
+  'pk',
+  'sk',
+  'type',
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'gsi3pk',
+  'gsi3sk',
+]);
 export const toCharge = (item: Record<string, unknown>): ChargeRecord =>
   Object.fromEntries(
     Object.entries(item).filter(([k]) => !INTERNAL_ATTRIBUTES.has(k)),

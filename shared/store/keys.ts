@@ -9,6 +9,7 @@
  * by its hash, a charge by its raw id, a Pix by its end-to-end id) get a partition of their own.
  */
 
+import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope, Mode } from '../domain/scope.ts';
 import { rateLimitKeyPrefix } from '../resources.ts';
 
@@ -33,6 +34,7 @@ export const PREFIX = {
   webhookEndpoint: 'WEBHOOKEP#',
   delivery: 'DELIVERY#',
   deliveryCount: 'DELIVERYCOUNT#',
+  paymentCount: 'PAYCOUNT#',
 } as const;
 
 // ── Partitions ────────────────────────────────────────────────────────────────────────────────
@@ -109,6 +111,51 @@ export const refundRefKey = (scope: MerchantScope, refundId: string): ItemKey =>
   pk: scopePk(scope),
   sk: `REFUNDREF#${refundId}`,
 });
+
+/**
+ * The sort-key range (for `BETWEEN`) of a scope's charges created within `[fromMs, toMs)`
+ * (either side open): raw ids start with the creation time (`chargeIdFloor`), and no id equals
+ * a floor, so the range holds exactly the charges of that span.
+ */
+export function chargeSkRange(span: { fromMs?: number; toMs?: number }): { from: string; to: string } {
+  const ids = chargeIdRange(span);
+  return { from: `${PREFIX.charge}${ids.from}`, to: `${PREFIX.charge}${ids.to}` };
+}
+/** The same range over raw ids alone (the status cells' sort key). */
+export function chargeIdRange(span: { fromMs?: number; toMs?: number }): { from: string; to: string } {
+  return {
+    from: chargeIdFloor(span.fromMs ?? 0),
+    // 'g' sorts after every hex digit: the end of the ids.
+    to: span.toMs === undefined ? 'g' : chargeIdFloor(span.toMs),
+  };
+}
+
+/**
+ * GSI3 of a charge: its stored status's cell, `PAYSTATUS#<acct>#<mode>#<status>` / `<rawId>`,
+ * so a status filter of the payment list reads only its matches, in creation order. The
+ * partition key moves with the status (every write of the charge rewrites it).
+ */
+export const paymentStatusCellPk = (scope: MerchantScope, status: string): string =>
+  `PAYSTATUS#${scope.accountId}#${scope.mode}#${status}`;
+export const paymentStatusCell = (scope: MerchantScope, status: string, rawId: string) => ({
+  gsi3pk: paymentStatusCellPk(scope, status),
+  gsi3sk: rawId,
+});
+
+/**
+ * Payment counters, in the scope's partition: one item per bucket of creation time and level
+ * (`PAYCOUNT#MINUTE#2026-05-01T13:45`, `…#HOUR#2026-05-01T13`, `…#DAY#2026-05-01`,
+ * `…#MONTH#2026-05`), each with `total` and one count per stored status. Labels sort by time.
+ */
+export const paymentCountKey = (scope: MerchantScope, level: string, label: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.paymentCount}${level}#${label}`,
+});
+/** The sort keys of a run of one level's buckets, labels inclusive (absent: open on that side). */
+export function paymentCountRange(level: string, from?: string, to?: string): { from: string; to: string } {
+  const prefix = `${PREFIX.paymentCount}${level}#`;
+  return { from: `${prefix}${from ?? ''}`, to: to === undefined ? prefixEnd(prefix) : `${prefix}${to}` };
+}
 
 // ── Due-work queues (GSI2, sparse): charges to expire, tranches to release ────────────────────
 

@@ -11,7 +11,15 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefundRecord, RefundStatus } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { db, type TransactItem, tableName } from './client.ts';
-import { chargeKey, chargeRefundsPrefix, dueIndex, refundKey, refundRefKey, scopePk } from './keys.ts';
+import {
+  chargeKey,
+  chargeRefundsPrefix,
+  dueIndex,
+  paymentStatusCell,
+  refundKey,
+  refundRefKey,
+  scopePk,
+} from './keys.ts';
 
 const INTERNAL_ATTRIBUTES = new Set(['pk', 'sk', 'type', 'gsi2pk', 'gsi2sk']);
 const toRefund = (item: Record<string, unknown>): RefundRecord =>
@@ -101,12 +109,16 @@ export function chargeRefundTotalsChange(
     Update: {
       TableName: tableName(),
       Key: chargeKey(scope, chargeId),
-      UpdateExpression: `ADD ${adds.join(', ')} SET updatedAt = :at${change.status ? ', #status = :to' : ''}`,
+      // A status change moves the payment list's status cell with it (keys.ts, GSI3).
+      UpdateExpression: `ADD ${adds.join(', ')} SET updatedAt = :at${change.status ? ', #status = :to, gsi3pk = :cell' : ''}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':at': change.at,
-        ...(change.status !== undefined && { ':to': change.status }),
+        ...(change.status !== undefined && {
+          ':to': change.status,
+          ':cell': paymentStatusCell(scope, change.status, chargeId).gsi3pk,
+        }),
         ...(change.refunded !== undefined && { ':refunded': change.refunded }),
         ...(change.settled !== undefined && { ':settled': change.settled }),
         ...Object.fromEntries(guard.from.map((s, n) => [`:from${n}`, s])),

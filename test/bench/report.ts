@@ -10,6 +10,7 @@ import { type CpuShare, OTHERS } from './cpu.ts';
 import type { DeliveryQueryResults } from './delivery-queries.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { MeasuredLoad } from './load.ts';
+import type { PaymentQueryResults } from './payment-queries.ts';
 import type { PaymentProbeRow } from './payments.ts';
 import { round } from './stats.ts';
 import type { Percentiles, RateRun, WebhookResults } from './webhooks.ts';
@@ -64,6 +65,8 @@ export interface BenchResults {
   webhooks: WebhookResults;
   /** On the webhook section's runtime, after it. */
   deliveryQueries: DeliveryQueryResults;
+  /** On the same runtime, after the delivery queries. */
+  paymentQueries: PaymentQueryResults;
   totalSeconds: number;
 }
 
@@ -393,6 +396,32 @@ export function deliveryQuerySection(d: DeliveryQueryResults): string {
   ].join('\n');
 }
 
+export function paymentQuerySection(p: PaymentQueryResults): string {
+  const sizes = p.sizes.map(count);
+  return [
+    `Payment list at ${sizes.join(' and ')} payments of one scope over a week (seeded in ${p.seedSeconds.join(' / ')} s, counted from the stream in ${p.countedSeconds.join(' / ')} s; ${p.samples} requests each, sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls (auth included), handler p50 ms, payments on the page, total`,
+    table(
+      [
+        'request',
+        ...p.sizes.flatMap((size) => [`@${count(size)} p50/p90/p99`, 'calls', 'handler', 'rows', 'total']),
+      ],
+      p.queries.map((q) => [
+        q.label,
+        ...q.bySize.flatMap((f) => [
+          `${f.p50} / ${f.p90} / ${f.p99}`,
+          f.dynamodbCalls,
+          f.handlerP50,
+          f.returned,
+          f.total,
+        ]),
+      ]),
+    ),
+    `  without counters (a COUNT query of every payment of the scope per request): ${p.countAll
+      .map((r) => `${count(r.items)} items p50 ${r.p50} ms, p99 ${r.p99} ms`)
+      .join('; ')}`,
+  ].join('\n');
+}
+
 export function formatReport(r: BenchResults): string {
   const m = r.machine;
   return [
@@ -419,6 +448,7 @@ export function formatReport(r: BenchResults): string {
     deliveryQuerySection(r.deliveryQueries),
     '',
     paymentsSection(r.payments),
+    paymentQuerySection(r.paymentQueries),
     '',
     `Total ${r.totalSeconds} s`,
   ].join('\n');

@@ -8,8 +8,9 @@
  * `npm run bench -- --only webhooks` runs the webhook section alone (about 90 s, on a fresh
  * runtime as in the full run) and writes .bench/webhooks.json; `--only deliveries` the delivery
  * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
- * and writes .bench/deliveries.json; `--only payments` the refund and payment reads one at a
- * time (payments.ts, about 20 s) and writes .bench/payments.json.
+ * and writes .bench/deliveries.json; `--only payments` the refunds and payment reads one at a
+ * time (payments.ts, about 20 s) and the payment list at 100 and 10 000 payments of a scope
+ * (payment-queries.ts), and writes .bench/payments.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +30,7 @@ import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-queries.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
+import { measurePaymentQueries, type PaymentQueryResults } from './payment-queries.ts';
 import { type PaymentProbeRow, probePayments } from './payments.ts';
 import {
   type BenchResults,
@@ -36,6 +38,7 @@ import {
   deliveryQuerySection,
   formatReport,
   machine,
+  paymentQuerySection,
   paymentsSection,
   webhookSection,
   writeResults,
@@ -81,8 +84,8 @@ const WEBHOOKS: WebhookPlan = {
   p99GoalMs: 1000,
 };
 const ROUND_TRIP_CALLS = 200;
-/** The run takes about 2.5 minutes; past this something hangs, and the runtime must still be stopped. */
-const WATCHDOG_MS = 360_000;
+/** The run takes about 3.5 minutes; past this something hangs, and the runtime must still be stopped. */
+const WATCHDOG_MS = 480_000;
 
 let runtime: BenchRuntime | undefined;
 /** A check failed after the report was written (it is still printed, with every figure). */
@@ -200,6 +203,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
   runtime = await startBenchRuntime(settings);
   const webhooks = await measureWebhooks(runtime, WEBHOOKS, step);
   const deliveryQueries = await measureDeliveryQueries(runtime, step);
+  const paymentQueries = await measurePaymentQueries(runtime, step);
 
   return {
     generatedAt: new Date().toISOString(),
@@ -227,6 +231,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     unbenchedFunctions: unbenchedFunctions(),
     webhooks,
     deliveryQueries,
+    paymentQueries,
     totalSeconds: round((performance.now() - startedAt) / 1000),
   };
 }
@@ -272,16 +277,19 @@ async function benchDeliveries(
   return { machine: machine(), deliveryQueries: await measureDeliveryQueries(runtime, step) };
 }
 
-/** The payments probe alone, on its own runtime: what `--only payments` runs. */
-async function benchPayments(
-  dataDir: string,
-): Promise<{ machine: ReturnType<typeof machine>; payments: PaymentProbeRow[] }> {
+/** The payments sections alone, on their own runtime: what `--only payments` runs. */
+async function benchPayments(dataDir: string): Promise<{
+  machine: ReturnType<typeof machine>;
+  payments: PaymentProbeRow[];
+  paymentQueries: PaymentQueryResults;
+}> {
   step('starting node bin/local.ts --in-memory');
   const settings = benchSettings(dataDir);
   runtime = await startBenchRuntime(settings);
   const chargeBench = await prepareChargeBench(settings);
   step('payments: refunds and the reads around them, one at a time');
-  return { machine: machine(), payments: await probePayments(settings.baseUrl, chargeBench.apiKey, runtime) };
+  const payments = await probePayments(settings.baseUrl, chargeBench.apiKey, runtime);
+  return { machine: machine(), payments, paymentQueries: await measurePaymentQueries(runtime, step) };
 }
 
 async function main(): Promise<void> {
@@ -338,6 +346,8 @@ async function main(): Promise<void> {
         `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
         '',
         paymentsSection(results.payments),
+        '',
+        paymentQuerySection(results.paymentQueries),
       ].join('\n');
       publish(PAYMENT_RESULTS_FILE, report, results);
     } finally {

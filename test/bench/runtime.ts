@@ -15,7 +15,14 @@ import { type LocalSettings, localSettings } from '../../infra/local/settings.ts
 export const repoRoot = resolve(import.meta.dirname, '../..');
 
 /** Away from the defaults (3000, 8100, 9324, 4569) so `npm start` can keep running beside it. */
-const BENCH_PORTS = { apiPort: 3410, dynamoDbPort: 8410, sqsPort: 9430, s3Port: 4610 } as const;
+/** `BENCH_PORT_OFFSET` lets two runs share a machine (as `TEST_PORT_OFFSET` does for the tests). */
+const PORT_OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? 0);
+const BENCH_PORTS = {
+  apiPort: 3410 + PORT_OFFSET,
+  dynamoDbPort: 8410 + PORT_OFFSET,
+  sqsPort: 9430 + PORT_OFFSET,
+  s3Port: 4610 + PORT_OFFSET,
+} as const;
 
 const READY_MARKER = 'Pix service ready on';
 const READY_TIMEOUT_MS = 60_000;

@@ -167,7 +167,7 @@ describe('single table', () => {
     });
   });
 
-  it("has three GSIs: gsi1 (look-ups), gsi2 (the scheduler's due-work queues, delivery cells) and gsi3 (endpoint delivery cells)", () => {
+  it("has three GSIs: gsi1 (look-ups), gsi2 (the scheduler's due-work queues, delivery cells) and gsi3 (endpoint delivery cells, payment status cells)", () => {
     expect(table.indexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2', 'gsi3']);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
@@ -659,7 +659,7 @@ describe('outbox', () => {
     });
   });
 
-  it('consumes the table stream from TRIM_HORIZON, new event items and delivery changes only', () => {
+  it('consumes the table stream from TRIM_HORIZON, new event items, delivery and charge changes only', () => {
     const mapping = mappingOf(outbox());
     expect(mapping).toMatchObject({
       EventSourceArn: {
@@ -669,10 +669,12 @@ describe('outbox', () => {
       BatchSize: 100,
     });
     const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
-    // Alternatives (Lambda ORs a mapping's filters): new events to fan out, delivery changes to count.
+    // Alternatives (Lambda ORs a mapping's filters): new events to fan out, delivery and charge
+    // changes to count.
     expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['webhookDelivery'] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['charge'] } } } },
     ]);
   });
 

@@ -166,19 +166,29 @@ describe('stream poller', () => {
       },
     });
     const put = (Item: Record<string, unknown>) => db.send(new PutCommand({ TableName: tableName, Item }));
-    await put({ pk: 'charge', sk: 'x', type: 'charge' });
+    // A charge's creation and change (the third pattern: payment counters).
+    await put({ pk: 'charge', sk: 'x', type: 'charge', status: 'WAITING_PAYMENT' });
+    await put({ pk: 'charge', sk: 'x', type: 'charge', status: 'PAID' });
     await put({ pk: 'event-1', sk: 'x', type: 'event' });
     // A MODIFY of an event item, and an INSERT of an item without a type.
     await put({ pk: 'event-1', sk: 'x', type: 'event', n: 1 });
     await put({ pk: 'plain', sk: 'x' });
-    // A delivery's creation and change (the second pattern), and a delivery counter's (neither).
+    // A delivery's creation and change (the second pattern), and the counters' (no pattern).
     await put({ pk: 'delivery', sk: 'x', type: 'webhookDelivery', status: 'PENDING' });
     await put({ pk: 'delivery', sk: 'x', type: 'webhookDelivery', status: 'PROCESSING' });
     await put({ pk: 'counter', sk: 'x', type: 'webhookDeliveryCount' });
+    await put({ pk: 'payment-counter', sk: 'x', type: 'paymentCount' });
     await put({ pk: 'event-2', sk: 'x', type: 'event' });
     // 'event-2' is the last record written: the poller hands records over in stream order, so once
     // it arrived every earlier record has been either delivered or dropped by the filters.
     await eventually(() => expect(seen).toContain('INSERT event-2'), { timeoutMs: 20_000 });
-    expect(seen).toEqual(['INSERT event-1', 'INSERT delivery', 'MODIFY delivery', 'INSERT event-2']);
+    expect(seen).toEqual([
+      'INSERT charge',
+      'MODIFY charge',
+      'INSERT event-1',
+      'INSERT delivery',
+      'MODIFY delivery',
+      'INSERT event-2',
+    ]);
   });
 });

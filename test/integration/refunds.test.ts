@@ -90,6 +90,11 @@ describe('POST /v1/payments/{id}/refund', () => {
       message: 'the payment refunded in full',
     });
     expect((await api(`/v1/charges/${m.chargeId}`, { apikey: m.apikey })).body.status).toBe('refunded');
+    // The payment list's status filter follows (its status cell moved with the status).
+    const ids = async (status: string) =>
+      (await api(`/v1/payments?status=${status}`, { apikey: m.apikey })).body.data.map((p: any) => p.id);
+    expect(await ids('REFUNDED')).toEqual([m.paymentId]);
+    expect(await ids('PAID')).not.toContain(m.paymentId);
     const events = await storedEvents(m.accountId, m.paymentId);
     const last = events.filter((e) => e.eventType === 'payment.status_changed').at(-1);
     expect(last?.payload.data).toMatchObject({ status: 'REFUNDED', previousStatus: 'PAID' });

@@ -1,0 +1,293 @@
+/**
+ * `GET /v1/payments` (Part 2, "List query"): the query's rules, which index partitions answer a
+ * status filter, how each `sortBy` is served, and the bounds that keep every page's cost
+ * independent of the scope's history (docs/data-model.md, "The payment list"). Pure.
+ *
+ * - `createdAt` and `id` (a UUIDv7: creation order), and the fields that are null on every Pix
+ *   payment, are served by the key order: a page reads what lies before it, hence
+ *   `page × limit` ≤ `PAYMENT_LIST_MAX_DEPTH`.
+ * - Every other field is sorted in memory over all matches of the filters, read with only the
+ *   attributes it needs: at most `PAYMENT_SORT_MAX_MATCHES` may match (400 `param: sortBy`
+ *   beyond; narrow the dates or filter by status).
+ */
+
+import * as v from 'valibot';
+import { type ChargeRecord, effectiveStatus } from './charges.ts';
+import { InvalidInput } from './errors.ts';
+import { serializePayment } from './payments.ts';
+import { awaitingPayment, type TxStatus, txStatuses } from './transaction-status.ts';
+import { parseInput, queryInteger } from './validation.ts';
+
+export const PAYMENT_LIST_DEFAULT_LIMIT = 20;
+export const PAYMENT_LIST_MAX_LIMIT = 100;
+/**
+ * The deepest item a page may reach (`page × limit`): a key-ordered page reads what lies before
+ * it, and a charge item (its QR image included) is about 7 KB, so a query page (1 MB) passes
+ * over about 140 of them. As deep as the delivery list's `offset`; further back, narrow the dates.
+ */
+export const PAYMENT_LIST_MAX_DEPTH = 1_000;
+/** The most payments an in-memory sort may read (all matches of the filters). */
+export const PAYMENT_SORT_MAX_MATCHES = 1_000;
+
+export type PaymentField = keyof ReturnType<typeof serializePayment>;
+
+/**
+ * The stored attributes each field of the full payment shape (`serializePayment`) is computed
+ * from: a sort by the field reads only these. Typed against the serializer's output, so a field
+ * added there fails the build until it is listed here. `[]`: the same for every payment.
+ */
+export const PAYMENT_FIELD_SOURCES: Record<PaymentField, readonly (keyof ChargeRecord)[]> = {
+  id: ['id'],
+  status: ['status', 'expiresAt'],
+  amount: ['amount'],
+  currency: ['currency'],
+  paymentMethods: ['paymentMethods'],
+  customerName: ['customer'],
+  customerDocument: ['customer'],
+  customerEmail: ['customer'],
+  metadata: ['metadata', 'failure'],
+  createdAt: ['createdAt'],
+  paidWith: ['paidAt'],
+  providerFee: ['fees'],
+  platformFee: ['fees'],
+  netAmount: ['fees'],
+  paidAt: ['paidAt'],
+  pixQrCode: ['qrCodeBase64'],
+  pixCopyPaste: ['brCode'],
+  pixExpiresAt: ['brCode', 'expiresAt'],
+  cardRedirectUrl: [],
+  mbEntity: [],
+  mbReference: [],
+  mbExpiresAt: [],
+  boletoBarcode: [],
+  boletoLine: [],
+  boletoPdfUrl: [],
+  boletoExpiresAt: [],
+  cryptoAddress: [],
+  cryptoAmount: [],
+  cryptoNetwork: [],
+  cryptoCurrency: [],
+};
+
+export const paymentFields = Object.keys(PAYMENT_FIELD_SOURCES) as PaymentField[];
+
+/**
+ * Whether the key order (creation, then id) is the order of `field`: creation time and the
+ * UUIDv7 id are; a field equal on every payment leaves the tie-break, which is that order too.
+ */
+export const servedByKeyOrder = (field: PaymentField): boolean =>
+  field === 'createdAt' || field === 'id' || PAYMENT_FIELD_SOURCES[field].length === 0;
+
+// ── The query ─────────────────────────────────────────────────────────────────────────────────
+
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An ISO 8601 date or date-time as an inclusive bound in milliseconds, or `undefined` when it is
+ * not one (`2026-02-30` included). A date alone is its whole UTC day (a start at 00:00:00.000,
+ * an end at 23:59:59.999); a time without offset is UTC. Digits below the millisecond round
+ * inwards (a start up, an end down), so the bound includes exactly what it names.
+ */
+export function parseIsoBound(value: string, side: 'start' | 'end'): number | undefined {
+  const m = ISO_TIME.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((n) => Number(m[n] ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const fraction = m[7] ?? '';
+  const offset = m[8];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  if (at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return undefined;
+  at.setUTCHours(hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0')));
+  let ms = at.getTime();
+  if (side === 'start' && /[1-9]/.test(fraction.slice(3))) ms += 1;
+  if (offset !== undefined && offset !== 'Z') {
+    const [, sign, hh, mm] = /^([+-])(\d{2}):?(\d{2})$/.exec(offset) ?? [];
+    if (Number(hh) > 23 || Number(mm) > 59) return undefined;
+    ms -= (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) * 60_000;
+  }
+  if (m[4] === undefined && side === 'end') ms += 86_400_000 - 1;
+  return ms;
+}
+
+const isoBound = (side: 'start' | 'end') =>
+  v.pipe(
+    v.string(),
+    v.check(
+      (value) => parseIsoBound(value, side) !== undefined,
+      'Must be an ISO 8601 date (2026-05-01) or date-time (2026-05-01T13:45:00Z)',
+    ),
+    v.transform((value) => parseIsoBound(value, side) as number),
+  );
+
+export const ListPaymentsQuery = v.strictObject({
+  page: queryInteger(1, PAYMENT_LIST_MAX_DEPTH, 1),
+  limit: queryInteger(1, PAYMENT_LIST_MAX_LIMIT, PAYMENT_LIST_DEFAULT_LIMIT),
+  status: v.optional(v.picklist(txStatuses, `Must be one of ${txStatuses.join(', ')}`)),
+  startDate: v.optional(isoBound('start')),
+  endDate: v.optional(isoBound('end')),
+  sortBy: v.optional(
+    v.picklist(paymentFields, 'Must be a field of the payment (createdAt, amount, status, …)'),
+    'createdAt',
+  ),
+  sortOrder: v.optional(v.picklist(['asc', 'desc'] as const, 'Must be asc or desc'), 'desc'),
+});
+
+export interface PaymentListQuery {
+  page: number;
+  limit: number;
+  status?: TxStatus;
+  /** Inclusive bounds on the creation time, in milliseconds. */
+  fromMs?: number;
+  toMs?: number;
+  sortBy: PaymentField;
+  sortOrder: 'asc' | 'desc';
+}
+
+/** The query string of `GET /v1/payments`, checked (400 with `param` on the first fault). */
+export function parsePaymentListQuery(query: Record<string, string>): PaymentListQuery {
+  const q = parseInput(ListPaymentsQuery, query, 'query');
+  if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate)
+    throw new InvalidInput('Invalid startDate: it is after endDate', { param: 'startDate' });
+  if (q.page * q.limit > PAYMENT_LIST_MAX_DEPTH)
+    throw new InvalidInput(
+      `Invalid page: page × limit may be at most ${PAYMENT_LIST_MAX_DEPTH} (a page reads every payment ` +
+        'before it); narrow startDate/endDate or filter by status to reach further back, or reverse sortOrder',
+      { param: 'page' },
+    );
+  return {
+    page: q.page,
+    limit: q.limit,
+    ...(q.status !== undefined && { status: q.status }),
+    ...(q.startDate !== undefined && { fromMs: q.startDate }),
+    ...(q.endDate !== undefined && { toMs: q.endDate }),
+    sortBy: q.sortBy,
+    sortOrder: q.sortOrder,
+  };
+}
+
+/** The 400 of an in-memory sort over more matches than it may read. */
+export const tooManyToSort = (field: PaymentField, matches: number | undefined) =>
+  new InvalidInput(
+    `Invalid sortBy: sorting by ${field} reads every matching payment, and at most ${PAYMENT_SORT_MAX_MATCHES} ` +
+      `may match (${matches === undefined ? 'more' : matches} do); narrow startDate/endDate or filter by ` +
+      'status, or sort by createdAt',
+    { param: 'sortBy' },
+  );
+
+// ── Which partitions answer a status filter ───────────────────────────────────────────────────
+
+/**
+ * Where a filter's payments are read and how the shown status (`effectiveStatus`: awaiting
+ * payment past its expiry shows EXPIRED) is followed:
+ * - no status: the scope's charges;
+ * - a status: its cell (charges stored in it), and
+ *   - awaiting payment (WAITING_PAYMENT, PENDING): only those not past expiry (`unexpiredOnly`);
+ *     the ones past it, which the scheduler has not recorded yet, are `overdue` and leave the total;
+ *   - EXPIRED: also the `overdue` of every awaiting status, which join the page and the total.
+ */
+export interface StatusPlan {
+  /** The stored status whose cell is read; `undefined`: every charge of the scope. */
+  cell?: TxStatus;
+  unexpiredOnly: boolean;
+  /** Awaiting statuses whose charges past expiry must be found. */
+  overdueOf: TxStatus[];
+  /** +1: overdue ones join (EXPIRED); −1: they leave (awaiting); 0: none are read. */
+  overdueSign: -1 | 0 | 1;
+}
+
+const awaitingStatuses: TxStatus[] = txStatuses.filter(awaitingPayment);
+
+export function statusPlan(status: TxStatus | undefined): StatusPlan {
+  if (status === undefined) return { unexpiredOnly: false, overdueOf: [], overdueSign: 0 };
+  if (status === 'EXPIRED')
+    return { cell: status, unexpiredOnly: false, overdueOf: awaitingStatuses, overdueSign: 1 };
+  if (awaitingPayment(status))
+    return { cell: status, unexpiredOnly: true, overdueOf: [status], overdueSign: -1 };
+  return { cell: status, unexpiredOnly: false, overdueOf: [], overdueSign: 0 };
+}
+
+/** Whether a payment shows the filter's status at `now` (a page re-checks what it read). */
+export const showsStatus = (
+  charge: Pick<ChargeRecord, 'status' | 'expiresAt'>,
+  status: TxStatus | undefined,
+  now: number,
+): boolean => status === undefined || effectiveStatus(charge, now) === status;
+
+// ── Order ─────────────────────────────────────────────────────────────────────────────────────
+
+/** Ids (UUIDv7) in the requested creation order. */
+export const compareIds = (a: string, b: string, order: 'asc' | 'desc'): number =>
+  (a < b ? -1 : a > b ? 1 : 0) * (order === 'asc' ? 1 : -1);
+
+/** Two id lists, each already in `order`, merged in `order` (ids are unique). */
+export function mergeIds(a: readonly string[], b: readonly string[], order: 'asc' | 'desc'): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && compareIds(x, y, order) <= 0)) {
+      out.push(x as string);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
+}
+
+/** The defaults of a record read with only some attributes, so the serializer can run on it. */
+const PARTIAL_DEFAULTS = { customer: {}, metadata: {} } as const;
+
+/**
+ * The value `field` shows for a payment read with only `PAYMENT_FIELD_SOURCES[field]`: the
+ * serializer's own output, so the order is by exactly what the page shows.
+ */
+export function sortValueOf(field: PaymentField, partial: Partial<ChargeRecord>, now: number): unknown {
+  return serializePayment({ ...PARTIAL_DEFAULTS, ...partial } as ChargeRecord, now)[field];
+}
+
+const TYPE_RANK: Record<string, number> = { boolean: 0, number: 1, string: 2, object: 3 };
+
+/**
+ * Ascending order of two shown values: numbers by value, strings (ISO times included) by code
+ * unit, arrays and objects by their JSON; values of different types by type. `null` is not
+ * compared here (nulls go last in either order).
+ */
+function compareValues(a: unknown, b: unknown): number {
+  const ta = TYPE_RANK[typeof a] ?? 4;
+  const tb = TYPE_RANK[typeof b] ?? 4;
+  if (ta !== tb) return ta - tb;
+  const x = typeof a === 'object' ? JSON.stringify(a) : (a as number | string | boolean);
+  const y = typeof b === 'object' ? JSON.stringify(b) : (b as number | string | boolean);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** A payment as an in-memory sort reads it: its id and the shown value of the sort field. */
+export interface SortRow {
+  id: string;
+  value: unknown;
+}
+
+/**
+ * The order of an in-memory sort: by the shown value in `order`, nulls last in either order,
+ * ties by creation in `order` (so a field equal everywhere sorts as `createdAt` does).
+ */
+export function compareSortRows(a: SortRow, b: SortRow, order: 'asc' | 'desc'): number {
+  const aNull = a.value === null || a.value === undefined;
+  const bNull = b.value === null || b.value === undefined;
+  if (aNull !== bNull) return aNull ? 1 : -1;
+  const byValue = aNull ? 0 : compareValues(a.value, b.value) * (order === 'asc' ? 1 : -1);
+  return byValue !== 0 ? byValue : compareIds(a.id, b.id, order);
+}

@@ -1,0 +1,76 @@
+/**
+ * Payment counters (keys in keys.ts, rules in `shared/domain/payment-counts.ts`): one item per
+ * scope and bucket of creation time (minute, hour, day, month) with `total` and one count per
+ * stored status, written only by the outbox from the table's stream
+ * (`shared/services/count-payment-changes.ts`), each change once thanks to a marker per stream
+ * record.
+ */
+
+import type { CounterRange, PaymentCountCell, PaymentCountDelta } from '../domain/payment-counts.ts';
+import { paymentCountNames } from '../domain/payment-counts.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { queryAll, type TransactItem, tableName } from './client.ts';
+import { countedMarkerKey, paymentCountKey, paymentCountRange, scopePk } from './keys.ts';
+
+/** `ADD` of `delta` to one counter item (created on first use). */
+export function paymentCountAddItem(cell: PaymentCountCell, delta: PaymentCountDelta): TransactItem {
+  const names: Record<string, string> = { '#type': 'type' };
+  const values: Record<string, unknown> = { ':type': 'paymentCount' };
+  const adds: string[] = [];
+  for (const [name, value] of Object.entries(delta)) {
+    if (!value) continue;
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    adds.push(`#${name} :${name}`);
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: paymentCountKey(cell.scope, cell.level, cell.label),
+      UpdateExpression: `SET #type = :type${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * The marker of one counted stream record, put only if new, in the transaction of the counters
+ * it moves: a record counted once fails this condition when its batch comes again. TTL removes
+ * it once the stream (24 h) can no longer deliver the record.
+ */
+export function paymentCountMarkerItem(streamEventId: string, expiresAt: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...countedMarkerKey(streamEventId), type: 'paymentCountMarker', expiresAt },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** The counter items of each range (in parallel, consistent reads), as count records. */
+export async function readPaymentCounts(
+  scope: MerchantScope,
+  ranges: readonly CounterRange[],
+): Promise<PaymentCountDelta[]> {
+  const pages = await Promise.all(
+    ranges.map((range) => {
+      const sk = paymentCountRange(range.level, range.from, range.to);
+      return queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': scopePk(scope), ':from': sk.from, ':to': sk.to },
+        ConsistentRead: true,
+      });
+    }),
+  );
+  return pages
+    .flat()
+    .map(
+      (item) =>
+        Object.fromEntries(
+          paymentCountNames.flatMap((name) => (item[name] === undefined ? [] : [[name, Number(item[name])]])),
+        ) as PaymentCountDelta,
+    );
+}

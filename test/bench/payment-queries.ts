@@ -1,0 +1,252 @@
+/**
+ * The payment list does not grow with a scope's history: two merchant scopes, one with 100
+ * payments and one with 10 000 over the same week (same mix of statuses, each item the size of a
+ * real charge, QR image included), seeded through the store's item builder straight into the
+ * bench runtime's DynamoDB Local (batch writes, not timed; the outbox then counts them from the
+ * stream), then the same requests against both through the API, alternating between the two so
+ * that a busy moment of the machine hits both alike.
+ *
+ * Beside them, what a `total` without counters would cost: a `Select: COUNT` query of every
+ * payment of the scope, timed from this process.
+ */
+
+import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import { waitForQuietRuntime } from './cpu.ts';
+import type { QueryFigures } from './delivery-queries.ts';
+import { type BenchRuntime, useBenchDynamoDb } from './runtime.ts';
+import { percentile, round } from './stats.ts';
+
+/** Payments per scope, small and large. */
+export const PAYMENT_SCOPE_SIZES = [100, 10_000] as const;
+const WARMUP = 10;
+const SAMPLES = 100;
+const SEED_CHUNK = 1_000;
+/** Both scopes' payments spread over the same week, up to a minute ago. */
+const SPAN_MS = 7 * 86_400_000;
+const COUNTED_WAIT_MS = 180_000;
+
+const day = (msAgo: number) => new Date(Date.now() - msAgo).toISOString().slice(0, 10);
+const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
+
+/** Each against both scopes; `{…}` placeholders are filled once, so both get the same query. */
+export const PAYMENT_QUERIES = [
+  { label: 'list, first page (20, newest first)', path: '/v1/payments' },
+  { label: 'list limit=100', path: '/v1/payments?limit=100' },
+  { label: 'list page=5 (skips 80)', path: '/v1/payments?page=5' },
+  { label: 'list status=PAID (its cell)', path: '/v1/payments?status=PAID' },
+  { label: 'list status=EXPIRED (+ awaiting past expiry)', path: '/v1/payments?status=EXPIRED' },
+  {
+    label: 'list two whole days (day counters)',
+    path: `/v1/payments?startDate=${day(4 * 86_400_000)}&endDate=${day(3 * 86_400_000)}`,
+  },
+  {
+    label: 'list 30 h between two instants (+ edge minutes)',
+    path: `/v1/payments?startDate=${at(3 * 86_400_000 + 1234)}&endDate=${at(2 * 86_400_000 - 4321 + 21_600_000)}`,
+  },
+  {
+    label: 'sortBy=amount over 6 h (in memory)',
+    path: `/v1/payments?sortBy=amount&startDate=${at(86_400_000)}&endDate=${at(86_400_000 - 21_600_000)}`,
+  },
+  { label: 'list page=10 limit=100 (deepest; empty at 100)', path: '/v1/payments?page=10&limit=100' },
+] as const;
+
+export interface PaymentQueryResults {
+  sizes: number[];
+  seedSeconds: number[];
+  /** From the last write of the seed until `total` showed every payment (the stream's counting). */
+  countedSeconds: number[];
+  queries: { label: string; bySize: QueryFigures[] }[];
+  /** Without counters: a COUNT query of every payment of the scope, ms p50 / p99. */
+  countAll: { p50: number; p99: number; items: number }[];
+  samples: number;
+}
+
+async function loadStore(runtime: BenchRuntime) {
+  useBenchDynamoDb(runtime.settings);
+  const [accounts, apiKeys, client, keys, seed, createCharge, ddb] = await Promise.all([
+    import('../../shared/store/accounts.ts'),
+    import('../../shared/services/issue-api-key.ts'),
+    import('../../shared/store/client.ts'),
+    import('../../shared/store/keys.ts'),
+    import('../helpers/payments.ts'),
+    import('../../shared/services/create-charge.ts'),
+    import('@aws-sdk/lib-dynamodb'),
+  ]);
+  return { accounts, apiKeys, client, keys, seed, createCharge, ddb };
+}
+type Store = Awaited<ReturnType<typeof loadStore>>;
+
+/** Of every 100 payments: mostly paid, as in a healthy account. */
+function statusFields(n: number, createdAtMs: number): Partial<ChargeRecord> {
+  const share = n % 100;
+  const paidAt = new Date(createdAtMs + 45_000).toISOString();
+  if (share < 80)
+    return { status: 'PAID', paidAt, fees: { providerFee: 8, platformFee: 12, netAmount: 980 } };
+  if (share < 92)
+    return {
+      status: 'EXPIRED',
+      failure: { reason: 'expired', providerErrorCode: 'expired', ttlSeconds: 3600, at: paidAt },
+    };
+  if (share < 96) return { status: 'REFUNDED', paidAt };
+  // Still awaiting payment only if created within the hour; otherwise the window closed.
+  return Date.now() - createdAtMs < 3_000_000
+    ? { status: 'WAITING_PAYMENT' }
+    : { status: 'REFUSED', brCode: undefined, qrCodeBase64: undefined };
+}
+
+/** `count` payments over the last week in a new account's test scope; its API key. */
+async function seedScope(store: Store, count: number, qr: { brCode: string; qrCodeBase64: string }) {
+  const account = await store.accounts.createAccount({ name: `Bench payments ${count}` });
+  const { apiKey } = await store.apiKeys.issueApiKey({
+    accountId: account.id,
+    mode: 'test',
+    label: 'bench payments',
+    actorUserId: 'bench',
+  });
+  const scope = { accountId: account.id, mode: 'test' as const };
+  const end = Date.now() - 60_000;
+  const step = SPAN_MS / count;
+  for (let from = 0; from < count; from += SEED_CHUNK) {
+    const charges = Array.from({ length: Math.min(SEED_CHUNK, count - from) }, (_, i) => {
+      const n = from + i;
+      const createdAtMs = Math.round(end - SPAN_MS + n * step);
+      return store.seed.seededCharge(scope, createdAtMs, {
+        amount: 1000 + ((n * 7919) % 100_000),
+        customer: { name: `Customer ${n % 97}`, document: '52998224725' },
+        metadata: { order: `A-${n}` },
+        ...qr,
+        ...statusFields(n, createdAtMs),
+      });
+    });
+    await store.seed.putCharges(charges);
+  }
+  return { apiKey, accountId: account.id, size: count };
+}
+
+/** Without counters: every payment of the scope counted by a query (what a total would read). */
+async function countAll(store: Store, accountId: string): Promise<number> {
+  const scope = { accountId, mode: 'test' as const };
+  const range = store.keys.chargeSkRange({});
+  let count = 0;
+  let next: Record<string, unknown> | undefined;
+  do {
+    const page = await store.client.db.send(
+      new store.ddb.QueryCommand({
+        TableName: store.client.tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': store.keys.scopePk(scope), ':from': range.from, ':to': range.to },
+        Select: 'COUNT',
+        ExclusiveStartKey: next,
+      }),
+    );
+    count += page.Count ?? 0;
+    next = page.LastEvaluatedKey;
+  } while (next);
+  return count;
+}
+
+export async function measurePaymentQueries(
+  runtime: BenchRuntime,
+  step: (message: string) => void,
+): Promise<PaymentQueryResults> {
+  const store = await loadStore(runtime);
+  const brCode = `00020101021226850014br.gov.bcb.pix2563pay.example.com/pix/${'A'.repeat(22)}52040000530398654071000.005802BR5913BENCH PAYMENT6009SAO PAULO62070503***6304ABCD`;
+  const qr = { brCode, qrCodeBase64: await store.createCharge.qrPngBase64(brCode) };
+  const baseUrl = runtime.settings.baseUrl;
+  const get = async (apiKey: string, path: string, requestId: string) => {
+    const sentAt = performance.now();
+    const response = await fetch(`${baseUrl}${path}`, {
+      headers: { apikey: apiKey, 'x-request-id': requestId },
+    });
+    const body = (await response.json()) as { total?: number; data?: unknown[] };
+    if (response.status !== 200)
+      throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+    return { ms: performance.now() - sentAt, total: body.total, returned: body.data?.length };
+  };
+
+  const scopes: { apiKey: string; accountId: string; size: number }[] = [];
+  const seedSeconds: number[] = [];
+  const countedSeconds: number[] = [];
+  for (const size of PAYMENT_SCOPE_SIZES) {
+    step(`payments: seeding ${size} payments over a week in one scope (batch writes)`);
+    const startedAt = performance.now();
+    const scope = await seedScope(store, size, qr);
+    seedSeconds.push(round((performance.now() - startedAt) / 1000));
+    scopes.push(scope);
+    const seededAt = performance.now();
+    step(`payments: waiting for the outbox to count them from the stream`);
+    for (;;) {
+      if ((await get(scope.apiKey, '/v1/payments?limit=1', 'pq-wait')).total === size) break;
+      if (performance.now() - seededAt > COUNTED_WAIT_MS)
+        throw new Error(`payments: ${size} seeded payments not counted after ${COUNTED_WAIT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    countedSeconds.push(round((performance.now() - seededAt) / 1000));
+  }
+  await waitForQuietRuntime(runtime.pid, { maxSeconds: 60 });
+  await runtime.settle();
+
+  const queries: PaymentQueryResults['queries'] = [];
+  for (const [q, query] of PAYMENT_QUERIES.entries()) {
+    step(`payments: ${query.label}, ${WARMUP} + ${SAMPLES} requests per scope, alternating`);
+    const times: number[][] = scopes.map(() => []);
+    const totals: (number | undefined)[] = scopes.map(() => undefined);
+    const returned: (number | undefined)[] = scopes.map(() => undefined);
+    for (let n = 0; n < WARMUP + SAMPLES; n++) {
+      for (const [s, scope] of scopes.entries()) {
+        const r = await get(scope.apiKey, query.path, `pq-${q}-${s}-${n}`);
+        if (n >= WARMUP) times[s]?.push(r.ms);
+        totals[s] = r.total;
+        returned[s] = r.returned;
+      }
+    }
+    await runtime.settle();
+    queries.push({
+      label: query.label,
+      bySize: scopes.map((_, s) => {
+        const logs = runtime.requestLogs
+          .filter((log) => log.requestId.startsWith(`pq-${q}-${s}-`))
+          .slice(WARMUP);
+        const ms = times[s] ?? [];
+        return {
+          p50: round(percentile(ms, 50)),
+          p90: round(percentile(ms, 90)),
+          p99: round(percentile(ms, 99)),
+          dynamodbCalls: round(
+            logs.reduce((sum, log) => sum + log.dynamodbCalls, 0) / Math.max(1, logs.length),
+            2,
+          ),
+          handlerP50: round(
+            percentile(
+              logs.map((log) => log.durationMs),
+              50,
+            ),
+          ),
+          ...(totals[s] !== undefined && { total: totals[s] }),
+          ...(returned[s] !== undefined && { returned: returned[s] }),
+        };
+      }),
+    });
+  }
+
+  step('payments: without counters (every payment of the scope counted per request), 20 reads per scope');
+  const countAllResults: PaymentQueryResults['countAll'] = [];
+  for (const scope of scopes) {
+    const ms: number[] = [];
+    let items = 0;
+    for (let n = 0; n < 23; n++) {
+      const startedAt = performance.now();
+      items = await countAll(store, scope.accountId);
+      if (n >= 3) ms.push(performance.now() - startedAt);
+    }
+    countAllResults.push({ p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)), items });
+  }
+  return {
+    sizes: [...PAYMENT_SCOPE_SIZES],
+    seedSeconds,
+    countedSeconds,
+    queries,
+    countAll: countAllResults,
+    samples: SAMPLES,
+  };
+}
