@@ -90,6 +90,17 @@ export const reviewHoldJournal = (chargeId: string, currency: string, amount: nu
   entries: transfer('review_hold', 'psp_clearing', amount),
 });
 
+/**
+ * A Pix held for review goes back to its payer (its payment was cancelled): it leaves the
+ * acquirer's account out of `review_hold`. The merchant's balances never move.
+ */
+export const heldReturnJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'payment_returned',
+  currency,
+  chargeId,
+  entries: transfer('psp_clearing', 'review_hold', amount),
+});
+
 /** A held tranche becomes spendable. */
 export const releaseJournal = (chargeId: string, currency: string, amount: number): Journal => ({
   kind: 'balance_released',

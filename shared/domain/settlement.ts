@@ -6,14 +6,16 @@
 
 import { type AccountSettings, computeFees } from './account-settings.ts';
 import { type ChargeRecord, effectiveStatus } from './charges.ts';
+import { InvalidInput } from './errors.ts';
 import {
+  heldReturnJournal,
   type Journal,
   releaseJournal,
   returnJournal,
   reviewHoldJournal,
   settlementJournal,
 } from './ledger.ts';
-import { awaitingPayment, nextStatus, type Trigger } from './transaction-status.ts';
+import { awaitingPayment, canApply, nextStatus, type Trigger, type TxStatus } from './transaction-status.ts';
 
 export interface IncomingPix {
   endToEndId: string;
@@ -160,6 +162,72 @@ export function planExpiry(charge: ChargeRecord, now: Date, force = false): Char
     expiresAt: open ? at : charge.expiresAt,
     updatedAt: at,
     failure: { reason: 'The Pix charge expired unpaid', providerErrorCode: 'expired', ttlSeconds, at },
+  };
+}
+
+/** The Pix QR's lifetime in seconds (`metadata.failure.ttlSeconds`); absent when there was no QR. */
+const qrTtlSeconds = (charge: ChargeRecord): number | undefined =>
+  charge.brCode === undefined
+    ? undefined
+    : Math.round((Date.parse(charge.expiresAt) - Date.parse(charge.createdAt)) / 1000);
+
+export interface CancelPlan {
+  /** The cancelled charge, with its `failure` (`providerErrorCode: canceled`). */
+  next: ChargeRecord;
+  /**
+   * The acquirer's charge to withdraw (API Pix `PATCH /cob/{txid}`) before the cancel commits:
+   * set while the QR can still be paid. A charge held for review was paid already (its cob is
+   * concluded): nothing to withdraw.
+   */
+  withdrawTxid?: string;
+  /** A Pix held for review (PROCESSING) goes back to its payer: its journal and devolution. */
+  heldReturn?: { journal: Journal; devolution: Devolution };
+}
+
+/** Why a payment cannot be cancelled, as the spec's 400 (`payment_not_cancellable`). */
+function notCancellable(status: TxStatus): InvalidInput {
+  const message =
+    status === 'PAID' || status === 'APPROVED'
+      ? `A settled (${status}) payment cannot be cancelled: refund it instead (POST /v1/payments/{id}/refund).`
+      : status === 'DISPUTE' || status === 'CHARGEBACK'
+        ? `A disputed (${status}) payment cannot be cancelled.`
+        : `Only a WAITING_PAYMENT, PENDING or PROCESSING payment can be cancelled; this one is ${status}.`;
+  return new InvalidInput(message, { code: 'payment_not_cancellable' });
+}
+
+/**
+ * `POST /v1/payments/{id}/cancel`: the cancelled charge, and what else the cancel must do.
+ * Throws `payment_not_cancellable` unless the charge is cancellable as read at `now` (a
+ * WAITING_PAYMENT charge past its expiry reads EXPIRED: not cancellable).
+ */
+export function planCancel(charge: ChargeRecord, now: Date): CancelPlan {
+  const status = effectiveStatus(charge, now.getTime());
+  if (!canApply('cancel', status)) throw notCancellable(status);
+  const at = now.toISOString();
+  const ttlSeconds = qrTtlSeconds(charge);
+  const next: ChargeRecord = {
+    ...charge,
+    status: nextStatus('cancel', charge.status),
+    updatedAt: at,
+    failure: {
+      reason: 'The payment was cancelled by the merchant',
+      providerErrorCode: 'canceled',
+      ...(ttlSeconds !== undefined && { ttlSeconds }),
+      at,
+    },
+  };
+  // Held for review: the exact amount arrived (any other amount is returned on arrival) and was
+  // never credited; cancelling it must give it back, or it would stay held forever.
+  const held = !awaitingPayment(charge.status) && charge.endToEndId !== undefined;
+  return {
+    next,
+    ...(awaitingPayment(charge.status) && charge.txid !== undefined && { withdrawTxid: charge.txid }),
+    ...(held && {
+      heldReturn: {
+        journal: heldReturnJournal(charge.id, charge.currency, charge.amount),
+        devolution: { endToEndId: charge.endToEndId as string, amount: charge.amount, reason: 'cancelled' },
+      },
+    }),
   };
 }
 

@@ -38,7 +38,7 @@ import {
   readIdempotencyRecord,
   type StoredResponse,
 } from '../store/charges.ts';
-import { transact } from '../store/client.ts';
+import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
@@ -106,7 +106,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
 
   const charge = await newChargeRecord(request, account.settings, provider.name, outcome, expiresIn, now);
   const response = { status: 201, body: (request.serialize ?? serializeCharge)(charge, now.getTime()) };
-  const result = await transact(
+  const result = await transactRetryingConflicts(
     newChargeItems(charge, {
       routeId,
       idempotencyKey,

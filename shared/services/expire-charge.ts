@@ -9,7 +9,7 @@ import type { ChargeRecord } from '../domain/charges.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { planExpiry } from '../domain/settlement.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
-import { transact } from '../store/client.ts';
+import { transactRetryingConflicts } from '../store/client.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 5;
@@ -28,7 +28,7 @@ export async function expireCharge(
     const charge = await getCharge(scope, chargeId);
     const next = charge && planExpiry(charge, now, force);
     if (!charge || !next) return undefined;
-    const result = await transact(chargeTransitionItems(charge, 'expire', next, now.toISOString()));
+    const result = await transactRetryingConflicts(chargeTransitionItems(charge, 'expire', next, now.toISOString()));
     if (result.committed) return next;
   }
   return undefined;

@@ -14,7 +14,7 @@ import { type IncomingPix, planSettlement, type SettlementOutcome } from '../dom
 import { newJournalId, newRefundId } from '../ids.ts';
 import type { PixProvider } from '../providers/provider.ts';
 import { getCharge, pixReceiptItem, trancheItem } from '../store/charges.ts';
-import { transact } from '../store/client.ts';
+import { transactRetryingConflicts } from '../store/client.ts';
 import { journalItems } from '../store/ledger.ts';
 import { newRefundItems } from '../store/refunds.ts';
 import { requestRefund } from './advance-refund.ts';
@@ -47,7 +47,7 @@ export async function receivePix(
     const at = pix.receivedAt;
     const returned =
       plan.devolution && automaticReturn(charge, plan.devolution, newRefundId(Date.parse(at)), at);
-    const result = await transact({
+    const result = await transactRetryingConflicts({
       receipt: pixReceiptItem(scope, pix, chargeId, outcomeLabel(plan.outcome)),
       ...(plan.transition &&
         chargeTransitionItems(charge, plan.transition.trigger, plan.transition.next, at, {

@@ -8,7 +8,7 @@ import { planRelease } from '../domain/settlement.ts';
 import { newJournalId } from '../ids.ts';
 import { log } from '../log.ts';
 import { dueEntries, releasedTrancheItem } from '../store/charges.ts';
-import { transact } from '../store/client.ts';
+import { transactRetryingConflicts } from '../store/client.ts';
 import { journalItems } from '../store/ledger.ts';
 
 /** Scheduler: releases every tranche whose hold is over. Returns how many it released. */
@@ -17,7 +17,7 @@ export async function releaseDueTranches(now: Date): Promise<number> {
   const at = now.toISOString();
   for (const { scope, id: chargeId, key, item } of await dueEntries('RELEASE', now)) {
     const journal = planRelease(chargeId, { amount: Number(item.amount), currency: String(item.currency) });
-    const result = await transact({
+    const result = await transactRetryingConflicts({
       tranche: releasedTrancheItem(key),
       journal: journalItems(scope, journal, at, newJournalId()),
     });
