@@ -28,7 +28,9 @@ export async function expireCharge(
     const charge = await getCharge(scope, chargeId);
     const next = charge && planExpiry(charge, now, force);
     if (!charge || !next) return undefined;
-    const result = await transactRetryingConflicts(chargeTransitionItems(charge, 'expire', next, now.toISOString()));
+    const result = await transactRetryingConflicts(
+      chargeTransitionItems(charge, 'expire', next, now.toISOString()),
+    );
     if (result.committed) return next;
   }
   return undefined;

@@ -93,6 +93,44 @@ describe('a refund racing the sandbox’s fail', () => {
   });
 });
 
+describe('a refund racing a cancel (and the Pix that settles the payment)', () => {
+  it('never both cancels and refunds a payment: pay, cancel and refund sent together (10 rounds)', async () => {
+    const m = await merchant();
+    const funding = await newCharge(m.apikey, { amount: 100_000 });
+    expect((await pay(m.apikey, funding.id)).body.outcome).toBe('paid');
+    for (let round = 0; round < 10; round++) {
+      const charge = await newCharge(m.apikey, { amount: 2000 });
+      const paymentId = rawId(charge.id);
+      const [paid, cancelled, refunded] = await Promise.all([
+        pay(m.apikey, charge.id, { payer_document: '52998224725' }),
+        api(`/v1/payments/${paymentId}/cancel`, { apikey: m.apikey, method: 'POST' }),
+        refund(m.apikey, paymentId, { idempotencyKey: randomUUID() }),
+      ]);
+
+      const status = (await api(`/v1/payments/${paymentId}`, { apikey: m.apikey })).body.status;
+      const merchantRefunds = (await refunds(m.apikey, paymentId)).filter((r) => !r.automatic);
+      if (cancelled.status === 200) {
+        // The cancel won: the Pix went back, and nothing could be refunded.
+        expect(status).toBe('CANCELLED');
+        expect(paid.body.outcome).toBe('returned');
+        expectError(refunded, 400, 'invalid_request_error', 'payment_not_refundable');
+        expect(merchantRefunds).toEqual([]);
+      } else {
+        // The Pix won: the cancel is refused, and the refund went through if it came after it.
+        expectError(cancelled, 400, 'invalid_request_error', 'payment_not_cancellable');
+        expect(paid.body.outcome).toBe('paid');
+        if (refunded.status === 201) {
+          expect(merchantRefunds.map((r) => r.id)).toEqual([refunded.body.id]);
+        } else {
+          expectError(refunded, 400, 'invalid_request_error', 'payment_not_refundable');
+          expect(status).toBe('PAID');
+          expect(merchantRefunds).toEqual([]);
+        }
+      }
+    }
+  });
+});
+
 describe('a failure at each step of a refund', () => {
   it.each(['refund-after-write', 'refund-after-provider'])(
     'after %s leaves a whole refund, and a retry with the same key finishes it',
