@@ -1,7 +1,7 @@
 /** Charge helpers for the integration tests: every call goes over HTTP like a merchant's. */
 
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.ts';
 import { chargeKey, type Mode, PREFIX, scopePk } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from './accounts.ts';
@@ -71,3 +71,17 @@ export async function storedCharge(accountId: string, rawId: string, mode: Mode 
 }
 
 export const rawId = (chargeId: string) => chargeId.replace(/^ch_/, '');
+
+/** Changes a stored charge where no route can yet (a MED case opening, a window closed but not recorded). */
+export const setStoredCharge = (accountId: string, rawId: string, values: Record<string, unknown>) =>
+  db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: chargeKey({ accountId, mode: 'test' }, rawId),
+      UpdateExpression: `SET ${Object.keys(values)
+        .map((_, n) => `#f${n} = :v${n}`)
+        .join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(Object.keys(values).map((k, n) => [`#f${n}`, k])),
+      ExpressionAttributeValues: Object.fromEntries(Object.values(values).map((v, n) => [`:v${n}`, v])),
+    }),
+  );

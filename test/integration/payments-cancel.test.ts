@@ -5,10 +5,7 @@
  * arriving afterwards returned to the payer, never credited.
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '../../shared/store/client.ts';
-import { chargeKey } from '../../shared/store/keys.ts';
 import { listRefunds } from '../../shared/store/refunds.ts';
 import {
   balance,
@@ -20,6 +17,7 @@ import {
   newIdempotencyKey,
   pay,
   rawId,
+  setStoredCharge,
   storedEvents,
 } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -46,20 +44,6 @@ const expectNotCancellable = (reply: ApiReply) =>
 
 /** The charge's refunds: a returned Pix is an automatic devolution among them. */
 const refundsOf = (accountId: string, id: string) => listRefunds({ accountId, mode: 'test' }, id);
-
-/** Changes the stored charge where no route can yet (a MED case, a window closed unrecorded). */
-const setStored = (accountId: string, id: string, values: Record<string, unknown>) =>
-  db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: chargeKey({ accountId, mode: 'test' }, id),
-      UpdateExpression: `SET ${Object.keys(values)
-        .map((_, n) => `#f${n} = :v${n}`)
-        .join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(Object.keys(values).map((k, n) => [`#f${n}`, k])),
-      ExpressionAttributeValues: Object.fromEntries(Object.values(values).map((v, n) => [`:v${n}`, v])),
-    }),
-  );
 
 let m: { accountId: string; apikey: string };
 beforeAll(async () => {
@@ -231,7 +215,7 @@ describe('a payment that cannot be cancelled', () => {
     const created = await createPayment(m.apikey);
     // The window closed a second ago; the scheduler has not run over it (its queue entry keeps
     // the original time), so only the read decides.
-    await setStored(m.accountId, created.id, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    await setStoredCharge(m.accountId, created.id, { expiresAt: new Date(Date.now() - 1000).toISOString() });
     const reply = await cancel(m.apikey, created.id);
     expectNotCancellable(reply);
     expect(reply.body.error.message).toMatch(/EXPIRED/);
@@ -241,7 +225,7 @@ describe('a payment that cannot be cancelled', () => {
     const created = await createPayment(m.apikey);
     await pay(m.apikey, `ch_${created.id}`);
     // No route opens a MED case yet: the transaction is put in DISPUTE as one would.
-    await setStored(m.accountId, created.id, { status: 'DISPUTE' });
+    await setStoredCharge(m.accountId, created.id, { status: 'DISPUTE' });
     const reply = await cancel(m.apikey, created.id);
     expectNotCancellable(reply);
     expect(reply.body.error.message).toMatch(/disputed/i);

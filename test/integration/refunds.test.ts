@@ -8,7 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { newKey } from '../helpers/accounts.ts';
-import { balance, merchant, newCharge, pay, rawId, storedEvents } from '../helpers/charges.ts';
+import {
+  balance,
+  merchant,
+  newCharge,
+  pay,
+  rawId,
+  setStoredCharge,
+  storedEvents,
+} from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 
@@ -125,6 +133,18 @@ describe('POST /v1/payments/{id}/refund', () => {
       400,
       'invalid_request_error',
       'payment_not_refundable',
+    );
+  });
+
+  it('refuses a disputed payment (payment_disputed)', async () => {
+    const m = await paidPayment(1000);
+    // No route opens a MED case yet: the transaction is put in DISPUTE as the MED use case will.
+    await setStoredCharge(m.accountId, m.paymentId, { status: 'DISPUTE' });
+    expectError(
+      await refund(m.apikey, m.paymentId, { amount: 100 }),
+      400,
+      'invalid_request_error',
+      'payment_disputed',
     );
   });
 
