@@ -64,6 +64,8 @@ export interface QueryFigures {
   /** DynamoDB calls per request (request log, auth included). */
   dynamodbCalls: number;
   /** Time in the handler (request log). */
+  /** Sequential DynamoDB round trips (calls made together count once), where measured. */
+  roundTrips?: number;
   handlerP50: number;
   total?: number;
   /** Deliveries on the page. */

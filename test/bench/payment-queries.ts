@@ -216,6 +216,10 @@ export async function measurePaymentQueries(
             logs.reduce((sum, log) => sum + log.dynamodbCalls, 0) / Math.max(1, logs.length),
             2,
           ),
+          roundTrips: round(
+            logs.reduce((sum, log) => sum + log.dynamodbRoundTrips, 0) / Math.max(1, logs.length),
+            2,
+          ),
           handlerP50: round(
             percentile(
               logs.map((log) => log.durationMs),

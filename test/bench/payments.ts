@@ -2,8 +2,8 @@
  * The payments surface, one request at a time (each with its own `x-request-id` to find its log
  * line): what a refund and the reads around it cost in DynamoDB calls and in sequential round
  * trips (calls made together count once), and the handler time of each. The routes are
- * exercised as a merchant would: a paid payment, a partial refund, its replay, the refund list,
- * the sandbox's confirmation, a full refund, the payment read.
+ * exercised as a merchant would: a paid payment, a partial refund, the sandbox's confirmation,
+ * the refund's replay, the refund list, the payment read, and the refund of the rest.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -90,11 +90,7 @@ export async function probePayments(
       body,
     );
     sent.push(created);
-    sent.push(
-      await send(baseUrl, apiKey, 'POST …/refund (replay)', 'POST', `/v1/payments/${paymentId}/refund`, body),
-    );
-    sent.push(await send(baseUrl, apiKey, 'GET …/refunds', 'GET', `/v1/payments/${paymentId}/refunds`));
-    sent.push(await send(baseUrl, apiKey, 'GET /v1/payments/{id}', 'GET', `/v1/payments/${paymentId}`));
+    // Right away: the scheduler confirms a sandbox refund by itself 2 s after the acquirer took it.
     sent.push(
       await send(
         baseUrl,
@@ -104,6 +100,11 @@ export async function probePayments(
         `/v1/sandbox/refunds/${created.body.id}/confirm`,
       ),
     );
+    sent.push(
+      await send(baseUrl, apiKey, 'POST …/refund (replay)', 'POST', `/v1/payments/${paymentId}/refund`, body),
+    );
+    sent.push(await send(baseUrl, apiKey, 'GET …/refunds', 'GET', `/v1/payments/${paymentId}/refunds`));
+    sent.push(await send(baseUrl, apiKey, 'GET /v1/payments/{id}', 'GET', `/v1/payments/${paymentId}`));
   }
   sent.push(
     await send(

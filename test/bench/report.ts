@@ -399,17 +399,25 @@ export function deliveryQuerySection(d: DeliveryQueryResults): string {
 export function paymentQuerySection(p: PaymentQueryResults): string {
   const sizes = p.sizes.map(count);
   return [
-    `Payment list at ${sizes.join(' and ')} payments of one scope over a week (seeded in ${p.seedSeconds.join(' / ')} s, counted from the stream in ${p.countedSeconds.join(' / ')} s; ${p.samples} requests each, sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls (auth included), handler p50 ms, payments on the page, total`,
+    `Payment list at ${sizes.join(' and ')} payments of one scope over a week (seeded in ${p.seedSeconds.join(' / ')} s, counted from the stream in ${p.countedSeconds.join(' / ')} s; ${p.samples} requests each, sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls and sequential round trips (auth included), handler p50 ms, payments on the page, total`,
     table(
       [
         'request',
-        ...p.sizes.flatMap((size) => [`@${count(size)} p50/p90/p99`, 'calls', 'handler', 'rows', 'total']),
+        ...p.sizes.flatMap((size) => [
+          `@${count(size)} p50/p90/p99`,
+          'calls',
+          'trips',
+          'handler',
+          'rows',
+          'total',
+        ]),
       ],
       p.queries.map((q) => [
         q.label,
         ...q.bySize.flatMap((f) => [
           `${f.p50} / ${f.p90} / ${f.p99}`,
           f.dynamodbCalls,
+          f.roundTrips ?? '-',
           f.handlerP50,
           f.returned,
           f.total,
