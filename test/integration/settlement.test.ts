@@ -107,6 +107,16 @@ describe('paying a charge (sandbox)', () => {
     expect(late.body).toMatchObject({ outcome: 'returned', return_reason: 'expired' });
     expect(late.body.charge.status).toBe('expired');
     expect((await balance(m.apikey)).available).toBe(0);
+    // Visible as an automatic devolution among the payment's refunds.
+    const refunds = await api(`/v1/payments/${rawId(charge.id)}/refunds`, { apikey: m.apikey });
+    expect(refunds.body.data).toEqual([
+      expect.objectContaining({
+        strategy: 'devolution',
+        automatic: true,
+        reason: 'expired',
+        amount: charge.amount,
+      }),
+    ]);
   });
 });
 
