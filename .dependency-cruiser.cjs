@@ -51,6 +51,15 @@ module.exports = {
       to: { path: '^(shared/(services|http)/|functions/|infra/)' },
     },
     {
+      name: 'adapters-keep-no-state',
+      comment:
+        'The acquirer, crypto and document adapters read and write no table: what they need (the ' +
+        "sandbox's view of a charge, say) is handed to them by the use case.",
+      severity: 'error',
+      from: { path: '^shared/(providers|auth|documents)/' },
+      to: { path: '^shared/store/' },
+    },
+    {
       name: 'edge-calls-down',
       comment: 'shared/http/ is the edge: it may call use cases and the store, never a handler.',
       severity: 'error',

@@ -4,6 +4,7 @@
  * HTML with inline CSS and a small inline script under a nonce-based CSP; no payer data.
  */
 
+import { formatMoney } from './format.ts';
 import { type PublicStatus, publicStatuses } from './transaction-status.ts';
 
 export interface CheckoutView {
@@ -23,10 +24,6 @@ const escapeHtml = (text: string) =>
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
-
-/** BRL as Brazilians read it: R$ 1.234,56. */
-export const formatBrl = (centavos: number, currency = 'BRL'): string =>
-  new Intl.NumberFormat('pt-BR', { style: 'currency', currency }).format(centavos / 100);
 
 export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
   const data = JSON.stringify({
@@ -68,7 +65,7 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
 <main>
   <div class="card${view.status === 'pending' ? '' : ' settled'}" id="card">
     <p class="merchant">${escapeHtml(view.merchantName)}</p>
-    <p class="amount" data-testid="amount">${escapeHtml(formatBrl(view.amount, view.currency))}</p>
+    <p class="amount" data-testid="amount">${escapeHtml(formatMoney(view.amount, view.currency))}</p>
     <span class="status ${view.status}" id="status" data-testid="status">${statusLabel(view.status)}</span>
     <div class="pay">
       ${view.brCode ? `<img class="qr" src="${escapeHtml(view.qrCodeUrl)}" alt="QR Code Pix" width="260" height="260">` : ''}
