@@ -3,6 +3,7 @@
  * vocabulary those map to, and the allowlist serializer of the public Charge (Part 1).
  */
 
+import type { MedMetadata } from './med-cases.ts';
 import { locationToken, publicChargeId } from './pix-ids.ts';
 import type { MerchantScope } from './scope.ts';
 import { awaitingPayment, PUBLIC_STATUS, type PublicStatus, type TxStatus } from './transaction-status.ts';
@@ -58,6 +59,8 @@ export interface ChargeRecord {
   refundedAmount?: number;
   /** Sum of the REFUNDED refunds: reaching `amount` makes the transaction REFUNDED. */
   refundedSettled?: number;
+  /** The latest MED case against this charge, as `metadata.med` shows it (informational). */
+  med?: MedMetadata;
 }
 
 /** The merchant scope a charge belongs to. */

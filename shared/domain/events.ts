@@ -6,6 +6,7 @@
  */
 
 import { type ChargeRecord, serializeCharge } from './charges.ts';
+import { type MedCaseRecord, type MedEventType, serializeMedCase } from './med-cases.ts';
 import type { RefundRecord } from './refunds.ts';
 import {
   type CanonicalEventType,
@@ -15,13 +16,15 @@ import {
   type TxStatus,
 } from './transaction-status.ts';
 
+export type { MedEventType } from './med-cases.ts';
 export type { CanonicalEventType, LegacyEventType } from './transaction-status.ts';
 
 export interface OutboxEvent {
   /** `evt_…`: stable per business event, the receiver's dedupe key. */
   id: string;
   family: 'canonical' | 'legacy';
-  type: CanonicalEventType | LegacyEventType;
+  type: CanonicalEventType | LegacyEventType | MedEventType;
+  /** The raw charge id the event is about (a MED event: the contested charge). */
   chargeId: string;
   createdAt: string;
   /** Exactly what is delivered (the raw JSON body is this, serialized). */
@@ -131,4 +134,33 @@ export function refundEvents(
       ? [legacyEvent('payment.status_changed', charge, previousStatus, ctx)]
       : []),
   ];
+}
+
+/**
+ * MED events in the canonical envelope (README, "MED events"): `evt_` id, `api_version`, `type`,
+ * `data.object` the med_case as the REST API returns it. Signed like `charge.*` (`t=…,v1=…`).
+ */
+export function medCaseEvents(
+  types: MedEventType[],
+  medCase: MedCaseRecord,
+  ctx: EventContext,
+): OutboxEvent[] {
+  return types.map((type) => {
+    const id = ctx.newEventId();
+    return {
+      id,
+      family: 'canonical',
+      type,
+      chargeId: medCase.chargeId,
+      createdAt: ctx.at,
+      payload: {
+        id,
+        object: 'event',
+        api_version: ctx.apiVersion,
+        type,
+        created_at: ctx.at,
+        data: { object: serializeMedCase(medCase) },
+      },
+    };
+  });
 }

@@ -16,7 +16,11 @@ export type LedgerAccount =
   /** Received but held for manual review (payer lock without a reported payer document). */
   | 'review_hold'
   /** Refunds reserved from the merchant and owed to payers until the acquirer confirms. */
-  | 'refunds_in_flight';
+  | 'refunds_in_flight'
+  /** A MED case's contested amount, held from the merchant while the case is undecided (`retained`). */
+  | 'merchant_retained'
+  /** MED money that left the merchant's books (lost, or closed without refund): owed back to the payer. */
+  | 'med_clearing';
 
 export interface LedgerEntry {
   account: LedgerAccount;
@@ -30,7 +34,10 @@ export type JournalKind =
   | 'balance_released'
   | 'refund_reserved'
   | 'refund_paid'
-  | 'refund_failed';
+  | 'refund_failed'
+  | 'med_held'
+  | 'med_released'
+  | 'med_lost';
 
 export interface Journal {
   kind: JournalKind;
@@ -109,11 +116,48 @@ export const releaseJournal = (chargeId: string, currency: string, amount: numbe
   entries: transfer('merchant_available', 'merchant_pending', amount),
 });
 
+/**
+ * A MED case opens: the contested amount leaves `available` (which may go negative) and is
+ * held in `retained` (both credit-normal: a debit lowers the balance).
+ */
+export const medHoldJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'med_held',
+  currency,
+  chargeId,
+  entries: transfer('merchant_retained', 'merchant_available', amount),
+});
+
+/** The merchant won the MED: the held amount is spendable again. */
+export const medReleaseJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'med_released',
+  currency,
+  chargeId,
+  entries: transfer('merchant_available', 'merchant_retained', amount),
+});
+
+/** The MED was lost (or closed without refund): the held amount leaves the merchant's books. */
+export const medLossJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'med_lost',
+  currency,
+  chargeId,
+  entries: transfer('med_clearing', 'merchant_retained', amount),
+});
+
+export interface WalletDelta {
+  available: number;
+  pending: number;
+  retained: number;
+}
+
 /** How a journal moves the merchant's wallet (what the balance item's `ADD` must apply). */
-export function walletDelta(journal: Journal): { available: number; pending: number } {
+export function walletDelta(journal: Journal): WalletDelta {
   const sum = (account: LedgerAccount) =>
     0 - journal.entries.filter((e) => e.account === account).reduce((t, e) => t + e.amount, 0);
-  return { available: sum('merchant_available'), pending: sum('merchant_pending') };
+  return {
+    available: sum('merchant_available'),
+    pending: sum('merchant_pending'),
+    retained: sum('merchant_retained'),
+  };
 }
 
 export const isBalanced = (journal: Journal): boolean =>

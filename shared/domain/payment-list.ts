@@ -45,7 +45,7 @@ export const PAYMENT_FIELD_SOURCES: Record<PaymentField, readonly (keyof ChargeR
   customerName: ['customer'],
   customerDocument: ['customer'],
   customerEmail: ['customer'],
-  metadata: ['metadata', 'failure'],
+  metadata: ['metadata', 'failure', 'med'],
   createdAt: ['createdAt'],
   paidWith: ['paidAt'],
   providerFee: ['fees'],

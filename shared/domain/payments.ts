@@ -8,10 +8,11 @@ import { type ChargeRecord, effectiveStatus } from './charges.ts';
 
 /** Informational `metadata.failure` on expired, cancelled or failed transactions. */
 function paymentMetadata(charge: ChargeRecord): Record<string, unknown> {
-  if (!charge.failure) return charge.metadata;
+  const withMed = charge.med ? { ...charge.metadata, med: charge.med } : charge.metadata;
+  if (!charge.failure) return withMed;
   const { reason, providerErrorCode, ttlSeconds, at } = charge.failure;
   return {
-    ...charge.metadata,
+    ...withMed,
     failure: { reason, providerErrorCode, ...(ttlSeconds !== undefined && { ttlSeconds }), at },
   };
 }

@@ -39,7 +39,7 @@ export function journalItems(
     },
   };
   const delta = walletDelta(journal);
-  if (delta.available === 0 && delta.pending === 0) return [journalPut];
+  if (delta.available === 0 && delta.pending === 0 && delta.retained === 0) return [journalPut];
   return [
     journalPut,
     {
@@ -47,12 +47,13 @@ export function journalItems(
         TableName: tableName(),
         Key: walletKey(scope, journal.currency),
         UpdateExpression:
-          'ADD available :available, pending :pending SET currency = :currency, #type = :type',
+          'ADD available :available, pending :pending, retained :retained SET currency = :currency, #type = :type',
         ...(options.availableAtLeast !== undefined && { ConditionExpression: 'available >= :atLeast' }),
         ExpressionAttributeNames: { '#type': 'type' },
         ExpressionAttributeValues: {
           ':available': delta.available,
           ':pending': delta.pending,
+          ':retained': delta.retained,
           ':currency': journal.currency,
           ':type': 'wallet',
           ...(options.availableAtLeast !== undefined && { ':atLeast': options.availableAtLeast }),

@@ -27,31 +27,45 @@ export async function ledgerDiscrepancies(): Promise<string[]> {
 
   const problems: string[] = [];
   const journals = new Map<string, number>();
-  const fromLedger = new Map<string, { available: number; pending: number }>();
+  const fromLedger = new Map<string, { available: number; pending: number; retained: number }>();
   for (const journal of items.filter((i) => i.type === 'ledger')) {
     const key = `${journal.pk}|${journal.currency}`;
-    const sums = fromLedger.get(key) ?? { available: 0, pending: 0 };
+    const sums = fromLedger.get(key) ?? { available: 0, pending: 0, retained: 0 };
     for (const entry of journal.entries as { account: string; amount: number }[]) {
       journals.set(journal.journalId, (journals.get(journal.journalId) ?? 0) + entry.amount);
       if (entry.account === 'merchant_available') sums.available -= entry.amount;
       if (entry.account === 'merchant_pending') sums.pending -= entry.amount;
+      if (entry.account === 'merchant_retained') sums.retained -= entry.amount;
     }
     fromLedger.set(key, sums);
   }
   for (const [journal, sum] of journals) if (sum !== 0) problems.push(`journal ${journal} sums to ${sum}`);
   const wallets = items.filter((i) => i.type === 'wallet');
   for (const wallet of wallets) {
-    const sums = fromLedger.get(`${wallet.pk}|${wallet.currency}`) ?? { available: 0, pending: 0 };
-    if (wallet.available !== sums.available || wallet.pending !== sums.pending) {
+    const sums = fromLedger.get(`${wallet.pk}|${wallet.currency}`) ?? {
+      available: 0,
+      pending: 0,
+      retained: 0,
+    };
+    // A wallet written before `retained` existed has no such attribute: 0.
+    const retained = wallet.retained ?? 0;
+    if (
+      wallet.available !== sums.available ||
+      wallet.pending !== sums.pending ||
+      retained !== sums.retained
+    ) {
       problems.push(
-        `${wallet.pk} ${wallet.currency}: wallet ${wallet.available}/${wallet.pending}, ledger ${sums.available}/${sums.pending}`,
+        `${wallet.pk} ${wallet.currency}: wallet ${wallet.available}/${wallet.pending}/${retained}, ledger ${sums.available}/${sums.pending}/${sums.retained}`,
       );
     }
   }
   for (const key of fromLedger.keys()) {
     const [pk, currency] = key.split('|');
     const sums = fromLedger.get(key);
-    if ((sums?.available || sums?.pending) && !wallets.some((w) => w.pk === pk && w.currency === currency)) {
+    if (
+      (sums?.available || sums?.pending || sums?.retained) &&
+      !wallets.some((w) => w.pk === pk && w.currency === currency)
+    ) {
       problems.push(`${key}: ledger moves money but no wallet exists`);
     }
   }

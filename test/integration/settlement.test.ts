@@ -287,7 +287,24 @@ describe('the ledger check itself', () => {
     );
     try {
       expect(await ledgerDiscrepancies()).toEqual([
-        `${scopePk(ledgerCheckScope)} BRL: wallet 1/0, ledger 0/0`,
+        `${scopePk(ledgerCheckScope)} BRL: wallet 1/0/0, ledger 0/0/0`,
+      ]);
+    } finally {
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    }
+  });
+
+  it('reports a wallet whose retained amount does not match its ledger', async () => {
+    const key = walletKey(ledgerCheckScope, 'BRL');
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...key, type: 'wallet', currency: 'BRL', available: 0, pending: 0, retained: 5 },
+      }),
+    );
+    try {
+      expect(await ledgerDiscrepancies()).toEqual([
+        `${scopePk(ledgerCheckScope)} BRL: wallet 0/0/5, ledger 0/0/0`,
       ]);
     } finally {
       await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));

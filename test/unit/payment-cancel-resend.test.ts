@@ -80,7 +80,7 @@ describe('planCancel', () => {
     const journal = plan.heldReturn!.journal;
     expect(journal).toEqual(heldReturnJournal(held.id, 'BRL', 2000));
     expect(isBalanced(journal)).toBe(true);
-    expect(walletDelta(journal)).toEqual({ available: 0, pending: 0 });
+    expect(walletDelta(journal)).toEqual({ available: 0, pending: 0, retained: 0 });
     // Held then returned: nothing is left in review_hold nor at the acquirer.
     const entries = [...reviewHoldJournal(held.id, 'BRL', 2000).entries, ...journal.entries];
     for (const account of ['review_hold', 'psp_clearing'])

@@ -91,10 +91,14 @@ describe('fees and the ledger', () => {
     ]) {
       expect(isBalanced(journal)).toBe(true);
     }
-    expect(walletDelta(settled)).toEqual({ available: fees.netAmount, pending: 0 });
-    expect(walletDelta(held)).toEqual({ available: 0, pending: fees.netAmount });
-    expect(walletDelta(returnJournal('c', 'BRL', 500))).toEqual({ available: 0, pending: 0 });
-    expect(walletDelta(releaseJournal('c', 'BRL', 700))).toEqual({ available: 700, pending: -700 });
+    expect(walletDelta(settled)).toEqual({ available: fees.netAmount, pending: 0, retained: 0 });
+    expect(walletDelta(held)).toEqual({ available: 0, pending: fees.netAmount, retained: 0 });
+    expect(walletDelta(returnJournal('c', 'BRL', 500))).toEqual({ available: 0, pending: 0, retained: 0 });
+    expect(walletDelta(releaseJournal('c', 'BRL', 700))).toEqual({
+      available: 700,
+      pending: -700,
+      retained: 0,
+    });
   });
 });
 

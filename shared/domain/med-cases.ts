@@ -1,0 +1,287 @@
+/**
+ * MED (Pix dispute) cases (Part 2, "MED case"): the record, its public serializer, the case
+ * state machine as one table (which step leaves which status, where it goes, which money outcome
+ * it decides) and the events each step emits, the informational `metadata.med` of the disputed
+ * transaction, and the input schemas of the MED routes. Pure: the clock and ids are handed in.
+ */
+
+import * as v from 'valibot';
+import { InvalidInput } from './errors.ts';
+import { parseChargeId, publicChargeId } from './pix-ids.ts';
+import type { Trigger } from './transaction-status.ts';
+import { parseInput, queryInteger } from './validation.ts';
+
+export const medCaseStatuses = ['open', 'appealed', 'accepted', 'rejected', 'closed'] as const;
+export type MedCaseStatus = (typeof medCaseStatuses)[number];
+export const medCaseTypes = ['med', 'chargeback', 'dispute', 'fraud'] as const;
+export type MedCaseType = (typeof medCaseTypes)[number];
+export const moneyOutcomes = ['refunded_to_merchant', 'closed_without_refund', 'lost'] as const;
+export type MoneyOutcome = (typeof moneyOutcomes)[number];
+export const medMethods = ['scam', 'unauthorized', 'coercion', 'invasion', 'other'] as const;
+export type MedMethod = (typeof medMethods)[number];
+
+export const MED_CASE_ID_PREFIX = 'med_';
+/** `med_<UUIDv7>` (ids sort by creation). */
+export const MED_CASE_ID_PATTERN =
+  /^med_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const isMedCaseId = (id: string | undefined): id is string =>
+  id !== undefined && MED_CASE_ID_PATTERN.test(id);
+
+export interface MedCaseRecord {
+  /** `med_<UUIDv7>`. */
+  id: string;
+  accountId: string;
+  mode: 'live' | 'test';
+  type: MedCaseType;
+  status: MedCaseStatus;
+  amount: number;
+  currency: string;
+  /** Raw charge id (the public one is `ch_<id>`). */
+  chargeId: string;
+  reason: string | null;
+  method: MedMethod | null;
+  payerName: string | null;
+  payerDocument: string | null;
+  responseDeadline: string | null;
+  evidenceRequestedAt: string | null;
+  appealReason: string | null;
+  appealedAt: string | null;
+  moneyOutcome: MoneyOutcome | null;
+  openedAt: string;
+  closedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The public `med_case` object (Part 2), field by field. */
+export function serializeMedCase(medCase: MedCaseRecord) {
+  return {
+    id: medCase.id,
+    object: 'med_case' as const,
+    type: medCase.type,
+    status: medCase.status,
+    amount: medCase.amount,
+    currency: medCase.currency,
+    charge_id: publicChargeId(medCase.chargeId),
+    reason: medCase.reason,
+    response_deadline: medCase.responseDeadline,
+    evidence_requested_at: medCase.evidenceRequestedAt,
+    appeal_reason: medCase.appealReason,
+    appealed_at: medCase.appealedAt,
+    // Evidence uploads are not built yet: no upload is ever confirmed.
+    evidence_count: 0,
+    money_outcome: medCase.moneyOutcome,
+    opened_at: medCase.openedAt,
+    closed_at: medCase.closedAt,
+    created_at: medCase.createdAt,
+    updated_at: medCase.updatedAt,
+  };
+}
+export type MedCaseObject = ReturnType<typeof serializeMedCase>;
+
+// ── The case state machine ────────────────────────────────────────────────────────────────────
+
+/** The merchant's steps and the sandbox's decisions (`POST …/decide` `outcome`). */
+export const medDecisions = ['merchant_won', 'merchant_lost', 'withdrawn', 'closed_without_refund'] as const;
+export type MedDecision = (typeof medDecisions)[number];
+export type MedStep = 'appeal' | 'accept' | MedDecision;
+
+export interface MedStepRule {
+  from: readonly MedCaseStatus[];
+  to: MedCaseStatus;
+  /** The money's final destination this step decides (`null`: still undecided). */
+  outcome: MoneyOutcome | null;
+}
+
+/**
+ * Every case transition (Part 2, "MED case" table; the sandbox's outcomes of the issue):
+ * open → appealed | accepted | closed | rejected; appealed → rejected | closed. Accepted,
+ * rejected and closed are final.
+ */
+export const MED_STEPS = {
+  appeal: { from: ['open'], to: 'appealed', outcome: null },
+  accept: { from: ['open'], to: 'accepted', outcome: 'lost' },
+  merchant_won: { from: ['open', 'appealed'], to: 'closed', outcome: 'refunded_to_merchant' },
+  merchant_lost: { from: ['open', 'appealed'], to: 'rejected', outcome: 'lost' },
+  withdrawn: { from: ['open'], to: 'closed', outcome: 'refunded_to_merchant' },
+  closed_without_refund: { from: ['open', 'appealed'], to: 'closed', outcome: 'closed_without_refund' },
+} as const satisfies Record<MedStep, MedStepRule>;
+
+export const canApplyMedStep = (step: MedStep, from: MedCaseStatus): boolean =>
+  (MED_STEPS[step].from as readonly MedCaseStatus[]).includes(from);
+
+/** A case may still move (its money is held): open or appealed. */
+export const isUndecided = (status: MedCaseStatus): boolean => status === 'open' || status === 'appealed';
+
+/**
+ * What the charge does when the money's destination becomes final: won → settled again
+ * (`winDispute`, PAID); lost or closed without refund → `loseDispute` (CHARGEBACK: the money
+ * left the merchant, so the charge stays `disputed` publicly, never `paid` again).
+ */
+export const chargeTriggerOf = (outcome: MoneyOutcome): Trigger =>
+  outcome === 'refunded_to_merchant' ? 'winDispute' : 'loseDispute';
+
+export type MedEventType = 'med_case.created' | 'med_case.updated' | 'med.resolved';
+
+/**
+ * The events of a step (Part 2, "Which operation or transition emits what"): `med_case.updated`
+ * on every status change and when evidence is requested, and `med.resolved` when the step fixes
+ * the money's destination.
+ */
+export function medEventTypesOf(step: MedStep | 'open' | 'requestEvidence'): MedEventType[] {
+  if (step === 'open') return ['med_case.created'];
+  if (step === 'requestEvidence') return ['med_case.updated'];
+  return MED_STEPS[step].outcome === null ? ['med_case.updated'] : ['med_case.updated', 'med.resolved'];
+}
+
+/** The case after `step` at `at`; throws if the table has no such transition (check first). */
+export function applyMedStep(
+  medCase: MedCaseRecord,
+  step: MedStep,
+  at: string,
+  appealReason?: string,
+): MedCaseRecord {
+  if (!canApplyMedStep(step, medCase.status)) throw new Error(`No MED step ${step} from ${medCase.status}`);
+  const rule: MedStepRule = MED_STEPS[step];
+  return {
+    ...medCase,
+    status: rule.to,
+    moneyOutcome: rule.outcome,
+    ...(step === 'appeal' && { appealReason: appealReason ?? null, appealedAt: at }),
+    ...(rule.outcome !== null && { closedAt: at }),
+    updatedAt: at,
+  };
+}
+
+// ── metadata.med of the disputed transaction ──────────────────────────────────────────────────
+
+/** Informational `metadata.med` (Part 2): kept on the charge, rewritten with every case step. */
+export interface MedMetadata {
+  referenceId: string | null;
+  status: 'created' | 'delivered' | 'closed' | 'canceled';
+  result?: 'agreed' | 'disagreed';
+  method: MedMethod | null;
+  reason: string | null;
+  payerName: string | null;
+  payerDocument: string | null;
+  openedAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+  lastEventAt: string;
+  amountMismatch: boolean;
+}
+
+/**
+ * The case as `metadata.med` reports it: open → `created`, appealed → `delivered` (the
+ * merchant's answer is in), decided → `closed` with `result` `agreed` (the merchant lost the
+ * money) or `disagreed` (won); a withdrawn case is `canceled`.
+ */
+export function medMetadataOf(
+  medCase: MedCaseRecord,
+  endToEndId: string | undefined,
+  at: string,
+  step?: MedStep,
+): MedMetadata {
+  const outcome = medCase.moneyOutcome;
+  const status: MedMetadata['status'] =
+    step === 'withdrawn'
+      ? 'canceled'
+      : medCase.status === 'open'
+        ? 'created'
+        : medCase.status === 'appealed'
+          ? 'delivered'
+          : 'closed';
+  return {
+    referenceId: endToEndId ?? null,
+    status,
+    ...(outcome !== null && { result: outcome === 'refunded_to_merchant' ? 'disagreed' : 'agreed' }),
+    method: medCase.method,
+    reason: medCase.reason,
+    payerName: medCase.payerName,
+    payerDocument: medCase.payerDocument,
+    openedAt: medCase.openedAt,
+    updatedAt: medCase.updatedAt,
+    closedAt: medCase.closedAt,
+    lastEventAt: at,
+    amountMismatch: false,
+  };
+}
+
+// ── Inputs ────────────────────────────────────────────────────────────────────────────────────
+
+const isoDate = v.pipe(
+  v.string(),
+  v.check(
+    (s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)),
+    'must be an ISO 8601 date',
+  ),
+);
+
+/** `POST /v1/sandbox/charges/{id}/med` body (every field optional). */
+export const openMedCaseSchema = v.strictObject({
+  amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  type: v.optional(v.picklist(medCaseTypes)),
+  method: v.optional(v.picklist(medMethods)),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  payer_name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  payer_document: v.optional(v.pipe(v.string(), v.maxLength(32))),
+  response_deadline: v.optional(isoDate),
+});
+export type OpenMedCaseBody = v.InferOutput<typeof openMedCaseSchema>;
+
+/** `POST /v1/med/cases/{id}/appeal`. */
+export const appealSchema = v.object({
+  reason: v.pipe(v.string(), v.minLength(5), v.maxLength(2000)),
+});
+
+/** `POST /v1/sandbox/med/cases/{id}/decide`. */
+export const decideSchema = v.object({ outcome: v.picklist(medDecisions) });
+
+export const MED_LIST_DEFAULT_LIMIT = 25;
+export const MED_LIST_MAX_LIMIT = 100;
+
+/** `GET /v1/med/cases` query, every value checked (filters are never ignored). */
+export const listMedCasesSchema = v.strictObject({
+  limit: queryInteger(1, MED_LIST_MAX_LIMIT, MED_LIST_DEFAULT_LIMIT),
+  starting_after: v.optional(v.string()),
+  status: v.optional(v.picklist(medCaseStatuses)),
+  type: v.optional(v.picklist(medCaseTypes)),
+  charge_id: v.optional(v.string()),
+  created_after: v.optional(isoDate),
+  created_before: v.optional(isoDate),
+});
+
+export interface MedCaseListQuery {
+  limit: number;
+  startingAfter?: string;
+  status?: MedCaseStatus;
+  type?: MedCaseType;
+  /** Raw charge id. */
+  chargeId?: string;
+  createdAfterMs?: number;
+  createdBeforeMs?: number;
+}
+
+/** The list query, or 400 `invalid_request` with the `param` at fault. */
+export function parseMedListQuery(query: Record<string, string>): MedCaseListQuery {
+  const q = parseInput(listMedCasesSchema, query, 'query');
+  let chargeId: string | undefined;
+  if (q.charge_id !== undefined) {
+    chargeId = q.charge_id.startsWith('ch_') ? parseChargeId(q.charge_id) : undefined;
+    if (chargeId === undefined)
+      throw new InvalidInput('charge_id must be a charge id (ch_…).', { param: 'charge_id' });
+  }
+  if (q.starting_after !== undefined && !isMedCaseId(q.starting_after))
+    throw new InvalidInput('starting_after must be the id of one of your MED cases.', {
+      param: 'starting_after',
+    });
+  return {
+    limit: Number(q.limit),
+    ...(q.starting_after !== undefined && { startingAfter: q.starting_after }),
+    ...(q.status !== undefined && { status: q.status }),
+    ...(q.type !== undefined && { type: q.type }),
+    ...(chargeId !== undefined && { chargeId }),
+    ...(q.created_after !== undefined && { createdAfterMs: Date.parse(q.created_after) }),
+    ...(q.created_before !== undefined && { createdBeforeMs: Date.parse(q.created_before) }),
+  };
+}
