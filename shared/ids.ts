@@ -48,3 +48,6 @@ export const newJournalId = (): string => `jrn_${randomBytes(10).toString('hex')
 
 /** `re_<UUIDv7>`: a refund (its API Pix devolution id is the UUID without dashes). */
 export const newRefundId = (now: number): string => `re_${uuidv7({ msecs: now })}`;
+
+/** `med_<UUIDv7>`: a MED case (ids sort by creation, so the case list pages by sort key). */
+export const newMedCaseId = (now: number): string => `med_${uuidv7({ msecs: now })}`;

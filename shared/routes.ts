@@ -11,6 +11,7 @@ export type Group =
   | 'wallets'
   | 'payments'
   | 'webhooks'
+  | 'med'
   | 'checkout'
   | 'sandbox';
 
@@ -145,6 +146,28 @@ export const routes = [
     auth: 'apikey',
   },
 
+  // MED (Pix dispute) cases; `/v1/infractions` serves the same routes (Part 2), as distinct ids.
+  { id: 'listMedCases', group: 'med', method: 'GET', path: '/v1/med/cases', auth: 'apikey' },
+  { id: 'getMedCase', group: 'med', method: 'GET', path: '/v1/med/cases/{id}', auth: 'apikey' },
+  { id: 'appealMedCase', group: 'med', method: 'POST', path: '/v1/med/cases/{id}/appeal', auth: 'apikey' },
+  { id: 'acceptMedCase', group: 'med', method: 'POST', path: '/v1/med/cases/{id}/accept', auth: 'apikey' },
+  { id: 'listInfractions', group: 'med', method: 'GET', path: '/v1/infractions', auth: 'apikey' },
+  { id: 'getInfraction', group: 'med', method: 'GET', path: '/v1/infractions/{id}', auth: 'apikey' },
+  {
+    id: 'appealInfraction',
+    group: 'med',
+    method: 'POST',
+    path: '/v1/infractions/{id}/appeal',
+    auth: 'apikey',
+  },
+  {
+    id: 'acceptInfraction',
+    group: 'med',
+    method: 'POST',
+    path: '/v1/infractions/{id}/accept',
+    auth: 'apikey',
+  },
+
   // Public pages and documents a payer's phone or bank fetches: capability URLs, no auth.
   { id: 'getCheckoutPage', group: 'checkout', method: 'GET', path: '/checkout/{id}', auth: 'none' },
   { id: 'getCheckoutStatus', group: 'checkout', method: 'GET', path: '/checkout/{id}/status', auth: 'none' },
@@ -186,6 +209,27 @@ export const routes = [
     group: 'sandbox',
     method: 'POST',
     path: '/v1/sandbox/refunds/{refund_id}/confirm',
+    auth: 'apikey',
+  },
+  {
+    id: 'simulateMedOpening',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/charges/{id}/med',
+    auth: 'apikey',
+  },
+  {
+    id: 'simulateMedEvidenceRequest',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/med/cases/{id}/request-evidence',
+    auth: 'apikey',
+  },
+  {
+    id: 'simulateMedDecision',
+    group: 'sandbox',
+    method: 'POST',
+    path: '/v1/sandbox/med/cases/{id}/decide',
     auth: 'apikey',
   },
 ] as const satisfies readonly RouteDefinition[];

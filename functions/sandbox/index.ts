@@ -1,6 +1,7 @@
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { setSandboxAcquirer } from './set-sandbox-acquirer.ts';
 import { simulateExpiry } from './simulate-expiry.ts';
+import { simulateMedDecision, simulateMedEvidenceRequest, simulateMedOpening } from './simulate-med.ts';
 import { simulatePayment } from './simulate-payment.ts';
 import { simulateRefundConfirmation, simulateRefundFailure } from './simulate-refund-outcome.ts';
 
@@ -10,4 +11,7 @@ export const handler = createApiHandler('sandbox', {
   setSandboxAcquirer,
   simulateRefundFailure,
   simulateRefundConfirmation,
+  simulateMedOpening,
+  simulateMedEvidenceRequest,
+  simulateMedDecision,
 });

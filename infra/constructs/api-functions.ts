@@ -42,11 +42,14 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
   // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.
   webhooks: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  // API-key routes: list and read MED cases, appeal and accept them (the case, the charge's
+  // transition and metadata, the journal and the MED events, in transactions). No secret.
+  med: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
   // payload. No API key, hence no per-key counters either; the stage throttle protects it.
   checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },
-  // Test-mode only: drives a charge through payment or expiry, and a refund to its outcome, as
-  // the acquirer would.
+  // Test-mode only: drives a charge through payment or expiry, a refund to its outcome, and a
+  // MED case (open, evidence request, decision), as the acquirer would.
   sandbox: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
 };
 

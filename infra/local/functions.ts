@@ -19,6 +19,7 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   wallets: async () => (await import('../../functions/wallets/index.ts')).handler,
   payments: async () => (await import('../../functions/payments/index.ts')).handler,
   webhooks: async () => (await import('../../functions/webhooks/index.ts')).handler,
+  med: async () => (await import('../../functions/med/index.ts')).handler,
   checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
 };

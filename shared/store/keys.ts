@@ -35,6 +35,7 @@ export const PREFIX = {
   delivery: 'DELIVERY#',
   deliveryCount: 'DELIVERYCOUNT#',
   paymentCount: 'PAYCOUNT#',
+  medCase: 'MEDCASE#',
 } as const;
 
 // ── Partitions ────────────────────────────────────────────────────────────────────────────────
@@ -210,6 +211,32 @@ export const trancheKey = (scope: MerchantScope, releaseAt: string, chargeId: st
   pk: scopePk(scope),
   sk: `${PREFIX.tranche}${releaseAt}#${chargeId}`,
 });
+
+// ── MED cases ─────────────────────────────────────────────────────────────────────────────────
+
+/** A MED case in its scope's partition; ids are `med_<UUIDv7>`, so the sort key orders by creation. */
+export const medCaseKey = (scope: MerchantScope, caseId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.medCase}${caseId}`,
+});
+/**
+ * The sort-key range of a scope's cases created within `(afterMs, beforeMs)` (exclusive; either
+ * side open), and below `startingAfter` (a case id) when given: newest-first pages read down it.
+ */
+export function medCaseSkRange(span: { afterMs?: number; beforeMs?: number; startingAfter?: string }): {
+  from: string;
+  to: string;
+} {
+  const prefix = `${PREFIX.medCase}med_`;
+  // A floor is below every id of its millisecond: after `afterMs` starts at the next one's floor.
+  const from =
+    span.afterMs === undefined ? prefix : `${prefix}${chargeIdFloor(Math.floor(span.afterMs) + 1)}`;
+  const before =
+    span.beforeMs === undefined ? prefixEnd(prefix) : `${prefix}${chargeIdFloor(Math.ceil(span.beforeMs))}`;
+  // BETWEEN is inclusive: the cursor's own key is excluded by the reader (it skips it).
+  const cursor = span.startingAfter === undefined ? undefined : `${PREFIX.medCase}${span.startingAfter}`;
+  return { from, to: cursor !== undefined && cursor < before ? cursor : before };
+}
 
 // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
 

@@ -404,6 +404,7 @@ describe('API Lambdas', () => {
       'payments',
       'wallets',
       'webhooks',
+      'med',
       'checkout',
       'sandbox',
     ]);
@@ -483,8 +484,8 @@ describe('API Lambdas', () => {
     });
   });
 
-  it('lets the charges, payments and sandbox groups write the table, without any secret', () => {
-    for (const group of ['charges', 'payments', 'sandbox'] as const) {
+  it('lets the charges, payments, med and sandbox groups write the table, without any secret', () => {
+    for (const group of ['charges', 'payments', 'med', 'sandbox'] as const) {
       expect(canWriteTable(group)).toBe(true);
       expect(readsSecret(group, 'jwtSecret')).toBe(false);
       expect(readsSecret(group, 'pixSigningSecret')).toBe(false);

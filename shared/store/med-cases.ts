@@ -1,0 +1,118 @@
+/**
+ * MED cases: item builders for the MED use cases' transactions, and reads. Nothing here decides
+ * (the rules: domain/med-cases.ts).
+ * - the case, `ACCOUNT#<id>#<mode>` / `MEDCASE#<med_id>` (ids are UUIDv7: the sort key orders a
+ *   scope's cases by creation, so the list reads newest first down a key range).
+ */
+
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { MedCaseListQuery, MedCaseRecord, MedCaseStatus } from '../domain/med-cases.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { db, type TransactItem, tableName } from './client.ts';
+import { medCaseKey, medCaseSkRange, scopePk } from './keys.ts';
+
+const INTERNAL_ATTRIBUTES = new Set(['pk', 'sk', 'type', 'caseType']);
+/** The item's `type` is the entity's (as on every item); the case's own type is `caseType`. */
+const toMedCase = (item: Record<string, unknown>): MedCaseRecord =>
+  ({
+    ...Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL_ATTRIBUTES.has(k))),
+    type: item.caseType,
+  }) as unknown as MedCaseRecord;
+
+const scopeOfCase = (medCase: MedCaseRecord): MerchantScope => ({
+  accountId: medCase.accountId,
+  mode: medCase.mode,
+});
+
+const medCaseItem = ({ type, ...medCase }: MedCaseRecord) => ({
+  ...medCaseKey(scopeOfCase({ type, ...medCase }), medCase.id),
+  ...medCase,
+  type: 'medCase',
+  caseType: type,
+});
+
+/** A new case (never overwrites one). */
+export const newMedCaseItem = (medCase: MedCaseRecord): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: medCaseItem(medCase),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The case in its next state, only if it is still in `from` and unchanged since `updatedAt`. */
+export const replaceMedCaseItem = (
+  next: MedCaseRecord,
+  from: MedCaseStatus,
+  previousUpdatedAt: string,
+): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: medCaseItem(next),
+    ConditionExpression: '#status = :from AND updatedAt = :updatedAt',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':from': from, ':updatedAt': previousUpdatedAt },
+  },
+});
+
+export async function getMedCase(scope: MerchantScope, caseId: string): Promise<MedCaseRecord | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: medCaseKey(scope, caseId), ConsistentRead: true }),
+  );
+  return Item ? toMedCase(Item) : undefined;
+}
+
+/**
+ * One page of a scope's cases, newest first: the key range of the dates and cursor, the other
+ * filters server-side, read until `limit + 1` matches (the extra one says `has_more`).
+ */
+export async function queryMedCases(
+  scope: MerchantScope,
+  query: MedCaseListQuery,
+): Promise<{ cases: MedCaseRecord[]; hasMore: boolean }> {
+  const range = medCaseSkRange({
+    ...(query.createdAfterMs !== undefined && { afterMs: query.createdAfterMs }),
+    ...(query.createdBeforeMs !== undefined && { beforeMs: query.createdBeforeMs }),
+    ...(query.startingAfter !== undefined && { startingAfter: query.startingAfter }),
+  });
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': scopePk(scope), ':from': range.from, ':to': range.to };
+  if (query.status !== undefined) {
+    filters.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.type !== undefined) {
+    filters.push('caseType = :caseType');
+    values[':caseType'] = query.type;
+  }
+  if (query.chargeId !== undefined) {
+    filters.push('chargeId = :chargeId');
+    values[':chargeId'] = query.chargeId;
+  }
+  if (query.startingAfter !== undefined) {
+    filters.push('id <> :cursor');
+    values[':cursor'] = query.startingAfter;
+  }
+  const cases: MedCaseRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: query.limit + 1,
+        ExclusiveStartKey,
+      }),
+    );
+    cases.push(...(page.Items ?? []).map(toMedCase));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && cases.length <= query.limit);
+  return { cases: cases.slice(0, query.limit), hasMore: cases.length > query.limit };
+}
