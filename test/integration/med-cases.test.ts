@@ -1,0 +1,425 @@
+/**
+ * MED (Pix dispute) cases over HTTP as a merchant (Part 2, "MED case"): opening through the
+ * sandbox (hold in `retained`, charge `disputed`, `metadata.med`, refunds and cancels refused),
+ * appeal and accept, every sandbox decision's money path, the events stored, the list with every
+ * filter and every 400, the `/v1/infractions` alias, tenant isolation and live keys.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newKey } from '../helpers/accounts.ts';
+import { balance, getCharge, merchant, rawId, storedEvents } from '../helpers/charges.ts';
+import { api, expectError } from '../helpers/http.ts';
+import { decideMed, medEvents, openMed, paidCharge, requestEvidence } from '../helpers/med.ts';
+import { putCharges, seededCharge } from '../helpers/payments.ts';
+
+const MED_ID = /^med_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A merchant with a paid charge of `amount` and a MED case opened against it. */
+async function disputed(amount = 10_000, body: Record<string, unknown> = {}) {
+  const m = await merchant();
+  const chargeId = await paidCharge(m.apikey, amount);
+  const before = await balance(m.apikey);
+  const opened = await openMed(m.apikey, chargeId, body);
+  expect(opened.status).toBe(201);
+  return { ...m, chargeId, before, medCase: opened.body as Record<string, any> };
+}
+
+const getCase = (apikey: string, id: string, prefix = '/v1/med/cases') => api(`${prefix}/${id}`, { apikey });
+const appeal = (apikey: string, id: string, reason: unknown, prefix = '/v1/med/cases') =>
+  api(`${prefix}/${id}/appeal`, { apikey, body: { reason } });
+const accept = (apikey: string, id: string, prefix = '/v1/med/cases') =>
+  api(`${prefix}/${id}/accept`, { apikey, method: 'POST' });
+const payment = async (apikey: string, chargeId: string) =>
+  (await api(`/v1/payments/${rawId(chargeId)}`, { apikey })).body;
+const typesOf = (events: Record<string, any>[]) => events.map((e) => e.eventType).sort();
+
+describe('opening a MED case (sandbox)', () => {
+  it('holds the amount in retained, marks the charge disputed and writes med_case.created', async () => {
+    const m = await disputed(10_000, {
+      method: 'scam',
+      reason: 'Golpe do falso vendedor',
+      payer_name: 'Maria Silva',
+      payer_document: '52998224725',
+      response_deadline: '2030-01-10T12:00:00Z',
+    });
+    expect(m.medCase).toEqual({
+      id: expect.stringMatching(MED_ID),
+      object: 'med_case',
+      type: 'med',
+      status: 'open',
+      amount: 10_000,
+      currency: 'BRL',
+      charge_id: m.chargeId,
+      reason: 'Golpe do falso vendedor',
+      response_deadline: '2030-01-10T12:00:00.000Z',
+      evidence_requested_at: null,
+      appeal_reason: null,
+      appealed_at: null,
+      evidence_count: 0,
+      money_outcome: null,
+      opened_at: expect.any(String),
+      closed_at: null,
+      created_at: m.medCase.opened_at,
+      updated_at: m.medCase.opened_at,
+    });
+
+    const after = await balance(m.apikey);
+    expect(after.retained).toBe(10_000);
+    // The merchant received the net amount (fees taken), so the hold of the gross amount overdraws.
+    expect(after.available).toBe(m.before.available - 10_000);
+    expect(after.available).toBeLessThan(0);
+    expect((await getCharge(m.apikey, m.chargeId)).body.status).toBe('disputed');
+
+    const tx = await payment(m.apikey, m.chargeId);
+    expect(tx.status).toBe('DISPUTE');
+    expect(tx.metadata.med).toEqual({
+      referenceId: expect.any(String),
+      status: 'created',
+      method: 'scam',
+      reason: 'Golpe do falso vendedor',
+      payerName: 'Maria Silva',
+      payerDocument: '52998224725',
+      openedAt: m.medCase.opened_at,
+      updatedAt: m.medCase.opened_at,
+      closedAt: null,
+      lastEventAt: m.medCase.opened_at,
+      amountMismatch: false,
+    });
+
+    const [created, ...others] = await medEvents(m.accountId, m.chargeId);
+    expect(others).toEqual([]);
+    expect(created?.payload).toEqual({
+      id: created?.id,
+      object: 'event',
+      api_version: expect.any(String),
+      type: 'med_case.created',
+      created_at: m.medCase.created_at,
+      data: { object: m.medCase },
+    });
+    expect(created?.id).toMatch(/^evt_/);
+    // No charge.* event because of a MED (the legacy payment.* ones follow the transaction).
+    const all = await storedEvents(m.accountId, rawId(m.chargeId));
+    expect(
+      all
+        .filter((e) => e.eventType.startsWith('charge.'))
+        .map((e) => e.eventType)
+        .sort(),
+    ).toEqual(['charge.created', 'charge.paid']);
+  });
+
+  it('refuses refunds and cancels while the case is open or appealed', async () => {
+    const m = await disputed();
+    const refund = () =>
+      api(`/v1/payments/${rawId(m.chargeId)}/refund`, {
+        apikey: m.apikey,
+        body: { idempotencyKey: `refund-${randomUUID()}` },
+      });
+    expectError(await refund(), 400, 'invalid_request_error', 'payment_disputed');
+    const cancel = await api(`/v1/payments/${rawId(m.chargeId)}/cancel`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+    expectError(cancel, 400, 'invalid_request_error', 'payment_not_cancellable');
+    expect((await appeal(m.apikey, m.medCase.id, 'The goods were delivered')).status).toBe(200);
+    expectError(await refund(), 400, 'invalid_request_error', 'payment_disputed');
+  });
+
+  it('refuses a charge that is not paid, or already disputed, and another amount', async () => {
+    const m = await merchant();
+    const pending = await api('/v1/charges', {
+      apikey: m.apikey,
+      headers: { 'Idempotency-Key': `med-${randomUUID()}` },
+      body: { amount: 500, payment_method: 'pix' },
+    });
+    const notPaid = await openMed(m.apikey, pending.body.id);
+    expectError(notPaid, 400, 'invalid_request_error', 'invalid_request');
+    expect(notPaid.body.error.param).toBe('id');
+
+    const chargeId = await paidCharge(m.apikey, 700);
+    const mismatch = await openMed(m.apikey, chargeId, { amount: 600 });
+    expectError(mismatch, 400, 'invalid_request_error', 'invalid_request');
+    expect(mismatch.body.error.param).toBe('amount');
+    const badMethod = await openMed(m.apikey, chargeId, { method: 'magic' });
+    expect(badMethod.body.error.param).toBe('method');
+
+    expect((await openMed(m.apikey, chargeId, { amount: 700, type: 'fraud' })).body.type).toBe('fraud');
+    const again = await openMed(m.apikey, chargeId);
+    expectError(again, 400, 'invalid_request_error', 'invalid_request');
+    expectError(await openMed(m.apikey, `ch_${randomUUID()}`), 404, 'not_found_error', 'not_found');
+  });
+});
+
+describe('appeal and accept', () => {
+  it('appeal: reason 5–2000 characters, only from open; med_case.updated', async () => {
+    const m = await disputed();
+    const short = await appeal(m.apikey, m.medCase.id, 'abcd');
+    expectError(short, 400, 'invalid_request_error', 'invalid_request');
+    expect(short.body.error.param).toBe('reason');
+    expect((await appeal(m.apikey, m.medCase.id, 'x'.repeat(2001))).body.error.param).toBe('reason');
+    expect((await appeal(m.apikey, m.medCase.id, 42)).body.error.param).toBe('reason');
+
+    const reply = await appeal(m.apikey, m.medCase.id, 'x'.repeat(2000));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      status: 'appealed',
+      appeal_reason: 'x'.repeat(2000),
+      money_outcome: null,
+    });
+    expect(reply.body.appealed_at).toBe(reply.body.updated_at);
+    expect((await payment(m.apikey, m.chargeId)).metadata.med.status).toBe('delivered');
+
+    expectError(
+      await appeal(m.apikey, m.medCase.id, 'again please'),
+      400,
+      'invalid_request_error',
+      'invalid_request',
+    );
+    expectError(await accept(m.apikey, m.medCase.id), 400, 'invalid_request_error', 'invalid_request');
+    expect(typesOf(await medEvents(m.accountId, m.chargeId))).toEqual([
+      'med_case.created',
+      'med_case.updated',
+    ]);
+    // The money stays held while appealed.
+    expect((await balance(m.apikey)).retained).toBe(10_000);
+  });
+
+  it('accept: → accepted, lost; the held amount leaves the books; the charge is charged back', async () => {
+    const m = await disputed(5_000);
+    const reply = await accept(m.apikey, m.medCase.id);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'accepted', money_outcome: 'lost' });
+    expect(reply.body.closed_at).toEqual(expect.any(String));
+    const after = await balance(m.apikey);
+    expect(after.retained).toBe(0);
+    expect(after.available).toBe(m.before.available - 5_000);
+    const tx = await payment(m.apikey, m.chargeId);
+    expect(tx.status).toBe('CHARGEBACK');
+    expect(tx.metadata.med).toMatchObject({ status: 'closed', result: 'agreed' });
+    expect((await getCharge(m.apikey, m.chargeId)).body.status).toBe('disputed');
+
+    const events = await medEvents(m.accountId, m.chargeId);
+    expect(typesOf(events)).toEqual(['med.resolved', 'med_case.created', 'med_case.updated']);
+    expect(events.find((e) => e.eventType === 'med.resolved')?.payload.data.object).toEqual(reply.body);
+    expectError(await accept(m.apikey, m.medCase.id), 400, 'invalid_request_error', 'invalid_request');
+  });
+});
+
+describe('sandbox decisions and their money', () => {
+  const cases: [string, boolean, string, string, string, boolean][] = [
+    // outcome, appeal first, status, money_outcome, transaction status, money back
+    ['merchant_won', false, 'closed', 'refunded_to_merchant', 'PAID', true],
+    ['merchant_won', true, 'closed', 'refunded_to_merchant', 'PAID', true],
+    ['merchant_lost', false, 'rejected', 'lost', 'CHARGEBACK', false],
+    ['merchant_lost', true, 'rejected', 'lost', 'CHARGEBACK', false],
+    ['withdrawn', false, 'closed', 'refunded_to_merchant', 'PAID', true],
+    ['closed_without_refund', false, 'closed', 'closed_without_refund', 'CHARGEBACK', false],
+    ['closed_without_refund', true, 'closed', 'closed_without_refund', 'CHARGEBACK', false],
+  ];
+  it.each(cases)(
+    '%s (appealed first: %s) → %s, %s',
+    async (outcome, appealFirst, status, money, txStatus, back) => {
+      const m = await disputed(3_000);
+      if (appealFirst) expect((await appeal(m.apikey, m.medCase.id, 'Delivered on time')).status).toBe(200);
+      const reply = await decideMed(m.apikey, m.medCase.id, outcome);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ status, money_outcome: money });
+      const after = await balance(m.apikey);
+      expect(after.retained).toBe(0);
+      expect(after.available).toBe(back ? m.before.available : m.before.available - 3_000);
+      expect((await payment(m.apikey, m.chargeId)).status).toBe(txStatus);
+      expect((await getCharge(m.apikey, m.chargeId)).body.status).toBe(back ? 'paid' : 'disputed');
+
+      const events = await medEvents(m.accountId, m.chargeId);
+      const resolved = events.filter((e) => e.eventType === 'med.resolved');
+      expect(resolved).toHaveLength(1);
+      expect(resolved[0]?.payload.data.object).toMatchObject({ status, money_outcome: money });
+      // A decided case is final.
+      expectError(
+        await decideMed(m.apikey, m.medCase.id, 'merchant_won'),
+        400,
+        'invalid_request_error',
+        'invalid_request',
+      );
+    },
+  );
+
+  it('withdrawn is refused once appealed; an unknown outcome is a 400 on outcome', async () => {
+    const m = await disputed(2_000);
+    expect((await decideMed(m.apikey, m.medCase.id, 'nope')).body.error.param).toBe('outcome');
+    expect((await appeal(m.apikey, m.medCase.id, 'Delivered on time')).status).toBe(200);
+    expectError(
+      await decideMed(m.apikey, m.medCase.id, 'withdrawn'),
+      400,
+      'invalid_request_error',
+      'invalid_request',
+    );
+  });
+
+  it('a won charge can be refunded again', async () => {
+    const m = await disputed(4_000);
+    expect((await decideMed(m.apikey, m.medCase.id, 'merchant_won')).status).toBe(200);
+    const refund = await api(`/v1/payments/${rawId(m.chargeId)}/refund`, {
+      apikey: m.apikey,
+      body: { idempotencyKey: `refund-${randomUUID()}`, amount: 100, strategy: 'devolution' },
+    });
+    // Past the dispute; whether the balance covers it is the refund's own rule.
+    expect([201, 400]).toContain(refund.status);
+    if (refund.status === 400) expect(refund.body.error.code).toBe('insufficient_balance');
+  });
+
+  it('request-evidence sets evidence_requested_at and writes med_case.updated; not on a decided case', async () => {
+    const m = await disputed(1_500);
+    const reply = await requestEvidence(m.apikey, m.medCase.id);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'open', evidence_requested_at: reply.body.updated_at });
+    expect(typesOf(await medEvents(m.accountId, m.chargeId))).toEqual([
+      'med_case.created',
+      'med_case.updated',
+    ]);
+    expect((await accept(m.apikey, m.medCase.id)).status).toBe(200);
+    expectError(
+      await requestEvidence(m.apikey, m.medCase.id),
+      400,
+      'invalid_request_error',
+      'invalid_request',
+    );
+  });
+
+  it('live keys get 404 on the sandbox MED routes', async () => {
+    const m = await disputed(1_000);
+    const live = await newKey(m.accountId, 'live');
+    expectError(await openMed(live, m.chargeId), 404, 'not_found_error', 'not_found');
+    expectError(await requestEvidence(live, m.medCase.id), 404, 'not_found_error', 'not_found');
+    expectError(await decideMed(live, m.medCase.id, 'merchant_won'), 404, 'not_found_error', 'not_found');
+    // And a test case is not the live scope's.
+    expectError(await getCase(live, m.medCase.id), 404, 'not_found_error', 'not_found');
+  });
+});
+
+describe('GET /v1/med/cases and /v1/infractions', () => {
+  it('reads a case; the alias answers the same; another account gets 404', async () => {
+    const m = await disputed(1_200);
+    const read = await getCase(m.apikey, m.medCase.id);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(m.medCase);
+    expect((await getCase(m.apikey, m.medCase.id, '/v1/infractions')).body).toEqual(m.medCase);
+    const other = await merchant();
+    expectError(await getCase(other.apikey, m.medCase.id), 404, 'not_found_error', 'not_found');
+    expectError(await appeal(other.apikey, m.medCase.id, 'not my case'), 404, 'not_found_error', 'not_found');
+    expectError(await accept(other.apikey, m.medCase.id), 404, 'not_found_error', 'not_found');
+    expectError(
+      await decideMed(other.apikey, m.medCase.id, 'merchant_won'),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(await getCase(m.apikey, 'med_nope'), 404, 'not_found_error', 'not_found');
+    // The alias's appeal is the same route.
+    const viaAlias = await appeal(m.apikey, m.medCase.id, 'Delivered on time', '/v1/infractions');
+    expect(viaAlias.body.status).toBe('appealed');
+  });
+
+  it('pages 30 cases newest first with every filter, and answers 400 for every bad value', async () => {
+    const m = await merchant();
+    const scope = { accountId: m.accountId, mode: 'test' as const };
+    const t0 = Date.now() - 60_000;
+    const charges = Array.from({ length: 30 }, (_, n) =>
+      seededCharge(scope, t0 + n, {
+        status: 'PAID',
+        amount: 100 + n,
+        paidAt: new Date(t0 + n).toISOString(),
+      }),
+    );
+    await putCharges(charges);
+    const opened: Record<string, any>[] = [];
+    for (const [n, charge] of charges.entries()) {
+      const type = n % 3 === 0 ? 'fraud' : 'med';
+      const reply = await openMed(m.apikey, `ch_${charge.id}`, { type });
+      expect(reply.status).toBe(201);
+      opened.push(reply.body);
+    }
+    // Some decided: every 5th accepted.
+    for (const c of opened.filter((_, n) => n % 5 === 0)) {
+      const reply = await accept(m.apikey, c.id);
+      Object.assign(c, reply.body);
+    }
+    const newestFirst = [...opened].reverse();
+    const list = (query: string, prefix = '/v1/med/cases') => api(`${prefix}?${query}`, { apikey: m.apikey });
+    async function all(query: string): Promise<Record<string, any>[]> {
+      const seen: Record<string, any>[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 40; page++) {
+        const reply = await list(`${query}&limit=7${cursor ? `&starting_after=${cursor}` : ''}`);
+        expect(reply.status).toBe(200);
+        expect(reply.body.object).toBe('list');
+        seen.push(...reply.body.data);
+        if (!reply.body.has_more) {
+          expect(reply.body.next_cursor).toBeNull();
+          return seen;
+        }
+        expect(reply.body.data).toHaveLength(7);
+        cursor = reply.body.next_cursor;
+        expect(cursor).toBe(reply.body.data.at(-1).id);
+      }
+      throw new Error('too many pages');
+    }
+    const ids = (list: Record<string, any>[]) => list.map((c) => c.id);
+
+    const first = await list('');
+    expect(first.body.data).toHaveLength(25);
+    expect(first.body.has_more).toBe(true);
+    expect(ids(await all(''))).toEqual(ids(newestFirst));
+    expect(await all('')).toEqual(newestFirst);
+    expect(ids(await all('status=accepted'))).toEqual(
+      ids(newestFirst.filter((c) => c.status === 'accepted')),
+    );
+    expect(ids(await all('status=open'))).toEqual(ids(newestFirst.filter((c) => c.status === 'open')));
+    expect(await all('status=closed')).toEqual([]);
+    expect(ids(await all('type=fraud'))).toEqual(ids(newestFirst.filter((c) => c.type === 'fraud')));
+    expect(ids(await all('type=fraud&status=open'))).toEqual(
+      ids(newestFirst.filter((c) => c.type === 'fraud' && c.status === 'open')),
+    );
+    const target = opened[12] as Record<string, any>;
+    expect(ids(await all(`charge_id=${target.charge_id}`))).toEqual([target.id]);
+    // Dates are exclusive; the cases' creation times are distinct milliseconds apart or more.
+    const after = (opened[9] as Record<string, any>).created_at;
+    const before = (opened[20] as Record<string, any>).created_at;
+    const inWindow = newestFirst.filter((c) => c.created_at > after && c.created_at < before);
+    expect(ids(await all(`created_after=${after}&created_before=${before}`))).toEqual(ids(inWindow));
+    expect(ids(await all(`created_after=${after}`))).toEqual(
+      ids(newestFirst.filter((c) => c.created_at > after)),
+    );
+    expect(ids(await all(`created_before=${before}`))).toEqual(
+      ids(newestFirst.filter((c) => c.created_at < before)),
+    );
+    // The alias lists the same.
+    expect((await list('limit=100', '/v1/infractions')).body.data).toEqual(newestFirst);
+
+    const param = async (query: string) => {
+      const reply = await list(query);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      return reply.body.error.param;
+    };
+    expect(await param('limit=0')).toBe('limit');
+    expect(await param('limit=101')).toBe('limit');
+    expect(await param('limit=abc')).toBe('limit');
+    expect(await param('status=won')).toBe('status');
+    expect(await param('type=pix')).toBe('type');
+    expect(await param('charge_id=123')).toBe('charge_id');
+    expect(await param('created_after=yesterday')).toBe('created_after');
+    expect(await param('created_before=2026-02-31T99:00:00Z')).toBe('created_before');
+    expect(await param('starting_after=nope')).toBe('starting_after');
+    expect(await param(`starting_after=med_${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`)).toBe(
+      'starting_after',
+    );
+    expect(await param('order=asc')).toBe('order');
+
+    // Another account's case as a cursor: 400, never its page.
+    const other = await disputed(900);
+    expect(
+      (await api(`/v1/med/cases?starting_after=${target.id}`, { apikey: other.apikey })).body.error.param,
+    ).toBe('starting_after');
+    expect((await api('/v1/med/cases', { apikey: other.apikey })).body.data).toEqual([other.medCase]);
+  });
+});
