@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInput } from '../../shared/domain/errors.ts';
 import { medCaseEvents } from '../../shared/domain/events.ts';
+import { fanOutTargets } from '../../shared/domain/fan-out.ts';
 import {
   isBalanced,
   medHoldJournal,
@@ -177,6 +178,25 @@ describe('med_case object and events', () => {
       created_at: AT,
       data: { object: serializeMedCase(medCase()) },
     });
+  });
+
+  it('reach the endpoints subscribed to them, and only those', () => {
+    const endpoints = [
+      { id: 'we_1', status: 'ACTIVE', events: ['med_case.created', 'med.resolved'] },
+      { id: 'we_2', status: 'ACTIVE', events: ['charge.paid'] },
+      { id: 'we_3', status: 'INACTIVE', events: ['med.resolved'] },
+    ];
+    for (const type of ['med_case.created', 'med.resolved'] as const) {
+      const [event] = medCaseEvents([type], medCase(), {
+        at: AT,
+        apiVersion: 'v',
+        newEventId: () => 'evt_2',
+      });
+      expect(fanOutTargets({ eventType: type, family: event?.family ?? 'legacy' }, endpoints)).toEqual([
+        { endpointId: 'we_1' },
+      ]);
+    }
+    expect(fanOutTargets({ eventType: 'med_case.updated', family: 'canonical' }, endpoints)).toEqual([]);
   });
 
   it('metadata.med follows the case', () => {
