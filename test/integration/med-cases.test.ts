@@ -8,10 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newKey } from '../helpers/accounts.ts';
-import { balance, getCharge, merchant, rawId, storedEvents } from '../helpers/charges.ts';
+import { balance, getCharge, merchant, newCharge, rawId, storedEvents } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { decideMed, medEvents, openMed, paidCharge, requestEvidence } from '../helpers/med.ts';
 import { putCharges, seededCharge } from '../helpers/payments.ts';
+import { receiverPool } from '../helpers/webhook-receiver.ts';
+import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
+
+const receivers = receiverPool();
 
 const MED_ID = /^med_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -294,6 +298,46 @@ describe('sandbox decisions and their money', () => {
     expectError(await decideMed(live, m.medCase.id, 'merchant_won'), 404, 'not_found_error', 'not_found');
     // And a test case is not the live scope's.
     expectError(await getCase(live, m.medCase.id), 404, 'not_found_error', 'not_found');
+  });
+});
+
+describe('MED webhooks', () => {
+  it('delivers the MED events to an endpoint subscribed to them, signed t=…,v1=…, and no charge.* event', async () => {
+    const m = await merchant();
+    const { receiver, url } = await receivers.start();
+    const endpoint = await api('/v1/webhooks/endpoints', {
+      apikey: m.apikey,
+      body: { url, events: ['med_case.created', 'med_case.updated', 'med.resolved', 'charge.failed'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const chargeId = await paidCharge(m.apikey, 2_500);
+    const opened = await openMed(m.apikey, chargeId);
+    const decided = await decideMed(m.apikey, opened.body.id, 'merchant_lost');
+    const received = await receiver.waitFor(3);
+    for (const r of received) {
+      expect(r.headers['x-acme-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(verifyAcmeSignature(r.headers['x-acme-signature'] as string, r.body, endpoint.body.secret)).toBe(
+        true,
+      );
+    }
+    const bodies = received.map((r) => JSON.parse(r.body));
+    expect(bodies.map((b) => b.type).sort()).toEqual([
+      'med.resolved',
+      'med_case.created',
+      'med_case.updated',
+    ]);
+    expect(bodies.find((b) => b.type === 'med.resolved').data.object).toEqual(decided.body);
+    expect(bodies.find((b) => b.type === 'med_case.created').data.object).toEqual(opened.body);
+    // Positive control: a later cancelled charge's charge.failed arrives; it is the only charge.* one.
+    const later = await newCharge(m.apikey, { amount: 300 });
+    const cancelled = await api(`/v1/payments/${rawId(later.id)}/cancel`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+    expect(cancelled.status).toBe(200);
+    const all = (await receiver.waitFor(4)).map((r) => JSON.parse(r.body));
+    const chargeEvents = all.filter((b) => String(b.type).startsWith('charge.'));
+    expect(chargeEvents.map((b) => [b.type, b.data.object.id])).toEqual([['charge.failed', later.id]]);
   });
 });
 
