@@ -75,6 +75,9 @@ export async function queryMedCases(
     ...(query.createdBeforeMs !== undefined && { beforeMs: query.createdBeforeMs }),
     ...(query.startingAfter !== undefined && { startingAfter: query.startingAfter }),
   });
+  // An empty window (created_after not before created_before, or a cursor below it): no read
+  // (DynamoDB refuses a BETWEEN whose bounds are reversed).
+  if (range.from > range.to) return { cases: [], hasMore: false };
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': scopePk(scope), ':from': range.from, ':to': range.to };

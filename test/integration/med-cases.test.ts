@@ -437,6 +437,15 @@ describe('GET /v1/med/cases and /v1/infractions', () => {
     expect(ids(await all(`created_before=${before}`))).toEqual(
       ids(newestFirst.filter((c) => c.created_at < before)),
     );
+    // Empty windows: reversed dates, or a cursor older than created_after.
+    expect((await list(`created_after=${before}&created_before=${after}`)).body).toEqual({
+      object: 'list',
+      data: [],
+      has_more: false,
+      next_cursor: null,
+    });
+    const oldest = (opened[0] as Record<string, any>).id;
+    expect((await list(`created_after=${after}&starting_after=${oldest}`)).body.data).toEqual([]);
     // The alias lists the same.
     expect((await list('limit=100', '/v1/infractions')).body.data).toEqual(newestFirst);
 
