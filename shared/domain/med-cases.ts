@@ -209,13 +209,31 @@ export function medMetadataOf(
 
 // ── Inputs ────────────────────────────────────────────────────────────────────────────────────
 
-const isoDate = v.pipe(
-  v.string(),
-  v.check(
-    (s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)),
-    'must be an ISO 8601 date',
-  ),
-);
+const ISO_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A real calendar date and time in ISO 8601 (`2026-02-30` and `T24:00` are malformed, not rolled over). */
+export function isIsoDate(text: string): boolean {
+  const m = ISO_DATE.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m
+    .slice(1)
+    .map((x) => (x === undefined ? undefined : Number(x)));
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
+
+const isoDate = v.pipe(v.string(), v.check(isIsoDate, 'must be an ISO 8601 date'));
 
 /** `POST /v1/sandbox/charges/{id}/med` body (every field optional). */
 export const openMedCaseSchema = v.strictObject({

@@ -243,6 +243,15 @@ describe('MED list query', () => {
     expect(param({ charge_id: 'nope' })).toBe('charge_id');
     expect(param({ created_after: 'yesterday' })).toBe('created_after');
     expect(param({ created_before: '2026-13-45' })).toBe('created_before');
+    expect(param({ created_before: '2026-02-30T00:00:00Z' })).toBe('created_before');
+    expect(param({ created_after: '2026-01-01T24:00:00Z' })).toBe('created_after');
+    expect(parseMedListQuery({ created_after: '2028-02-29T23:59:59.999-03:00' })).toEqual({
+      limit: 25,
+      createdAfterMs: Date.parse('2028-02-29T23:59:59.999-03:00'),
+    });
+    expect(parseMedListQuery({ created_before: '2026-05-01' }).createdBeforeMs).toBe(
+      Date.parse('2026-05-01'),
+    );
     expect(param({ starting_after: 'ch_1' })).toBe('starting_after');
     expect(param({ sort: 'asc' })).toBe('sort');
   });
