@@ -22,6 +22,7 @@ import {
 } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type ApiReply, api, expectError } from '../helpers/http.ts';
+import { openMed } from '../helpers/med.ts';
 import { requestLogRecord, runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 
@@ -224,8 +225,8 @@ describe('a payment that cannot be cancelled', () => {
   it('refuses a disputed payment', async () => {
     const created = await createPayment(m.apikey);
     await pay(m.apikey, `ch_${created.id}`);
-    // No route opens a MED case yet: the transaction is put in DISPUTE as one would.
-    await setStoredCharge(m.accountId, created.id, { status: 'DISPUTE' });
+    // The payer's bank opens a MED case (sandbox): the transaction is DISPUTE while it is open.
+    expect((await openMed(m.apikey, `ch_${created.id}`)).status).toBe(201);
     const reply = await cancel(m.apikey, created.id);
     expectNotCancellable(reply);
     expect(reply.body.error.message).toMatch(/disputed/i);

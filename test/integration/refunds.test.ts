@@ -8,17 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { newKey } from '../helpers/accounts.ts';
-import {
-  balance,
-  merchant,
-  newCharge,
-  pay,
-  rawId,
-  setStoredCharge,
-  storedEvents,
-} from '../helpers/charges.ts';
+import { balance, merchant, newCharge, pay, rawId, storedEvents } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { openMed } from '../helpers/med.ts';
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CASHOUT_FEE = DEFAULT_SETTINGS.feePlan.cashoutFee;
@@ -138,8 +131,8 @@ describe('POST /v1/payments/{id}/refund', () => {
 
   it('refuses a disputed payment (payment_disputed)', async () => {
     const m = await paidPayment(1000);
-    // No route opens a MED case yet: the transaction is put in DISPUTE as the MED use case will.
-    await setStoredCharge(m.accountId, m.paymentId, { status: 'DISPUTE' });
+    // The payer's bank opens a MED case (sandbox): the transaction is DISPUTE while it is open.
+    expect((await openMed(m.apikey, m.chargeId)).status).toBe(201);
     expectError(
       await refund(m.apikey, m.paymentId, { amount: 100 }),
       400,
