@@ -111,8 +111,8 @@ export const TRANSITIONS = {
   openDispute: { from: SETTLED, to: 'DISPUTE', legacy: ['payment.failed'] },
   /** The merchant won the MED: the transaction is settled again. */
   winDispute: { from: ['DISPUTE'], to: 'PAID', legacy: [] },
-  /** The merchant lost the MED: the money went back to the payer. */
-  loseDispute: { from: ['DISPUTE'], to: 'CHARGEBACK', legacy: [] },
+  /** The merchant lost the MED: the money went back to the payer (Part 2 lists CHARGEBACK under `payment.failed`). */
+  loseDispute: { from: ['DISPUTE'], to: 'CHARGEBACK', legacy: ['payment.failed'] },
 } as const satisfies Record<string, Transition>;
 
 export type Trigger = keyof typeof TRANSITIONS;

@@ -238,6 +238,15 @@ describe('sandbox decisions and their money', () => {
       const resolved = events.filter((e) => e.eventType === 'med.resolved');
       expect(resolved).toHaveLength(1);
       expect(resolved[0]?.payload.data.object).toMatchObject({ status, money_outcome: money });
+      // The transaction's own legacy events: DISPUTE → PAID or CHARGEBACK (Part 2 lists
+      // CHARGEBACK under payment.failed); never a charge.* event.
+      const legacy = (await storedEvents(m.accountId, rawId(m.chargeId)))
+        .filter((e) => e.payload.data?.previousStatus === 'DISPUTE')
+        .map((e) => e.eventType)
+        .sort();
+      expect(legacy).toEqual(
+        txStatus === 'CHARGEBACK' ? ['payment.failed', 'payment.status_changed'] : ['payment.status_changed'],
+      );
       // A decided case is final.
       expectError(
         await decideMed(m.apikey, m.medCase.id, 'merchant_won'),

@@ -45,7 +45,7 @@ const TABLE: [Trigger, (TxStatus | null)[], TxStatus, string[]][] = [
   ['refundInFull', ['PAID', 'APPROVED'], 'REFUNDED', ['payment.refunded', 'payment.status_changed']],
   ['openDispute', ['PAID', 'APPROVED'], 'DISPUTE', ['payment.failed', 'payment.status_changed']],
   ['winDispute', ['DISPUTE'], 'PAID', ['payment.status_changed']],
-  ['loseDispute', ['DISPUTE'], 'CHARGEBACK', ['payment.status_changed']],
+  ['loseDispute', ['DISPUTE'], 'CHARGEBACK', ['payment.failed', 'payment.status_changed']],
 ];
 
 describe('the transaction state machine', () => {
