@@ -72,6 +72,10 @@ export const config = {
   get publicBaseUrl() {
     return optional('PUBLIC_BASE_URL');
   },
+  /** The MED evidence bucket (presigned uploads and downloads). */
+  get evidenceBucket() {
+    return required('EVIDENCE_BUCKET');
+  },
   get webhookQueueUrl() {
     return required('WEBHOOK_QUEUE_URL');
   },

@@ -51,3 +51,9 @@ export const newRefundId = (now: number): string => `re_${uuidv7({ msecs: now })
 
 /** `med_<UUIDv7>`: a MED case (ids sort by creation, so the case list pages by sort key). */
 export const newMedCaseId = (now: number): string => `med_${uuidv7({ msecs: now })}`;
+
+/** A MED evidence id, `medev_<UUIDv7>`. */
+export const newMedEvidenceId = (now: number): string => `medev_${uuidv7({ msecs: now })}`;
+
+/** The random part of an evidence object's key (128 bits): never derived from the case or evidence id. */
+export const newEvidenceObjectToken = (): string => randomBytes(16).toString('hex');

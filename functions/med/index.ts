@@ -1,8 +1,11 @@
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { acceptMedCase } from './accept-med-case.ts';
 import { appealMedCase } from './appeal-med-case.ts';
+import { completeEvidenceUpload } from './complete-evidence-upload.ts';
+import { createEvidenceUpload } from './create-evidence-upload.ts';
 import { getMedCase } from './get-med-case.ts';
 import { listMedCases } from './list-med-cases.ts';
+import { listMedEvidence } from './list-med-evidence.ts';
 
 // `/v1/infractions` is an alias (Part 2): the same handlers under their own route ids.
 export const handler = createApiHandler('med', {
@@ -10,8 +13,14 @@ export const handler = createApiHandler('med', {
   getMedCase,
   appealMedCase,
   acceptMedCase,
+  listMedEvidence,
+  createEvidenceUpload,
+  completeEvidenceUpload,
   listInfractions: listMedCases,
   getInfraction: getMedCase,
   appealInfraction: appealMedCase,
   acceptInfraction: acceptMedCase,
+  listInfractionEvidence: listMedEvidence,
+  createInfractionEvidence: createEvidenceUpload,
+  completeInfractionEvidence: completeEvidenceUpload,
 });

@@ -1,12 +1,13 @@
 /** The in-process SQS and S3 emulators (`local-aws-sqs`, `@20minutes/s3rver`) on loopback. */
 
 import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import { evidenceBucket } from '../../shared/resources.ts';
-import type { LocalSettings } from './settings.ts';
+import { LOCAL_CREDENTIALS, type LocalSettings } from './settings.ts';
 
 export interface Closable {
   close(): Promise<unknown> | unknown;
@@ -33,7 +34,20 @@ const corsXml = (): string => {
   return `<CORSConfiguration><CORSRule>${rule}</CORSRule></CORSConfiguration>`;
 };
 
+/**
+ * s3rver verifies SigV4 signatures (presigned evidence URLs included) against its own key
+ * registry, which only knows `S3RVER`: register the dummy credentials the handlers sign with
+ * (`localEnvironment`), so a presigned URL is checked exactly as S3 would check it.
+ */
+function registerLocalCredentials(accessKeyId: string, secretAccessKey: string): void {
+  const account = createRequire(import.meta.url)('@20minutes/s3rver/lib/models/account.js') as {
+    DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
+  };
+  account.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
+}
+
 export async function startS3(s: LocalSettings): Promise<Closable> {
+  registerLocalCredentials(LOCAL_CREDENTIALS.accessKeyId, LOCAL_CREDENTIALS.secretAccessKey);
   const directory = s.inMemory ? mkdtempSync(join(tmpdir(), 'pix-s3-')) : join(s.dataDir, 's3');
   mkdirSync(directory, { recursive: true });
   const server = new S3rver({

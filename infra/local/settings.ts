@@ -45,6 +45,9 @@ export function localSettings(options: { inMemory?: boolean } = {}): LocalSettin
   };
 }
 
+/** The dummy credentials every local client signs with (the S3 emulator is told to accept them). */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
 /**
  * The environment the handlers read, pointing every AWS SDK client at the local servers. The
  * same variables a deployed Lambda gets from the stack, plus endpoints and dummy credentials.
@@ -52,8 +55,8 @@ export function localSettings(options: { inMemory?: boolean } = {}): LocalSettin
 export function localEnvironment(s: LocalSettings, jwtSecret: string): Record<string, string> {
   return {
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: `http://${s.host}:${s.dynamoDbPort}`,
     AWS_ENDPOINT_URL_DYNAMODB_STREAMS: `http://${s.host}:${s.dynamoDbPort}`,
     AWS_ENDPOINT_URL_SQS: `http://${s.host}:${s.sqsPort}`,

@@ -55,6 +55,20 @@ export class IdempotencyConflict extends DomainError {
   }
 }
 
+/** The resource is not in the state the request needs (409), e.g. evidence not uploaded yet. */
+export class Conflict extends DomainError {
+  constructor(code: string, message: string, options: ErrorOptions = {}) {
+    super(code, message, options);
+  }
+}
+
+/** Document storage (the evidence bucket) did not answer; nothing was written (503). */
+export class StorageUnavailable extends DomainError {
+  constructor(message = 'Document storage is unavailable; evidence upload is suspended. Retry later.') {
+    super('service_unavailable', message);
+  }
+}
+
 /** Well-formed, but the service cannot do it (422), e.g. no acquirer for live mode. */
 export class Unprocessable extends DomainError {
   constructor(message: string, options: ErrorOptions & { code?: string } = {}) {

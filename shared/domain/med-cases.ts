@@ -47,6 +47,8 @@ export interface MedCaseRecord {
   appealReason: string | null;
   appealedAt: string | null;
   moneyOutcome: MoneyOutcome | null;
+  /** Confirmed evidence uploads (absent on cases stored before evidence existed: 0). */
+  evidenceCount?: number;
   openedAt: string;
   closedAt: string | null;
   createdAt: string;
@@ -68,8 +70,7 @@ export function serializeMedCase(medCase: MedCaseRecord) {
     evidence_requested_at: medCase.evidenceRequestedAt,
     appeal_reason: medCase.appealReason,
     appealed_at: medCase.appealedAt,
-    // Evidence uploads are not built yet: no upload is ever confirmed.
-    evidence_count: 0,
+    evidence_count: medCase.evidenceCount ?? 0,
     money_outcome: medCase.moneyOutcome,
     opened_at: medCase.openedAt,
     closed_at: medCase.closedAt,

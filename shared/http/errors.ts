@@ -15,6 +15,7 @@ export type ErrorType =
   | 'api_error';
 
 import {
+  Conflict,
   DomainError,
   type ErrorDetail,
   IdempotencyConflict,
@@ -22,6 +23,7 @@ import {
   NotFound,
   PermissionDenied,
   ProviderUnavailable,
+  StorageUnavailable,
   Unprocessable,
 } from '../domain/errors.ts';
 
@@ -79,8 +81,10 @@ const DOMAIN_ERRORS: [new (...args: never[]) => DomainError, number, ErrorType][
   [NotFound, 404, 'not_found_error'],
   [PermissionDenied, 403, 'permission_error'],
   [IdempotencyConflict, 409, 'conflict_error'],
+  [Conflict, 409, 'conflict_error'],
   [Unprocessable, 422, 'invalid_request_error'],
   [ProviderUnavailable, 503, 'api_error'],
+  [StorageUnavailable, 503, 'api_error'],
 ];
 
 /** A domain error as the HTTP error it is shown as. */

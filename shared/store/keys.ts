@@ -36,6 +36,7 @@ export const PREFIX = {
   deliveryCount: 'DELIVERYCOUNT#',
   paymentCount: 'PAYCOUNT#',
   medCase: 'MEDCASE#',
+  medEvidence: 'MEDEVIDENCE#',
 } as const;
 
 // ── Partitions ────────────────────────────────────────────────────────────────────────────────
@@ -237,6 +238,22 @@ export function medCaseSkRange(span: { afterMs?: number; beforeMs?: number; star
   const cursor = span.startingAfter === undefined ? undefined : `${PREFIX.medCase}${span.startingAfter}`;
   return { from, to: cursor !== undefined && cursor < before ? cursor : before };
 }
+
+// ── MED evidence ──────────────────────────────────────────────────────────────────────────────
+
+/** An evidence item in its scope's partition, grouped under its case (`begins_with` lists a case's). */
+export const medEvidenceKey = (scope: MerchantScope, caseId: string, evidenceId: string): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.medEvidence}${caseId}#${evidenceId}`,
+});
+export const medEvidenceCasePrefix = (caseId: string): string => `${PREFIX.medEvidence}${caseId}#`;
+
+/**
+ * The evidence file's key in the bucket: under the account's prefix (`accounts/<id>/`, what the
+ * stack's grants are scoped to), then the mode and a random token (not guessable from any id).
+ */
+export const evidenceObjectKey = (scope: MerchantScope, token: string): string =>
+  `accounts/${scope.accountId}/${scope.mode}/evidence/${token}`;
 
 // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
 

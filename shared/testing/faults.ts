@@ -7,7 +7,12 @@
 import { config } from '../config.ts';
 import { HttpError } from '../http/errors.ts';
 
-export type FaultPoint = 'after-provider' | 'after-write' | 'refund-after-write' | 'refund-after-provider';
+export type FaultPoint =
+  | 'after-provider'
+  | 'after-write'
+  | 'refund-after-write'
+  | 'refund-after-provider'
+  | 'evidence-storage';
 
 export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
   if (!config.faultInjection) return;
@@ -15,3 +20,7 @@ export function injectFault(point: FaultPoint, headers: Record<string, string>):
     throw new HttpError(500, 'api_error', 'injected_fault', `Injected fault at ${point}`);
   }
 }
+
+/** Whether the request asks to fail at `point` (for faults the caller raises as its own error). */
+export const faultRequested = (point: FaultPoint, headers: Record<string, string>): boolean =>
+  config.faultInjection && headers['x-fault-inject'] === point;

@@ -1,0 +1,70 @@
+/**
+ * The evidence bucket (S3): presigned uploads whose signature binds `Content-Type` and
+ * `Content-Length`, the stored size of an object, presigned downloads. An outbound adapter: it
+ * knows keys only as strings handed in (built in store/keys.ts) and reads no table. Any failure
+ * to reach the storage is `StorageUnavailable` (503).
+ */
+
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { config } from '../config.ts';
+import { StorageUnavailable } from '../domain/errors.ts';
+
+// Path-style URLs (the local emulator has no per-bucket host names) and no flexible checksums
+// (a presigned PUT must not require a checksum header the browser does not send).
+const s3 = new S3Client({
+  forcePathStyle: true,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+
+const unavailable = (error: unknown): never => {
+  throw Object.assign(new StorageUnavailable(), { cause: error });
+};
+
+/** A PUT URL valid `ttlSeconds` that only accepts exactly this content type and length. */
+export async function presignUpload(
+  key: string,
+  contentType: string,
+  contentLength: number,
+  ttlSeconds: number,
+): Promise<string> {
+  try {
+    return await getSignedUrl(
+      s3,
+      new PutObjectCommand({
+        Bucket: config.evidenceBucket,
+        Key: key,
+        ContentType: contentType,
+        ContentLength: contentLength,
+      }),
+      { expiresIn: ttlSeconds, signableHeaders: new Set(['content-type', 'content-length']) },
+    );
+  } catch (error) {
+    return unavailable(error);
+  }
+}
+
+/** A GET URL valid `ttlSeconds`. */
+export async function presignDownload(key: string, ttlSeconds: number): Promise<string> {
+  try {
+    return await getSignedUrl(s3, new GetObjectCommand({ Bucket: config.evidenceBucket, Key: key }), {
+      expiresIn: ttlSeconds,
+    });
+  } catch (error) {
+    return unavailable(error);
+  }
+}
+
+/** The stored object's size in bytes, or undefined when there is no such object. */
+export async function storedObjectSize(key: string): Promise<number | undefined> {
+  try {
+    const head = await s3.send(new HeadObjectCommand({ Bucket: config.evidenceBucket, Key: key }));
+    return head.ContentLength;
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    const name = (error as { name?: string }).name;
+    if (status === 404 || name === 'NotFound' || name === 'NoSuchKey') return undefined;
+    return unavailable(error);
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * MED evidence over HTTP (Part 2, "MED evidence", "Upload grant"): the three steps against the
+ * local S3 emulator, which checks the presigned signature (type and size bound), `complete`'s
+ * 409s and idempotency, the list of confirmed evidence with working `view_url`s,
+ * `evidence_count`, the 400s with `param`, tenant isolation, 503 when storage is unavailable and
+ * the `/v1/infractions` alias.
+ */
+
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { db, tableName } from '../../shared/store/client.ts';
+import { medEvidenceKey } from '../../shared/store/keys.ts';
+import { getEvidence, queryCaseEvidence } from '../../shared/store/med-evidence.ts';
+import { merchant } from '../helpers/charges.ts';
+import { api, expectError } from '../helpers/http.ts';
+import { openMed, paidCharge } from '../helpers/med.ts';
+
+const EVIDENCE_ID = /^medev_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const BUCKET = 'pix-evidence';
+
+const s3 = new S3Client({
+  forcePathStyle: true,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+
+/** A merchant with a MED case opened against one of its paid charges. */
+async function withCase() {
+  const m = await merchant();
+  const chargeId = await paidCharge(m.apikey, 5_000);
+  const opened = await openMed(m.apikey, chargeId);
+  expect(opened.status).toBe(201);
+  return { ...m, caseId: opened.body.id as string };
+}
+
+const bytes = (size: number, seed = 7) =>
+  Buffer.from(Array.from({ length: size }, (_, i) => (i * seed) % 256));
+
+const grant = (apikey: string, caseId: string, body: unknown, prefix = '/v1/med/cases', headers = {}) =>
+  api(`${prefix}/${caseId}/evidence`, { apikey, method: 'POST', body, headers });
+const complete = (
+  apikey: string,
+  caseId: string,
+  evidenceId: string,
+  prefix = '/v1/med/cases',
+  headers = {},
+) => api(`${prefix}/${caseId}/evidence/${evidenceId}/complete`, { apikey, method: 'POST', headers });
+const listEvidence = (apikey: string, caseId: string, prefix = '/v1/med/cases') =>
+  api(`${prefix}/${caseId}/evidence`, { apikey });
+
+/** PUT to the presigned URL (no API key), with the given headers. */
+const upload = (url: string, body: Buffer, headers: Record<string, string>) =>
+  fetch(url, { method: 'PUT', body, headers });
+
+/** Grant, upload with exactly the granted headers, complete: the confirmed evidence. */
+async function uploaded(apikey: string, caseId: string, file = bytes(1_000), mime = 'application/pdf') {
+  const g = await grant(apikey, caseId, { file_name: 'proof.pdf', file_size: file.length, mime_type: mime });
+  expect(g.status).toBe(201);
+  expect((await upload(g.body.upload_url, file, g.body.upload_headers)).status).toBe(200);
+  const done = await complete(apikey, caseId, g.body.id);
+  expect(done.status).toBe(200);
+  return done.body;
+}
+
+describe('evidence upload (three steps)', () => {
+  it('grants a presigned PUT bound to type and size; complete confirms it once', async () => {
+    const m = await withCase();
+    const file = bytes(2_345);
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 'comprovante.png',
+      file_size: file.length,
+      mime_type: 'image/png',
+    });
+    expect(g.status).toBe(201);
+    expect(g.body).toEqual({
+      id: expect.stringMatching(EVIDENCE_ID),
+      object: 'med_case_evidence_upload',
+      upload_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/pix-evidence\//),
+      upload_method: 'PUT',
+      upload_headers: { 'Content-Type': 'image/png', 'Content-Length': String(file.length) },
+      expires_in: 900,
+    });
+    // The object key is under the account's prefix and not derived from the case or evidence id.
+    const stored = await getEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
+    expect(stored?.status).toBe('pending');
+    expect(stored?.objectKey).toMatch(new RegExp(`^accounts/${m.accountId}/test/evidence/[0-9a-f]{32}$`));
+    expect(stored?.objectKey).not.toContain(m.caseId.slice(4));
+    expect(stored?.objectKey).not.toContain(g.body.id.slice(6));
+    expect(new URL(g.body.upload_url).pathname).toBe(`/${BUCKET}/${stored?.objectKey}`);
+
+    // Complete before the upload: not uploaded.
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id),
+      409,
+      'conflict_error',
+      'EVIDENCE_NOT_UPLOADED',
+    );
+
+    // The storage refuses another Content-Type, or another size.
+    expect((await upload(g.body.upload_url, file, { 'Content-Type': 'image/jpeg' })).status).toBe(403);
+    expect(
+      (await upload(g.body.upload_url, bytes(file.length - 1), { 'Content-Type': 'image/png' })).status,
+    ).toBe(403);
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id),
+      409,
+      'conflict_error',
+      'EVIDENCE_NOT_UPLOADED',
+    );
+
+    // Exactly the granted headers: accepted.
+    expect((await upload(g.body.upload_url, file, g.body.upload_headers)).status).toBe(200);
+    const first = await complete(m.apikey, m.caseId, g.body.id);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      id: g.body.id,
+      object: 'med_case_evidence',
+      file_name: 'comprovante.png',
+      file_size: file.length,
+      mime_type: 'image/png',
+      uploaded_by: 'merchant',
+      created_at: expect.any(String),
+      uploaded_at: expect.any(String),
+      view_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/pix-evidence\//),
+    });
+    const download = await fetch(first.body.view_url);
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(file)).toBe(true);
+
+    // Idempotent: the same evidence, counted once.
+    const second = await complete(m.apikey, m.caseId, g.body.id);
+    expect(second.status).toBe(200);
+    expect({ ...second.body, view_url: undefined }).toEqual({ ...first.body, view_url: undefined });
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(1);
+  });
+
+  it('a stored file smaller than declared: 409 EVIDENCE_SIZE_MISMATCH, nothing confirmed', async () => {
+    const m = await withCase();
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 'a.pdf',
+      file_size: 500,
+      mime_type: 'application/pdf',
+    });
+    expect(g.status).toBe(201);
+    const stored = await getEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
+    // The presigned URL cannot store another size: write a smaller object straight to storage.
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: stored?.objectKey,
+        Body: bytes(400),
+        ContentType: 'application/pdf',
+      }),
+    );
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id),
+      409,
+      'conflict_error',
+      'EVIDENCE_SIZE_MISMATCH',
+    );
+    expect((await listEvidence(m.apikey, m.caseId)).body.data).toEqual([]);
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(0);
+  });
+
+  it('complete after the grant expired: 409 EVIDENCE_NOT_UPLOADED even with the file in storage', async () => {
+    const m = await withCase();
+    const file = bytes(300);
+    const g = await grant(m.apikey, m.caseId, { file_name: 'x.gif', file_size: 300, mime_type: 'image/gif' });
+    expect((await upload(g.body.upload_url, file, g.body.upload_headers)).status).toBe(200);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: medEvidenceKey({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id),
+        UpdateExpression: 'SET uploadExpiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1_000).toISOString() },
+      }),
+    );
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id),
+      409,
+      'conflict_error',
+      'EVIDENCE_NOT_UPLOADED',
+    );
+  });
+});
+
+describe('evidence list and count', () => {
+  it('lists confirmed evidence only, newest first, each view_url downloading its bytes', async () => {
+    const m = await withCase();
+    const fileA = bytes(111, 3);
+    const fileB = bytes(222, 5);
+    const a = await uploaded(m.apikey, m.caseId, fileA, 'image/jpeg');
+    const b = await uploaded(m.apikey, m.caseId, fileB, 'image/webp');
+    // A pending grant (never uploaded) and one never completed: neither listed nor counted.
+    await grant(m.apikey, m.caseId, { file_name: 'p.png', file_size: 10, mime_type: 'image/png' });
+    const notCompleted = await grant(m.apikey, m.caseId, {
+      file_name: 'q.png',
+      file_size: 10,
+      mime_type: 'image/png',
+    });
+    expect(
+      (await upload(notCompleted.body.upload_url, bytes(10), notCompleted.body.upload_headers)).status,
+    ).toBe(200);
+    expect(await queryCaseEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId)).toHaveLength(4);
+
+    const list = await listEvidence(m.apikey, m.caseId);
+    expect(list.status).toBe(200);
+    expect(list.body.object).toBe('list');
+    expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([b.id, a.id]);
+    for (const [item, file] of [
+      [list.body.data[0], fileB],
+      [list.body.data[1], fileA],
+    ] as const) {
+      const url = new URL(item.view_url);
+      expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+      const download = await fetch(item.view_url);
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(file)).toBe(true);
+    }
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(2);
+  });
+
+  it('the upload URL lives 900 s', async () => {
+    const m = await withCase();
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 'f.pdf',
+      file_size: 1,
+      mime_type: 'application/pdf',
+    });
+    expect(new URL(g.body.upload_url).searchParams.get('X-Amz-Expires')).toBe('900');
+  });
+});
+
+describe('evidence validation, isolation, alias, storage down', () => {
+  it('400 with param for every invalid declaration field', async () => {
+    const m = await withCase();
+    const ok = { file_name: 'doc.pdf', file_size: 100, mime_type: 'application/pdf' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...ok, file_name: undefined }, 'file_name'],
+      [{ ...ok, file_name: '' }, 'file_name'],
+      [{ ...ok, file_name: 'x'.repeat(256) }, 'file_name'],
+      [{ ...ok, file_size: undefined }, 'file_size'],
+      [{ ...ok, file_size: 0 }, 'file_size'],
+      [{ ...ok, file_size: 1.5 }, 'file_size'],
+      [{ ...ok, file_size: '100' }, 'file_size'],
+      [{ ...ok, file_size: 10 * 1024 * 1024 + 1 }, 'file_size'],
+      [{ ...ok, mime_type: 'image/svg+xml' }, 'mime_type'],
+      [{ ...ok, mime_type: undefined }, 'mime_type'],
+    ];
+    for (const [body, param] of cases) {
+      const reply = await grant(m.apikey, m.caseId, body);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param, JSON.stringify(body).slice(0, 80)).toBe(param);
+    }
+    // The limits themselves are accepted.
+    expect((await grant(m.apikey, m.caseId, { ...ok, file_size: 10 * 1024 * 1024 })).status).toBe(201);
+    expect((await grant(m.apikey, m.caseId, { ...ok, file_name: 'x'.repeat(255) })).status).toBe(201);
+    for (const mime of ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'application/pdf'])
+      expect((await grant(m.apikey, m.caseId, { ...ok, mime_type: mime })).status).toBe(201);
+  });
+
+  it("another account's case or evidence: 404 on every route", async () => {
+    const m = await withCase();
+    const e = await uploaded(m.apikey, m.caseId);
+    const other = await withCase();
+    const ok = { file_name: 'doc.pdf', file_size: 100, mime_type: 'application/pdf' };
+    expectError(await grant(other.apikey, m.caseId, ok), 404, 'not_found_error', 'not_found');
+    expectError(await listEvidence(other.apikey, m.caseId), 404, 'not_found_error', 'not_found');
+    expectError(await complete(other.apikey, m.caseId, e.id), 404, 'not_found_error', 'not_found');
+    // The evidence under the other merchant's own case: still not theirs.
+    expectError(await complete(other.apikey, other.caseId, e.id), 404, 'not_found_error', 'not_found');
+    // Unknown or malformed ids.
+    expectError(await listEvidence(m.apikey, 'med_nope'), 404, 'not_found_error', 'not_found');
+    expectError(await complete(m.apikey, m.caseId, 'medev_nope'), 404, 'not_found_error', 'not_found');
+    expectError(
+      await complete(m.apikey, m.caseId, 'medev_01900000-0000-7000-8000-000000000000'),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expect((await listEvidence(other.apikey, other.caseId)).body.data).toEqual([]);
+  });
+
+  it('the /v1/infractions alias serves the three steps', async () => {
+    const m = await withCase();
+    const file = bytes(64);
+    const g = await grant(
+      m.apikey,
+      m.caseId,
+      { file_name: 'a.png', file_size: 64, mime_type: 'image/png' },
+      '/v1/infractions',
+    );
+    expect(g.status).toBe(201);
+    expect((await upload(g.body.upload_url, file, g.body.upload_headers)).status).toBe(200);
+    const done = await complete(m.apikey, m.caseId, g.body.id, '/v1/infractions');
+    expect(done.status).toBe(200);
+    const list = await listEvidence(m.apikey, m.caseId, '/v1/infractions');
+    expect(list.body.data.map((x: { id: string }) => x.id)).toEqual([g.body.id]);
+    expect((await api(`/v1/infractions/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(1);
+  });
+
+  it('storage unavailable: 503 service_unavailable and nothing written', async () => {
+    const m = await withCase();
+    const fault = { 'x-fault-inject': 'evidence-storage' };
+    const body = { file_name: 'a.pdf', file_size: 10, mime_type: 'application/pdf' };
+    expectError(
+      await grant(m.apikey, m.caseId, body, '/v1/med/cases', fault),
+      503,
+      'api_error',
+      'service_unavailable',
+    );
+    expect(await queryCaseEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId)).toEqual([]);
+    const g = await grant(m.apikey, m.caseId, body);
+    expect((await upload(g.body.upload_url, bytes(10), g.body.upload_headers)).status).toBe(200);
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id, '/v1/med/cases', fault),
+      503,
+      'api_error',
+      'service_unavailable',
+    );
+    const stored = await getEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
+    expect(stored?.status).toBe('pending');
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(0);
+  });
+});
