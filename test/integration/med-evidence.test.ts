@@ -97,7 +97,9 @@ describe('evidence upload (three steps)', () => {
       'EVIDENCE_NOT_UPLOADED',
     );
 
-    // The storage refuses another Content-Type, or another size.
+    // The storage refuses another Content-Type, or another size (the signature binds both).
+    const wrongType = await upload(g.body.upload_url, file, { 'Content-Type': 'image/jpeg' });
+    expect(await wrongType.text()).toContain('SignatureDoesNotMatch');
     expect((await upload(g.body.upload_url, file, { 'Content-Type': 'image/jpeg' })).status).toBe(403);
     expect(
       (await upload(g.body.upload_url, bytes(file.length - 1), { 'Content-Type': 'image/png' })).status,
