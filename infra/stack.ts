@@ -82,6 +82,7 @@ export class PixServiceStack extends Stack {
       table: this.table,
       jwtSecret: this.jwtSecret.secret,
       pixSigningSecret: this.pixSigningSecret.secret,
+      evidenceBucket: this.evidence.bucket,
       publicBaseUrl: parsePublicBaseUrl(publicBaseUrl),
     }).functions;
     this.background = new BackgroundFunctions(this, 'BackgroundFunctions', {

@@ -61,6 +61,8 @@ export const outboxStreamFilters = [
 
 /** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */
 export const evidenceBucket = {
+  /** Every object key starts here (`accounts/<id>/<mode>/evidence/<random>`, store/keys.ts). */
+  keyPrefix: 'accounts/',
   maxFileBytes: 10 * 1024 * 1024,
   uploadUrlTtlSeconds: 900,
   cors: {

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { Duration } from 'aws-cdk-lib';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { evidenceBucket } from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable, TableAccess } from './table.ts';
@@ -16,6 +18,8 @@ export interface GroupAccess {
   readonly pixSigningSecret: boolean;
   /** May bump its per-key rate-limit counters although its table access is read-only. */
   readonly rateLimitCounters: boolean;
+  /** Presigns evidence uploads and downloads and checks stored files (`EVIDENCE_BUCKET`). @default false */
+  readonly evidenceBucket?: boolean;
   /** @default 10 seconds */
   readonly timeout?: Duration;
 }
@@ -43,8 +47,16 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.
   webhooks: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes: list and read MED cases, appeal and accept them (the case, the charge's
-  // transition and metadata, the journal and the MED events, in transactions). No secret.
-  med: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  // transition and metadata, the journal and the MED events, in transactions). No secret. The
+  // evidence routes presign uploads and downloads and check stored files in the evidence bucket,
+  // under the accounts' prefix only.
+  med: {
+    table: 'readWrite',
+    jwtSecret: false,
+    pixSigningSecret: false,
+    rateLimitCounters: false,
+    evidenceBucket: true,
+  },
   // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
   // payload. No API key, hence no per-key counters either; the stage throttle protects it.
   checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },
@@ -62,6 +74,8 @@ export interface ApiFunctionsProps {
   readonly table: SingleTable;
   readonly jwtSecret: ISecret;
   readonly pixSigningSecret: ISecret;
+  /** The MED evidence bucket (granted to the groups whose access says so). */
+  readonly evidenceBucket: IBucket;
   /**
    * Base URL of the public links (checkout pages, Pix payload locations) when the API is served
    * on a custom domain, set as `PUBLIC_BASE_URL`. Absent, the code derives it from the request's
@@ -93,6 +107,8 @@ export class ApiFunctions extends Construct {
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
+      if (access.evidenceBucket === true)
+        fn.bindEvidenceBucket(props.evidenceBucket, evidenceBucket.keyPrefix);
       byGroup.set(group, fn);
     }
     // Complete: `groups` is every group that has a route, and only those get a Lambda.

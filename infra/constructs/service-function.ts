@@ -1,8 +1,9 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -125,6 +126,33 @@ export class ServiceFunction extends Construct {
       queue.encryptionMasterKey?.grant(this.role, 'kms:GenerateDataKey', 'kms:Decrypt');
     }
     this.function.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * The MED evidence bucket, under `keyPrefix` only (the accounts' prefixes): `PutObject` (what a
+   * presigned upload URL is signed for), `GetObject` (`HeadObject`, and presigned downloads);
+   * sets `EVIDENCE_BUCKET`. No `ListBucket`: `HeadObject` of an absent key answers 403, which the
+   * adapter reads as "not uploaded".
+   */
+  bindEvidenceBucket(bucket: IBucket, keyPrefix: string): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject'],
+        resources: [bucket.arnForObjects(`${keyPrefix}*`)],
+      }),
+    );
+    const bucketResource = bucket.node.defaultChild;
+    if (!(bucketResource instanceof CfnElement))
+      throw new Error('The evidence bucket must be defined in this app');
+    const bucketLogicalId = Stack.of(bucketResource).getLogicalId(bucketResource);
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${keyPrefix}*]`,
+      reason:
+        'Evidence object keys are random, one per upload, under each account prefix: the grant is ' +
+        'the object prefix of the accounts, with PutObject/GetObject only.',
+    });
+    this.function.addEnvironment('EVIDENCE_BUCKET', bucket.bucketName);
     return this;
   }
 

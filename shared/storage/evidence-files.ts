@@ -64,7 +64,8 @@ export async function storedObjectSize(key: string): Promise<number | undefined>
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     const name = (error as { name?: string }).name;
-    if (status === 404 || name === 'NotFound' || name === 'NoSuchKey') return undefined;
+    // Without `s3:ListBucket` (the stack grants none) S3 answers an absent key with 403.
+    if (status === 404 || status === 403 || name === 'NotFound' || name === 'NoSuchKey') return undefined;
     return unavailable(error);
   }
 }

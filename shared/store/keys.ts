@@ -11,7 +11,7 @@
 
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope, Mode } from '../domain/scope.ts';
-import { rateLimitKeyPrefix } from '../resources.ts';
+import { evidenceBucket, rateLimitKeyPrefix } from '../resources.ts';
 
 export type { MerchantScope, Mode } from '../domain/scope.ts';
 
@@ -253,7 +253,7 @@ export const medEvidenceCasePrefix = (caseId: string): string => `${PREFIX.medEv
  * stack's grants are scoped to), then the mode and a random token (not guessable from any id).
  */
 export const evidenceObjectKey = (scope: MerchantScope, token: string): string =>
-  `accounts/${scope.accountId}/${scope.mode}/evidence/${token}`;
+  `${evidenceBucket.keyPrefix}${scope.accountId}/${scope.mode}/evidence/${token}`;
 
 // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
 

@@ -517,6 +517,30 @@ describe('API Lambdas', () => {
     });
   });
 
+  it('lets only the med group use the evidence bucket: Put/GetObject under the accounts prefix, EVIDENCE_BUCKET', () => {
+    const bucket = logicalId(pixStack.evidence.bucket.node.defaultChild as CfnElement);
+    for (const group of groups) {
+      const s3 = statementsOf(group).filter((statement) =>
+        actionsOf(statement).some((a) => a.startsWith('s3:')),
+      );
+      if (group !== 'med') {
+        expect(s3, group).toEqual([]);
+        expect(environmentOf(pixStack.functions[group]), group).not.toHaveProperty('EVIDENCE_BUCKET');
+        continue;
+      }
+      expect(s3).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['s3:PutObject', 's3:GetObject'],
+          Resource: {
+            'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, `/${evidenceBucket.keyPrefix}*`]],
+          },
+        },
+      ]);
+      expect(environmentOf(pixStack.functions.med)).toMatchObject({ EVIDENCE_BUCKET: { Ref: bucket } });
+    }
+  });
+
   it('sets no PUBLIC_BASE_URL unless the publicBaseUrl context value is given', () => {
     for (const group of groups)
       expect(environmentOf(pixStack.functions[group])).not.toHaveProperty('PUBLIC_BASE_URL');
