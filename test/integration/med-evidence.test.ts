@@ -187,6 +187,38 @@ describe('evidence upload (three steps)', () => {
   });
 });
 
+describe('concurrent confirmations', () => {
+  it('five concurrent completes answer the same evidence and count it once', async () => {
+    const m = await withCase();
+    const file = bytes(50);
+    const g = await grant(m.apikey, m.caseId, { file_name: 'c.png', file_size: 50, mime_type: 'image/png' });
+    expect((await upload(g.body.upload_url, file, g.body.upload_headers)).status).toBe(200);
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () => complete(m.apikey, m.caseId, g.body.id)),
+    );
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(replies.map((r) => r.body.uploaded_at)).size).toBe(1);
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(1);
+  });
+
+  it('an appeal racing a confirmation keeps both: appealed, evidence_count 1', async () => {
+    const m = await withCase();
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 'r.pdf',
+      file_size: 20,
+      mime_type: 'application/pdf',
+    });
+    expect((await upload(g.body.upload_url, bytes(20), g.body.upload_headers)).status).toBe(200);
+    const [appealed, done] = await Promise.all([
+      api(`/v1/med/cases/${m.caseId}/appeal`, { apikey: m.apikey, body: { reason: 'Here is the proof' } }),
+      complete(m.apikey, m.caseId, g.body.id),
+    ]);
+    expect([appealed.status, done.status]).toEqual([200, 200]);
+    const read = (await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body;
+    expect(read).toMatchObject({ status: 'appealed', evidence_count: 1 });
+  });
+});
+
 describe('evidence list and count', () => {
   it('lists confirmed evidence only, newest first, each view_url downloading its bytes', async () => {
     const m = await withCase();
