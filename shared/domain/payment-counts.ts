@@ -8,6 +8,7 @@
  * (docs/data-model.md).
  */
 
+import { chunkByCounterItems } from './counter-chunks.ts';
 import type { MerchantScope } from './scope.ts';
 import { type TxStatus, txStatuses } from './transaction-status.ts';
 
@@ -110,31 +111,11 @@ export function sumPaymentCountChanges(
   });
 }
 
-/**
- * Splits changes, in order, into runs that each fit one transaction of at most `maxItems`
- * items: one marker per change plus one item per distinct counter item the run touches.
- */
-export function chunkPaymentCountChanges<T extends { change: PaymentCountChange }>(
+/** Runs of changes that each fit one counting transaction (counter-chunks.ts). */
+export const chunkPaymentCountChanges = <T extends { change: PaymentCountChange }>(
   changes: readonly T[],
   maxItems: number,
-): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let cells = new Set<string>();
-  for (const item of changes) {
-    const ids = cellsOfChange(item.change).map(cellId);
-    const added = ids.filter((id) => !cells.has(id));
-    if (chunk.length > 0 && chunk.length + 1 + cells.size + added.length > maxItems) {
-      chunks.push(chunk);
-      chunk = [];
-      cells = new Set();
-    }
-    chunk.push(item);
-    for (const id of ids) cells.add(id);
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-}
+): T[][] => chunkByCounterItems(changes, (item) => cellsOfChange(item.change).map(cellId), maxItems);
 
 /** A run of consecutive buckets of one level, by label (inclusive; absent: open on that side). */
 export interface CounterRange {

@@ -5,6 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { chunkByCounterItems } from './counter-chunks.ts';
 import type { MerchantScope } from './scope.ts';
 
 export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
@@ -127,32 +128,11 @@ export function sumCountChanges(
   });
 }
 
-/**
- * Splits changes, in order, into runs that each fit one transaction of at most `maxItems` items:
- * one marker per change plus one item per distinct counter item the run touches.
- */
-export function chunkCountChanges<T extends { change: DeliveryCountChange }>(
+/** Runs of changes that each fit one counting transaction (counter-chunks.ts). */
+export const chunkCountChanges = <T extends { change: DeliveryCountChange }>(
   changes: readonly T[],
   maxItems: number,
-): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let cells = new Set<string>();
-  for (const item of changes) {
-    const added = counterCellsOf(item.change)
-      .map(cellId)
-      .filter((id) => !cells.has(id));
-    if (chunk.length > 0 && chunk.length + 1 + cells.size + added.length > maxItems) {
-      chunks.push(chunk);
-      chunk = [];
-      cells = new Set();
-    }
-    chunk.push(item);
-    for (const id of counterCellsOf(item.change).map(cellId)) cells.add(id);
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-}
+): T[][] => chunkByCounterItems(changes, (item) => counterCellsOf(item.change).map(cellId), maxItems);
 
 export const emptyCounts = (): Counts =>
   Object.fromEntries(['total', ...deliveryStatuses].map((name) => [name, 0])) as Counts;
