@@ -24,7 +24,7 @@ import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
 import { streamItemTypes } from '../resources.ts';
 import { toAccount } from './accounts.ts';
-import { batchGetConsistent, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { batchGetConsistent, db, queryAll, recordOf, type TransactItem, tableName } from './client.ts';
 import {
   accountKey,
   chargeKey,
@@ -66,21 +66,7 @@ export function chargeItem(charge: ChargeRecord): Record<string, unknown> {
   };
 }
 
-const INTERNAL_ATTRIBUTES = new Set([
-  'pk',
-  'sk',
-  'type',
-  'gsi1pk',
-  'gsi1sk',
-  'gsi2pk',
-  'gsi2sk',
-  'gsi3pk',
-  'gsi3sk',
-]);
-export const toCharge = (item: Record<string, unknown>): ChargeRecord =>
-  Object.fromEntries(
-    Object.entries(item).filter(([k]) => !INTERNAL_ATTRIBUTES.has(k)),
-  ) as unknown as ChargeRecord;
+export const toCharge = (item: Record<string, unknown>): ChargeRecord => recordOf<ChargeRecord>(item);
 
 // ── Item builders ─────────────────────────────────────────────────────────────────────────────
 

@@ -158,6 +158,15 @@ export function flattenItems<N extends string>(items: NamedItems<N>): { names: N
 
 export type { ItemKey } from './keys.ts';
 
+/** The attributes the table adds to every entity: its key, its entity tag and its index keys. */
+const STORAGE_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'];
+
+/** An item without the storage attributes (and `also`): the entity's own record. */
+export function recordOf<T>(item: Record<string, unknown>, also: readonly string[] = []): T {
+  const drop = new Set([...STORAGE_ATTRIBUTES, ...also]);
+  return Object.fromEntries(Object.entries(item).filter(([k]) => !drop.has(k))) as T;
+}
+
 /**
  * Strongly consistent reads of several items in one round trip, asking again for any keys
  * DynamoDB leaves unprocessed; the result is in the order of `keys` (`undefined` if absent).

@@ -8,14 +8,13 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MedCaseListQuery, MedCaseRecord, MedCaseStatus } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { db, type TransactItem, tableName } from './client.ts';
+import { db, recordOf, type TransactItem, tableName } from './client.ts';
 import { medCaseKey, medCaseSkRange, scopePk } from './keys.ts';
 
-const INTERNAL_ATTRIBUTES = new Set(['pk', 'sk', 'type', 'caseType']);
 /** The item's `type` is the entity's (as on every item); the case's own type is `caseType`. */
 const toMedCase = (item: Record<string, unknown>): MedCaseRecord =>
   ({
-    ...Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL_ATTRIBUTES.has(k))),
+    ...recordOf<Record<string, unknown>>(item, ['caseType']),
     type: item.caseType,
   }) as unknown as MedCaseRecord;
 

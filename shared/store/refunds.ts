@@ -10,7 +10,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefundRecord, RefundStatus } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { db, type TransactItem, tableName } from './client.ts';
+import { db, recordOf, type TransactItem, tableName } from './client.ts';
 import {
   chargeKey,
   chargeRefundsPrefix,
@@ -21,11 +21,7 @@ import {
   scopePk,
 } from './keys.ts';
 
-const INTERNAL_ATTRIBUTES = new Set(['pk', 'sk', 'type', 'gsi2pk', 'gsi2sk']);
-const toRefund = (item: Record<string, unknown>): RefundRecord =>
-  Object.fromEntries(
-    Object.entries(item).filter(([k]) => !INTERNAL_ATTRIBUTES.has(k)),
-  ) as unknown as RefundRecord;
+const toRefund = (item: Record<string, unknown>): RefundRecord => recordOf<RefundRecord>(item);
 
 const scopeOfRefund = (refund: RefundRecord): MerchantScope => ({
   accountId: refund.accountId,

@@ -41,6 +41,7 @@ import {
   type ItemKey,
   isConditionFailure,
   queryAll,
+  recordOf,
   type TransactItem,
   tableName,
 } from './client.ts';
@@ -115,24 +116,9 @@ export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage 
 /** Only the key: a `DeliveryMessage` carries more. */
 const keyOf = ({ pk, sk }: DeliveryRef): DeliveryRef => ({ pk, sk });
 
-const INTERNAL = new Set([
-  'pk',
-  'sk',
-  'type',
-  'gsi1pk',
-  'gsi1sk',
-  'gsi2pk',
-  'gsi2sk',
-  'gsi3pk',
-  'gsi3sk',
-  'accountId',
-  'mode',
-  'enqueuedAt',
-  'eventSk',
-  'body',
-]);
-const toDelivery = (item: Record<string, unknown>): Delivery =>
-  Object.fromEntries(Object.entries(item).filter(([k]) => !INTERNAL.has(k))) as unknown as Delivery;
+/** Kept on the item for the pipeline, not part of the public delivery record. */
+const PIPELINE_ATTRIBUTES = ['accountId', 'mode', 'enqueuedAt', 'eventSk', 'body'];
+const toDelivery = (item: Record<string, unknown>): Delivery => recordOf<Delivery>(item, PIPELINE_ATTRIBUTES);
 
 /** A stored delivery item as the dispatcher uses it. */
 export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery => ({
