@@ -159,11 +159,12 @@ export function paymentCountRange(level: string, from?: string, to?: string): { 
   return { from: `${prefix}${from ?? ''}`, to: to === undefined ? prefixEnd(prefix) : `${prefix}${to}` };
 }
 
-// ── Due-work queues (GSI2, sparse): charges to expire, tranches to release ────────────────────
+// ── Due-work queues (GSI2, sparse): charges to expire, tranches to release, refunds to advance,
+//    MED cases awaiting an operations review ───────────────────────────────────────────────────
 
 const EXPIRY_SHARDS = 4;
 const RELEASE_SHARDS = 2;
-export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND';
+export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND' | 'MEDREVIEW';
 /** Every shard of a due queue (the scheduler drains them all). */
 export const dueShards = (queue: DueQueue): string[] =>
   Array.from({ length: queue === 'EXPIRY' ? EXPIRY_SHARDS : RELEASE_SHARDS }, (_, i) => `DUE#${queue}#${i}`);
