@@ -25,6 +25,8 @@ import type { CobRequest, CobResponse, DevolucaoResponse, PixConsultados, PixRes
 export interface ApiPixConfig extends ApiPixCredentials, TransportOptions {
   /** The merchant's Pix key (DICT `chave`) the charges are paid to and callbacks are registered for. */
   pixKey: string;
+  /** Items per `GET /pix` page (default the standard's maximum, 1000). */
+  pixPageSize?: number;
 }
 
 /** The adapter offers every optional read of the port. */
@@ -33,7 +35,7 @@ export type ApiPixProvider = PixProvider &
 
 /** API Pix caps `solicitacaoPagador` at 140 characters. */
 const PAYER_REQUEST_MAX = 140;
-/** A page of `GET /pix` at the standard's maximum, and a bound on pages so a broken PSP cannot loop us forever. */
+/** `GET /pix` pages at the standard's maximum, and a bound on pages so a broken PSP cannot loop us forever. */
 const PIX_PAGE_SIZE = 1000;
 const MAX_PIX_PAGES = 1000;
 
@@ -192,7 +194,7 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
       const filters: Record<string, string> = {
         inicio: query.from.toISOString(),
         fim: query.to.toISOString(),
-        'paginacao.itensPorPagina': String(PIX_PAGE_SIZE),
+        'paginacao.itensPorPagina': String(config.pixPageSize ?? PIX_PAGE_SIZE),
         ...(query.payerDocument !== undefined && documentField(query.payerDocument)),
         ...(query.txid !== undefined && { txid: query.txid }),
       };

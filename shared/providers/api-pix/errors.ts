@@ -81,6 +81,7 @@ const CERTIFICATE_REFUSED = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
   'CERT_HAS_EXPIRED',
   'CERT_UNTRUSTED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
@@ -88,10 +89,11 @@ const CERTIFICATE_REFUSED = new Set([
 
 /** The request got no answer: refused, reset, timed out, or the TLS handshake failed. */
 export function fromNetworkError(operation: ApiPixOperation, error: unknown): ProviderUnavailableError {
-  const reason =
-    error instanceof Error && error.name === 'TimeoutError'
-      ? 'timed out'
-      : `failed: ${error instanceof Error ? error.message : String(error)}`;
+  // node's request rejects with an AbortError whose cause is the signal's TimeoutError.
+  const timedOut = [error, (error as { cause?: unknown } | undefined)?.cause].some(
+    (e) => e instanceof Error && e.name === 'TimeoutError',
+  );
+  const reason = timedOut ? 'timed out' : `failed: ${error instanceof Error ? error.message : String(error)}`;
   return new ProviderUnavailableError(`API Pix ${operation} ${reason}`, { cause: error });
 }
 
