@@ -268,6 +268,24 @@ describe('devolutions', () => {
     expect((await adapter.getPix(endToEndId)).devolutions.map((d) => d.returnId)).toEqual(['first', 'third']);
   });
 
+  it('a held devolution stays EM_PROCESSAMENTO while another of the same Pix completes, until it is completed', async () => {
+    const { endToEndId } = await paidCob({ amount: 1000 });
+    const adapter = adapterFor(psp);
+    await control(psp, 'POST', '/devolucao/held1/hold');
+    await adapter.requestDevolution({ endToEndId, returnId: 'held1', amount: 300 });
+    await adapter.requestDevolution({ endToEndId, returnId: 'free1', amount: 300 });
+
+    await eventually(async () =>
+      expect(await adapter.getDevolution({ endToEndId, returnId: 'free1' })).toEqual({ status: 'DEVOLVIDO' }),
+    );
+    expect(await adapter.getDevolution({ endToEndId, returnId: 'held1' })).toEqual({
+      status: 'EM_PROCESSAMENTO',
+    });
+
+    await control(psp, 'POST', '/devolucao/held1/complete');
+    expect(await adapter.getDevolution({ endToEndId, returnId: 'held1' })).toEqual({ status: 'DEVOLVIDO' });
+  });
+
   it('the same id with another amount is not mistaken for a retry', async () => {
     const { endToEndId } = await paidCob({ amount: 1000 });
     const adapter = adapterFor(psp);
@@ -325,6 +343,22 @@ describe('callbacks', () => {
   });
 });
 
+describe('infractions (stored for the port that comes later)', () => {
+  it('stores an infraction against a Pix received, and refuses one against an unknown Pix', async () => {
+    const { endToEndId } = await paidCob();
+    const infraction = await control(psp, 'POST', '/infraction', { endToEndId, reportDetails: 'golpe' });
+    expect(infraction).toMatchObject({ endToEndId, status: 'OPEN', infractionType: 'FRAUD' });
+    expect((await control(psp, 'GET', '/infractions')).infractions).toContainEqual(infraction);
+
+    const unknown = await pspRequest(psp, {
+      method: 'POST',
+      path: '/_control/infraction',
+      body: { endToEndId: `E99999998202601010000${'y'.repeat(11)}` },
+    });
+    expect(unknown.status).toBe(404);
+  });
+});
+
 describe('OAuth2 token', () => {
   it('20 concurrent calls share one token request', async () => {
     const own = await startPsp();
@@ -359,6 +393,26 @@ describe('OAuth2 token', () => {
     } finally {
       await own.stop();
     }
+  });
+
+  it('a token endpoint answering 503 is retried like any call', async () => {
+    const own = await startPsp();
+    try {
+      await control(own, 'POST', '/mode', { mode: 'error5xx', count: 1 });
+      const txid = newTxid();
+      await adapterFor(own).createCob({ txid, amount: 100, expiresIn: 60 });
+
+      expect(own.stats).toMatchObject({ outages: 1, tokenRequests: 1, apiRequests: 1 });
+      expect(own.bank.cobs.has(txid)).toBe(true);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('refuses to send credentials over plain HTTP', () => {
+    expect(() => adapterFor(psp, { tokenUrl: psp.tokenUrl.replace('https:', 'http:') })).toThrow(
+      /must be https/,
+    );
   });
 
   it('a wrong client secret is refused by the token endpoint, and nothing is retried', async () => {
@@ -427,12 +481,13 @@ describe('outages', () => {
     const txid = newTxid();
     const adapter = adapterFor(psp);
     await adapter.createCob({ txid, amount: 100, expiresIn: 60 });
-    const before = psp.stats.apiRequests;
+    const before = { ...psp.stats };
     await control(psp, 'POST', '/mode', { mode: 'error5xx', count: 2 });
 
     expect((await adapter.getCob(txid)).status).toBe('ATIVA');
-    // The two refused attempts never reached the API (the outage answers first), the third did.
-    expect(psp.stats.apiRequests - before).toBe(1);
+    // Two attempts answered by the outage, the third by the API.
+    expect(psp.stats.outages - before.outages).toBe(2);
+    expect(psp.stats.apiRequests - before.apiRequests).toBe(1);
   });
 
   it('a PSP slower than the timeout is ProviderUnavailableError', async () => {

@@ -73,8 +73,11 @@ export interface LocalPsp {
   pki: TestPki;
   files: PkiFiles;
   bank: Bank;
-  /** Counters the tests read (also `GET /_control/stats`): TCP connections, token and API requests. */
-  stats: { connections: number; tokenRequests: number; apiRequests: number };
+  /**
+   * Counters the tests read (also `GET /_control/stats`): TCP connections, requests answered by
+   * an outage (`/_control/mode`), token requests and API requests that got past it.
+   */
+  stats: { connections: number; outages: number; tokenRequests: number; apiRequests: number };
   callbacks: CallbackAttempt[];
   stop(): Promise<void>;
 }
@@ -263,7 +266,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   const tokens = new Map<string, number>();
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
-  const stats = { connections: 0, tokenRequests: 0, apiRequests: 0 };
+  const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
 
@@ -550,6 +553,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     const current = mode;
     if (current.mode === 'up') return false;
     if (current.remaining !== undefined && --current.remaining <= 0) mode = { mode: 'up', delayMs: 0 };
+    stats.outages++;
     if (current.mode === 'down') {
       res.socket?.destroy();
       return true;

@@ -143,6 +143,10 @@ export function apiPixTransport(
   credentials: ApiPixCredentials,
   options: TransportOptions = {},
 ): ApiPixTransport {
+  for (const url of [credentials.baseUrl, credentials.tokenUrl]) {
+    // The client secret and the bearer token must never travel in clear.
+    if (new URL(url).protocol !== 'https:') throw new Error(`API Pix URLs must be https: ${url}`);
+  }
   const { timeoutMs = 10_000, retries = 3, minRetryDelayMs = 200 } = options;
   const key = sessionKey(credentials);
 
