@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import pRetry from 'p-retry';
+import { ProviderUnavailableError } from '../provider.ts';
 import { type ApiPixOperation, fromNetworkError, fromResponse, isTransient } from './errors.ts';
 
 /** What a PSP issues to a merchant for its API Pix. PEM strings, never file paths. */
@@ -129,15 +130,96 @@ export interface ApiPixTransport {
   call<T>(req: ApiPixRequest): Promise<T>;
 }
 
-/** One agent (keep-alive TLS connections) and one token cache per credential set, across adapter instances. */
-const sessions = new Map<string, { agent: Agent; tokens: TokenCache }>();
+/** One request with its own timeout; no answer at all is the port's unavailable error. */
+async function exchange(
+  agent: Agent,
+  timeoutMs: number,
+  operation: ApiPixOperation,
+  request: { method: string; url: URL; headers: Record<string, string>; body?: string | undefined },
+): Promise<HttpAnswer> {
+  try {
+    return await send(
+      agent,
+      request.method,
+      request.url,
+      request.headers,
+      request.body,
+      AbortSignal.timeout(timeoutMs),
+    );
+  } catch (error) {
+    throw fromNetworkError(operation, error);
+  }
+}
 
-const sessionKey = (c: ApiPixCredentials): string =>
-  createHash('sha256')
+/** `POST {tokenUrl}` with the client credentials in HTTP Basic (RFC 6749 §2.3.1). */
+async function requestToken(
+  credentials: ApiPixCredentials,
+  agent: Agent,
+  timeoutMs: number,
+): Promise<{ value: string; expiresInSeconds: number }> {
+  const basic = Buffer.from(
+    `${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`,
+  ).toString('base64');
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (credentials.scopes) form.set('scope', credentials.scopes);
+  const answer = await exchange(agent, timeoutMs, 'token', {
+    method: 'POST',
+    url: new URL(credentials.tokenUrl),
+    headers: {
+      authorization: `Basic ${basic}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    },
+    body: form.toString(),
+  });
+  const body = parseJson(answer.body) as { access_token?: unknown; expires_in?: unknown } | undefined;
+  if (answer.status !== 200) throw fromResponse('token', answer.status, body);
+  if (typeof body?.access_token !== 'string' || typeof body.expires_in !== 'number')
+    throw new ProviderUnavailableError('API Pix token answer has no access_token or expires_in');
+  return { value: body.access_token, expiresInSeconds: body.expires_in };
+}
+
+interface Session {
+  agent: Agent;
+  tokens: TokenCache;
+}
+
+/**
+ * One agent (keep-alive TLS connections) and one token cache per credential set, across adapter
+ * instances: a Lambda builds an adapter per request, and they all share the token.
+ */
+const sessions = new Map<string, Session>();
+
+function sessionFor(credentials: ApiPixCredentials, timeoutMs: number): Session {
+  // Hashed, so no secret or key sits in clear in the map's keys.
+  const key = createHash('sha256')
     .update(
-      JSON.stringify([c.tokenUrl, c.clientId, c.clientSecret, c.cert, c.key, c.ca ?? '', c.scopes ?? '']),
+      JSON.stringify([
+        credentials.tokenUrl,
+        credentials.clientId,
+        credentials.clientSecret,
+        credentials.cert,
+        credentials.key,
+        credentials.ca ?? '',
+        credentials.scopes ?? '',
+      ]),
     )
     .digest('hex');
+  const known = sessions.get(key);
+  if (known) return known;
+  // rejectUnauthorized is explicit so NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn verification off.
+  const agent = new Agent({
+    cert: credentials.cert,
+    key: credentials.key,
+    ...(credentials.ca !== undefined && { ca: credentials.ca }),
+    rejectUnauthorized: true,
+    keepAlive: true,
+  });
+  // Not retried on its own: it runs inside the attempt of the call that needs it, which is.
+  const session = { agent, tokens: new TokenCache(() => requestToken(credentials, agent, timeoutMs)) };
+  sessions.set(key, session);
+  return session;
+}
 
 export function apiPixTransport(
   credentials: ApiPixCredentials,
@@ -148,75 +230,7 @@ export function apiPixTransport(
     if (new URL(url).protocol !== 'https:') throw new Error(`API Pix URLs must be https: ${url}`);
   }
   const { timeoutMs = 10_000, retries = 3, minRetryDelayMs = 200 } = options;
-  const key = sessionKey(credentials);
-
-  const withRetries = <T>(idempotent: boolean, attempt: () => Promise<T>): Promise<T> =>
-    pRetry(attempt, {
-      retries: idempotent ? retries : 0,
-      minTimeout: minRetryDelayMs,
-      maxTimeout: minRetryDelayMs * 16,
-      factor: 2,
-      randomize: true,
-      shouldRetry: ({ error }) => isTransient(error),
-    });
-
-  const exchange = async (
-    operation: ApiPixOperation,
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    body: string | undefined,
-  ): Promise<HttpAnswer> => {
-    try {
-      return await send(session.agent, method, url, headers, body, AbortSignal.timeout(timeoutMs));
-    } catch (error) {
-      throw fromNetworkError(operation, error);
-    }
-  };
-
-  // Not retried on its own: it runs inside the attempt of the call that needs it, which is.
-  const requestToken = async () => {
-    const basic = Buffer.from(
-      `${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`,
-    ).toString('base64');
-    const form = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (credentials.scopes) form.set('scope', credentials.scopes);
-    const answer = await exchange(
-      'token',
-      'POST',
-      new URL(credentials.tokenUrl),
-      {
-        authorization: `Basic ${basic}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      form.toString(),
-    );
-    const body = parseJson(answer.body) as { access_token?: unknown; expires_in?: unknown } | undefined;
-    if (answer.status !== 200) throw fromResponse('token', answer.status, body);
-    if (typeof body?.access_token !== 'string' || typeof body.expires_in !== 'number')
-      throw fromResponse('token', 502, undefined);
-    return { value: body.access_token, expiresInSeconds: body.expires_in };
-  };
-
-  const session =
-    sessions.get(key) ??
-    (() => {
-      const created = {
-        // rejectUnauthorized is explicit so NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn verification off.
-        agent: new Agent({
-          cert: credentials.cert,
-          key: credentials.key,
-          ...(credentials.ca !== undefined && { ca: credentials.ca }),
-          rejectUnauthorized: true,
-          keepAlive: true,
-        }),
-        tokens: new TokenCache(requestToken),
-      };
-      sessions.set(key, created);
-      return created;
-    })();
-
+  const session = sessionFor(credentials, timeoutMs);
   const base = credentials.baseUrl.replace(/\/+$/, '');
 
   return {
@@ -224,21 +238,20 @@ export function apiPixTransport(
       const url = new URL(`${base}${req.path}`);
       for (const [name, value] of Object.entries(req.query ?? {})) url.searchParams.set(name, value);
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-      return withRetries(req.idempotent, async () => {
+      const attempt = async (): Promise<T> => {
         // A token refused before its time is renewed once, within the same attempt.
         for (let renewed = false; ; renewed = true) {
           const token = await session.tokens.get();
-          const answer = await exchange(
-            req.operation,
-            req.method,
+          const answer = await exchange(session.agent, timeoutMs, req.operation, {
+            method: req.method,
             url,
-            {
+            headers: {
               authorization: `Bearer ${token}`,
               accept: 'application/json',
               ...(body !== undefined && { 'content-type': 'application/json' }),
             },
             body,
-          );
+          });
           if (answer.status === 401 && !renewed) {
             session.tokens.invalidate(token);
             continue;
@@ -247,6 +260,14 @@ export function apiPixTransport(
           if (answer.status >= 200 && answer.status < 300) return parsed as T;
           throw fromResponse(req.operation, answer.status, parsed);
         }
+      };
+      return pRetry(attempt, {
+        retries: req.idempotent ? retries : 0,
+        minTimeout: minRetryDelayMs,
+        maxTimeout: minRetryDelayMs * 16,
+        factor: 2,
+        randomize: true,
+        shouldRetry: ({ error }) => isTransient(error),
       });
     },
   };
