@@ -105,6 +105,24 @@ describe('charges (cob)', () => {
     expect(psp.bank.cobs.get(txid)?.revisao).toBe(0);
   });
 
+  it('a PATCH revises only what a revision may change, and the copy-and-paste code follows the amount', async () => {
+    const txid = newTxid();
+    const created = await adapterFor(psp).createCob({ txid, amount: 1000, expiresIn: 600 });
+    const token = await pspToken(psp);
+
+    const answer = await pspRequest(psp, {
+      method: 'PATCH',
+      path: `/v2/cob/${txid}`,
+      token,
+      body: { valor: { original: '12.34' }, txid: 'someotherid', location: 'elsewhere' },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toMatchObject({ txid, revisao: 1, valor: { original: '12.34' }, location: created.location });
+    expect(answer.json().pixCopiaECola).toContain('540512.34');
+    expect(psp.bank.cobs.get(txid)?.txid).toBe(txid);
+  });
+
   it('reads a cob live, and a txid the PSP never saw is ProviderNotFoundError', async () => {
     const txid = newTxid();
     await adapterFor(psp).createCob({ txid, amount: 990, expiresIn: 600 });

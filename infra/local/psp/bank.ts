@@ -166,9 +166,7 @@ export class Bank {
       // The same body again is a retry; anything else revises the cob.
       const same = JSON.stringify(cobContent(existing)) === JSON.stringify(content);
       if (same) return { ok: true, value: existing, status: 201 };
-      const revised: StoredCob = { ...existing, ...content, revisao: existing.revisao + 1 };
-      this.cobs.set(txid, revised);
-      return { ok: true, value: revised, status: 201 };
+      return { ok: true, value: this.revise(existing, content), status: 201 };
     }
     const locId = this.nextLocId++;
     const location = `${this.options.locationHost}/qr/v2/${randomUUID().replaceAll('-', '')}`;
@@ -179,12 +177,7 @@ export class Bank {
       status: 'ATIVA',
       loc: { id: locId, location, tipoCob: 'cob', criacao: content.calendario.criacao },
       location,
-      pixCopiaECola: buildDynamicBrCode({
-        locationUrl: location,
-        merchantName: this.options.merchantName,
-        merchantCity: this.options.merchantCity,
-        amount: fromDecimalString(request.valor.original),
-      }),
+      pixCopiaECola: this.brCode(location, request.valor.original),
       endToEndIds: [],
     };
     this.cobs.set(txid, cob);
@@ -209,19 +202,41 @@ export class Bank {
       this.cobs.set(txid, removed);
       return { ok: true, value: removed };
     }
-    const revision = body as Partial<StoredCob>;
-    const merged = {
-      ...cob,
-      ...revision,
+    // Only the fields a revision may change (CobRevisada), whatever else the body carries.
+    const revision = body as Partial<Pick<StoredCob, RevisableField>>;
+    const content = {
+      ...cobContent(cob),
+      ...Object.fromEntries(
+        REVISABLE_FIELDS.flatMap((field) => (field in revision ? [[field, revision[field]]] : [])),
+      ),
       calendario: { ...cob.calendario, ...(revision.calendario ?? {}) },
       valor: { ...cob.valor, ...(revision.valor ?? {}) },
-    };
-    const violacoes = this.cobViolations(merged);
+    } as Pick<StoredCob, RevisableField>;
+    const violacoes = this.cobViolations(content);
     if (violacoes.length > 0)
       return problem(400, 'CobOperacaoInvalida', 'Cobrança inválida.', undefined, violacoes);
-    const revised: StoredCob = { ...merged, revisao: cob.revisao + 1 };
-    this.cobs.set(txid, revised);
-    return { ok: true, value: revised };
+    return { ok: true, value: this.revise(cob, content) };
+  }
+
+  /** The next revision of a cob; its copy-and-paste code follows a new amount. */
+  private revise(cob: StoredCob, content: Pick<StoredCob, RevisableField>): StoredCob {
+    const revised: StoredCob = {
+      ...cob,
+      ...content,
+      revisao: cob.revisao + 1,
+      pixCopiaECola: this.brCode(cob.location, content.valor.original),
+    };
+    this.cobs.set(cob.txid, revised);
+    return revised;
+  }
+
+  private brCode(location: string, original: string): string {
+    return buildDynamicBrCode({
+      locationUrl: location,
+      merchantName: this.options.merchantName,
+      merchantCity: this.options.merchantCity,
+      amount: fromDecimalString(original),
+    });
   }
 
   /** What the standard refuses beyond the schema (`CobOperacaoInvalida` violations). */
@@ -420,7 +435,17 @@ export class Bank {
   }
 }
 
-const cobContent = (cob: StoredCob): Record<string, unknown> => ({
+const REVISABLE_FIELDS = [
+  'calendario',
+  'devedor',
+  'valor',
+  'chave',
+  'solicitacaoPagador',
+  'infoAdicionais',
+] as const;
+type RevisableField = (typeof REVISABLE_FIELDS)[number];
+
+const cobContent = (cob: Pick<StoredCob, RevisableField>): Pick<StoredCob, RevisableField> => ({
   calendario: cob.calendario,
   ...(cob.devedor !== undefined && { devedor: cob.devedor }),
   valor: cob.valor,

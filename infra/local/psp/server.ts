@@ -14,7 +14,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -261,7 +261,9 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   const log = options.log ?? (() => {});
   const schemas = loadApiPixSchemas(options.specPath);
   const pki = options.pki ?? makeTestPki(clientId);
-  const files = writePki(options.dataDir ?? mkdtempSync(join(tmpdir(), 'local-psp-')), pki);
+  // A folder of our own making goes with the server; a given one is the caller's.
+  const ownDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'local-psp-')) : undefined;
+  const files = writePki(options.dataDir ?? (ownDir as string), pki);
 
   let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   const tokens = new Map<string, number>();
@@ -625,6 +627,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       bank.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     },
   };
 }
