@@ -34,6 +34,8 @@ export interface TransportOptions {
   retries?: number;
   /** First backoff delay; doubles each time, randomized (default 200 ms). */
   minRetryDelayMs?: number;
+  /** The clock the token's lifetime is measured with (tests move it instead of waiting). */
+  now?: () => number;
 }
 
 interface HttpAnswer {
@@ -88,18 +90,20 @@ class TokenCache {
   private pending: Promise<string> | undefined;
 
   private readonly requestToken: () => Promise<{ value: string; expiresInSeconds: number }>;
+  private readonly now: () => number;
 
-  constructor(requestToken: () => Promise<{ value: string; expiresInSeconds: number }>) {
+  constructor(requestToken: () => Promise<{ value: string; expiresInSeconds: number }>, now: () => number) {
     this.requestToken = requestToken;
+    this.now = now;
   }
 
   get(): Promise<string> {
-    if (this.token && Date.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
+    if (this.token && this.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
     this.pending ??= this.requestToken()
       .then(({ value, expiresInSeconds }) => {
         // Renew a minute early, or a tenth of a short lifetime, so no request leaves with a dying token.
         const margin = Math.min(60_000, expiresInSeconds * 100);
-        this.token = { value, refreshAt: Date.now() + expiresInSeconds * 1000 - margin };
+        this.token = { value, refreshAt: this.now() + expiresInSeconds * 1000 - margin };
         return value;
       })
       .finally(() => {
@@ -190,7 +194,7 @@ interface Session {
  */
 const sessions = new Map<string, Session>();
 
-function sessionFor(credentials: ApiPixCredentials, timeoutMs: number): Session {
+function sessionFor(credentials: ApiPixCredentials, timeoutMs: number, now: () => number): Session {
   // Hashed, so no secret or key sits in clear in the map's keys.
   const key = createHash('sha256')
     .update(
@@ -216,7 +220,7 @@ function sessionFor(credentials: ApiPixCredentials, timeoutMs: number): Session 
     keepAlive: true,
   });
   // Not retried on its own: it runs inside the attempt of the call that needs it, which is.
-  const session = { agent, tokens: new TokenCache(() => requestToken(credentials, agent, timeoutMs)) };
+  const session = { agent, tokens: new TokenCache(() => requestToken(credentials, agent, timeoutMs), now) };
   sessions.set(key, session);
   return session;
 }
@@ -229,8 +233,8 @@ export function apiPixTransport(
     // The client secret and the bearer token must never travel in clear.
     if (new URL(url).protocol !== 'https:') throw new Error(`API Pix URLs must be https: ${url}`);
   }
-  const { timeoutMs = 10_000, retries = 3, minRetryDelayMs = 200 } = options;
-  const session = sessionFor(credentials, timeoutMs);
+  const { timeoutMs = 10_000, retries = 3, minRetryDelayMs = 200, now = Date.now } = options;
+  const session = sessionFor(credentials, timeoutMs, now);
   const base = credentials.baseUrl.replace(/\/+$/, '');
 
   return {
