@@ -148,7 +148,8 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         // The standard refuses to remove a cob that is no longer ATIVA, so a retry whose first
         // attempt did remove it is refused: read it back before calling that a failure.
         if (!(error instanceof ProviderRejectedError)) throw error;
-        if ((await getCob(txid)).status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') throw error;
+        const current = await getCob(txid).catch(() => undefined);
+        if (current?.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') throw error;
       }
     },
 
