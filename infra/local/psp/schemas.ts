@@ -8,18 +8,32 @@
  *   "contains"; the standard means the whole value, so each is anchored.
  */
 
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-/** The reference folder lives beside the repository (`../shared/reference`), read, never vendored. */
-export const DEFAULT_API_PIX_SPEC = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../../../shared/reference/bcb-api-pix-2.9.0.openapi.yaml',
-);
+const SPEC_FILE = 'shared/reference/bcb-api-pix-2.9.0.openapi.yaml';
+
+/**
+ * The BCB file is read, never vendored: `API_PIX_SPEC` when set, else the `shared/reference`
+ * folder beside the repository or beside any folder above it (a clone anywhere under the
+ * workspace finds it), else the workspace's own (`/work/shared/reference`).
+ */
+export function findApiPixSpec(): string {
+  const fromEnv = process.env.API_PIX_SPEC;
+  if (fromEnv) return fromEnv;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, SPEC_FILE);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) break;
+  }
+  const workspace = join('/work', SPEC_FILE);
+  if (existsSync(workspace)) return workspace;
+  throw new Error(`The API Pix OpenAPI file was not found: set API_PIX_SPEC to ${SPEC_FILE}'s path`);
+}
 
 const SPEC_ID = 'https://pix.bcb.gov.br/api/v2/openapi.json';
 
@@ -60,7 +74,7 @@ export interface ApiPixSchemas {
 const loaded = new Map<string, ApiPixSchemas>();
 
 /** Compiled once per file and process: several PSPs in one test run share them. */
-export function loadApiPixSchemas(specPath = DEFAULT_API_PIX_SPEC): ApiPixSchemas {
+export function loadApiPixSchemas(specPath = findApiPixSpec()): ApiPixSchemas {
   const known = loaded.get(specPath);
   if (known) return known;
   const schemas = compileApiPixSchemas(specPath);

@@ -44,7 +44,7 @@ export interface LocalPspOptions {
   tokenTtlSeconds?: number;
   /** How long a devolution stays `EM_PROCESSAMENTO` (default 1 s). */
   devolutionSettleMs?: number;
-  /** The BCB OpenAPI file (default `../shared/reference/bcb-api-pix-2.9.0.openapi.yaml`). */
+  /** The BCB OpenAPI file (default: `findApiPixSpec()`). */
   specPath?: string;
   /** Certificates to serve with instead of a fresh set (a test's server from another CA). */
   pki?: TestPki;
