@@ -84,7 +84,7 @@ export interface PaymentCountChange {
   delta: PaymentCountDelta;
 }
 
-const cellId = (cell: PaymentCountCell): string =>
+export const cellId = (cell: PaymentCountCell): string =>
   [cell.scope.accountId, cell.scope.mode, cell.level, cell.label].join('\u0000');
 
 /** The counter items a change moves: its creation time's bucket at every level. */
