@@ -2,12 +2,12 @@
  * The reporting calendar (Part 2, stats and metrics): calendar days in America/Sao_Paulo, and
  * business days = Monday–Friday minus Brazil's national public holidays. The zone's rules come
  * from `@date-fns/tz` (the IANA database through `Intl`), the holidays from `date-holidays`
- * (country BR, type `public` only: Carnival and Corpus Christi are `bank`/`optional` there, not
- * national holidays), so neither calendar is written by hand. Pure: the clock is a parameter.
+ * (`brazil-holidays.ts`, handed in as `isHoliday`: its data of every country weighs 1.4 MB, so
+ * only the report routes load it, never the outbox, which needs the São Paulo day alone). Neither
+ * calendar is written by hand. Pure: the clock and the holidays are parameters.
  */
 
 import { TZDate } from '@date-fns/tz';
-import Holidays from 'date-holidays';
 
 export const REPORT_TIME_ZONE = 'America/Sao_Paulo';
 
@@ -40,30 +40,12 @@ const dateMs = (date: CalendarDate): number => Date.parse(`${date}T00:00:00Z`);
 export const addDays = (date: CalendarDate, days: number): CalendarDate =>
   new Date(dateMs(date) + days * DAY_MS).toISOString().slice(0, 10);
 
-const brazil = new Holidays('BR');
-const holidaysByYear = new Map<number, ReadonlySet<CalendarDate>>();
+/** Whether a calendar date is a holiday (`brazil-holidays.ts`: national ones). */
+export type IsHoliday = (date: CalendarDate) => boolean;
 
-/** Brazil's national public holidays of a year (`date-holidays` gives their local dates). */
-function nationalHolidays(year: number): ReadonlySet<CalendarDate> {
-  let dates = holidaysByYear.get(year);
-  if (!dates) {
-    dates = new Set(
-      brazil
-        .getHolidays(year)
-        .filter((holiday) => holiday.type === 'public')
-        .map((holiday) => holiday.date.slice(0, 10)),
-    );
-    holidaysByYear.set(year, dates);
-  }
-  return dates;
-}
-
-export const isNationalHoliday = (date: CalendarDate): boolean =>
-  nationalHolidays(Number(date.slice(0, 4))).has(date);
-
-export function isBusinessDay(date: CalendarDate): boolean {
+export function isBusinessDay(date: CalendarDate, isHoliday: IsHoliday): boolean {
   const weekday = new Date(dateMs(date)).getUTCDay();
-  return weekday !== 0 && weekday !== 6 && !isNationalHoliday(date);
+  return weekday !== 0 && weekday !== 6 && !isHoliday(date);
 }
 
 /** A report's window: every calendar day from `from` to `to` (today in São Paulo), inclusive. */
@@ -81,13 +63,13 @@ export interface ReportWindow {
  * calendar day of it); a window on a Saturday with `days=1` runs from Friday to Saturday. It never
  * starts before `REPORTING_EPOCH`.
  */
-export function businessDayWindow(businessDays: number, nowMs: number): ReportWindow {
+export function businessDayWindow(businessDays: number, nowMs: number, isHoliday: IsHoliday): ReportWindow {
   const to = saoPauloDate(nowMs);
   let from = to;
-  let counted = isBusinessDay(to) ? 1 : 0;
+  let counted = isBusinessDay(to, isHoliday) ? 1 : 0;
   while (counted < businessDays && from > REPORTING_EPOCH) {
     from = addDays(from, -1);
-    if (isBusinessDay(from)) counted++;
+    if (isBusinessDay(from, isHoliday)) counted++;
   }
   const dates: CalendarDate[] = [];
   for (let date = from; date <= to; date = addDays(date, 1)) dates.push(date);

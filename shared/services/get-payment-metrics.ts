@@ -10,7 +10,9 @@ import type { MerchantScope } from '../domain/scope.ts';
 import { readPaymentDays } from '../store/payment-aggregates.ts';
 
 export async function getPaymentMetrics(scope: MerchantScope, query: MetricsQuery, nowMs: number) {
-  const window = businessDayWindow(query.days, nowMs);
+  // Loaded on the first report only (1.4 MB of holiday data: brazil-holidays.ts).
+  const { isNationalHoliday } = await import('../domain/brazil-holidays.ts');
+  const window = businessDayWindow(query.days, nowMs, isNationalHoliday);
   const days = await readPaymentDays(scope, window.from, window.to);
   return paymentMetrics(window, query.days, days, query.currency);
 }

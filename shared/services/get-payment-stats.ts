@@ -10,6 +10,8 @@ import type { MerchantScope } from '../domain/scope.ts';
 import { readPaymentDays } from '../store/payment-aggregates.ts';
 
 export async function getPaymentStats(scope: MerchantScope, query: StatsQuery, nowMs: number) {
-  const window = businessDayWindow(query.days, nowMs);
+  // Loaded on the first report only (1.4 MB of holiday data: brazil-holidays.ts).
+  const { isNationalHoliday } = await import('../domain/brazil-holidays.ts');
+  const window = businessDayWindow(query.days, nowMs, isNationalHoliday);
   return paymentStats(window, await readPaymentDays(scope, window.from, window.to));
 }

@@ -11,11 +11,11 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as outbox } from '../../functions/outbox/index.ts';
+import { isNationalHoliday } from '../../shared/domain/brazil-holidays.ts';
 import {
   addDays,
   businessDayWindow,
   isBusinessDay,
-  isNationalHoliday,
   saoPauloDate,
   saoPauloDayStart,
 } from '../../shared/domain/business-calendar.ts';
@@ -30,6 +30,10 @@ import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { openMed } from '../helpers/med.ts';
 import { putCharges, seededCharge } from '../helpers/payments.ts';
+
+/** The service's calendar: business days are those without a national holiday. */
+const windowOf = (days: number, nowMs: number) => businessDayWindow(days, nowMs, isNationalHoliday);
+const businessDay = (date: string) => isBusinessDay(date, isNationalHoliday);
 
 const stats = (apikey: string, query = '') => api(`/v1/payments/stats${query}`, { apikey });
 const metrics = (apikey: string, query = '') => api(`/v1/payments/metrics${query}`, { apikey });
@@ -116,7 +120,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
       'stats of the six payments',
     );
     expect(body.dailyVolume.at(-1)).toEqual({ date: today, currencies: { BRL: gross } });
-    expect(body.dailyVolume[0].date).toBe(businessDayWindow(1, Date.now()).from);
+    expect(body.dailyVolume[0].date).toBe(windowOf(1, Date.now()).from);
 
     // Time to pay from the stored times, through the same fixed buckets.
     const histogram: Record<string, number> = {};
@@ -171,7 +175,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
       'metrics of the six payments',
     );
     expect(report.daily.at(-1)).toMatchObject({ date: today, funnel: { created: 6, paid: 3 } });
-    expect(report.daily[0].date).toBe(businessDayWindow(7, Date.now()).from);
+    expect(report.daily[0].date).toBe(windowOf(7, Date.now()).from);
     // Another currency has nothing.
     expect((await metrics(m.apikey, '?currency=USD')).body).toMatchObject({
       funnel: { created: 0 },
@@ -185,7 +189,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
     const today = saoPauloDate(Date.now());
     const yesterday = addDays(today, -1);
     // Two business days always reach yesterday (today counts only if it is a business day).
-    const window = businessDayWindow(2, Date.now());
+    const window = windowOf(2, Date.now());
     const beforeWindow = addDays(window.from, -1);
     const utcToday = Date.parse(`${today}T00:00:00Z`);
     const charges = [
@@ -220,7 +224,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
     expect(daily[window.from]).toEqual({ BRL: fromIsYesterday ? 3700 : 700, USD: 0 });
 
     // The payment before the window counts once the window reaches its day.
-    const wider = businessDayWindow(3, Date.now());
+    const wider = windowOf(3, Date.now());
     const third = await reportBecomes(
       () => stats(m.apikey, '?days=3'),
       { totalTransactions: wider.from <= beforeWindow ? 6 : 5 },
@@ -255,9 +259,9 @@ describe('GET /v1/payments/stats and /metrics', () => {
       holiday = addDays(holiday, -1);
     let businessDaysAfter = 0;
     for (let date = addDays(holiday, 1); date <= today; date = addDays(date, 1))
-      if (isBusinessDay(date)) businessDaysAfter++;
+      if (businessDay(date)) businessDaysAfter++;
     let start = addDays(holiday, -1);
-    while (!isBusinessDay(start)) start = addDays(start, -1);
+    while (!businessDay(start)) start = addDays(start, -1);
     // One business day more than those after the holiday: the window must reach past it to `start`.
     await putCharges([seededPaid(scope, noon(holiday), 1200), seededPaid(scope, noon(start), 800)]);
     const body = await reportBecomes(

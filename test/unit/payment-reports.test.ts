@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isNationalHoliday } from '../../shared/domain/brazil-holidays.ts';
 import {
   businessDayWindow,
   isBusinessDay,
@@ -25,6 +26,10 @@ import {
   timeToPayQuantile,
 } from '../../shared/domain/payment-reports.ts';
 
+/** The service's calendar: business days are those without a national holiday. */
+const windowOf = (days: number, nowMs: number) => businessDayWindow(days, nowMs, isNationalHoliday);
+const businessDay = (date: string) => isBusinessDay(date, isNationalHoliday);
+
 const scope = { accountId: 'acct_1', mode: 'test' as const };
 
 describe('reporting calendar (America/Sao_Paulo, national holidays)', () => {
@@ -35,33 +40,33 @@ describe('reporting calendar (America/Sao_Paulo, national holidays)', () => {
   });
 
   it('knows weekends and national holidays, and that Carnival and Corpus Christi are not national', () => {
-    expect(isBusinessDay('2026-11-19')).toBe(true); // Thursday
-    expect(isBusinessDay('2026-11-20')).toBe(false); // Consciência Negra, national since 2024
-    expect(isBusinessDay('2026-11-21')).toBe(false); // Saturday
-    expect(isBusinessDay('2026-11-22')).toBe(false); // Sunday
-    expect(isBusinessDay('2026-12-25')).toBe(false); // Christmas, a Friday
-    expect(isBusinessDay('2026-12-24')).toBe(true); // Christmas Eve: optional, not national
-    expect(isBusinessDay('2026-04-03')).toBe(false); // Good Friday
-    expect(isBusinessDay('2026-02-16')).toBe(true); // Carnival Monday: a bank holiday only
-    expect(isBusinessDay('2026-02-17')).toBe(true); // Carnival Tuesday
-    expect(isBusinessDay('2026-06-04')).toBe(true); // Corpus Christi
+    expect(businessDay('2026-11-19')).toBe(true); // Thursday
+    expect(businessDay('2026-11-20')).toBe(false); // Consciência Negra, national since 2024
+    expect(businessDay('2026-11-21')).toBe(false); // Saturday
+    expect(businessDay('2026-11-22')).toBe(false); // Sunday
+    expect(businessDay('2026-12-25')).toBe(false); // Christmas, a Friday
+    expect(businessDay('2026-12-24')).toBe(true); // Christmas Eve: optional, not national
+    expect(businessDay('2026-04-03')).toBe(false); // Good Friday
+    expect(businessDay('2026-02-16')).toBe(true); // Carnival Monday: a bank holiday only
+    expect(businessDay('2026-02-17')).toBe(true); // Carnival Tuesday
+    expect(businessDay('2026-06-04')).toBe(true); // Corpus Christi
   });
 
   it('ends the window today and starts it on the n-th most recent business day, holidays skipped', () => {
     // Sunday 22 November 2026, 14:00 in São Paulo: Friday the 20th is a holiday.
     const sunday = Date.parse('2026-11-22T17:00:00Z');
-    expect(businessDayWindow(1, sunday)).toEqual({
+    expect(windowOf(1, sunday)).toEqual({
       from: '2026-11-19',
       to: '2026-11-22',
       dates: ['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'],
     });
-    expect(businessDayWindow(2, sunday).from).toBe('2026-11-18');
+    expect(windowOf(2, sunday).from).toBe('2026-11-18');
     // A business day counts itself.
-    expect(businessDayWindow(1, Date.parse('2026-11-23T12:00:00Z')).dates).toEqual(['2026-11-23']);
+    expect(windowOf(1, Date.parse('2026-11-23T12:00:00Z')).dates).toEqual(['2026-11-23']);
     // Monday 28 December: Christmas (Friday) is skipped, Christmas Eve counts.
-    expect(businessDayWindow(2, Date.parse('2026-12-28T12:00:00Z')).from).toBe('2026-12-24');
+    expect(windowOf(2, Date.parse('2026-12-28T12:00:00Z')).from).toBe('2026-12-24');
     // 02:30 UTC on Monday is still Sunday in São Paulo: not a business day, so Friday starts it.
-    expect(businessDayWindow(1, Date.parse('2026-11-30T02:30:00Z'))).toMatchObject({
+    expect(windowOf(1, Date.parse('2026-11-30T02:30:00Z'))).toMatchObject({
       from: '2026-11-27',
       to: '2026-11-29',
     });
@@ -69,10 +74,10 @@ describe('reporting calendar (America/Sao_Paulo, national holidays)', () => {
 
   it('counts 7 business days by default over a week and a half, and stops at Pix launch', () => {
     // Wednesday 2 December 2026: 7 business days back is Tuesday 24 November.
-    const window = businessDayWindow(7, Date.parse('2026-12-02T15:00:00Z'));
+    const window = windowOf(7, Date.parse('2026-12-02T15:00:00Z'));
     expect(window.from).toBe('2026-11-24');
     expect(window.dates).toHaveLength(9);
-    const long = businessDayWindow(Number.MAX_SAFE_INTEGER, Date.parse('2026-12-02T15:00:00Z'));
+    const long = windowOf(Number.MAX_SAFE_INTEGER, Date.parse('2026-12-02T15:00:00Z'));
     expect(long.from).toBe(REPORTING_EPOCH);
   });
 });
@@ -156,7 +161,7 @@ describe('time to pay quantiles', () => {
 });
 
 describe('stats and metrics from day items', () => {
-  const window = businessDayWindow(1, Date.parse('2026-11-22T17:00:00Z')); // 19 … 22 November
+  const window = windowOf(1, Date.parse('2026-11-22T17:00:00Z')); // 19 … 22 November
   const days: DayAggregate[] = [
     {
       date: '2026-11-18', // before the window: never counted
@@ -196,7 +201,7 @@ describe('stats and metrics from day items', () => {
   });
 
   it('keeps the 366 most recent days of a longer window', () => {
-    const long = businessDayWindow(400, Date.parse('2026-11-22T17:00:00Z'));
+    const long = windowOf(400, Date.parse('2026-11-22T17:00:00Z'));
     expect(long.dates.length).toBeGreaterThan(366);
     const daily = paymentStats(long, []).dailyVolume;
     expect(daily).toHaveLength(366);
