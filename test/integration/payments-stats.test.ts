@@ -78,6 +78,7 @@ function seededPaid(
   });
 }
 
+// The first two make a dozen requests each and wait for the stream: over 30 s on a busy machine.
 describe('GET /v1/payments/stats and /metrics', () => {
   it('count the payments made over the API: paid, refunded, disputed, expired, cancelled, pending', async () => {
     const m = await merchant();
@@ -181,7 +182,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
       funnel: { created: 0 },
       volume: [],
     });
-  });
+  }, 60_000);
 
   it('count a payment on its São Paulo creation day: 02:30 UTC is the previous day', async () => {
     const m = await merchant();
@@ -247,7 +248,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
     // Another merchant sees none of it (read after the counts above are complete).
     const other = await merchant();
     expect((await stats(other.apikey)).body).toMatchObject({ totalTransactions: 0, volumeByCurrency: [] });
-  });
+  }, 60_000);
 
   it('skip a national holiday when counting business days back', async () => {
     const m = await merchant();
