@@ -10,6 +10,8 @@
  */
 
 import { saoPauloDate } from './business-calendar.ts';
+import { chunkByCounterItems } from './counter-chunks.ts';
+import { cellId, cellsOfChange, isEmptyPaymentDelta, type PaymentCountChange } from './payment-counts.ts';
 import type { MerchantScope } from './scope.ts';
 import type { TxStatus } from './transaction-status.ts';
 
@@ -167,6 +169,24 @@ export function sumDayChanges(changes: readonly DayChange[]): DayChange[] {
     return isEmptyDayDelta(nonZero) ? [] : [{ cell, delta: nonZero }];
   });
 }
+
+/** What one charge record moves: the payment counters and its creation day's aggregates. */
+export interface PaymentRecordChange {
+  counts: PaymentCountChange;
+  day: DayChange;
+}
+
+/** The counter and day items a record's change writes (besides its marker); none: nothing to count. */
+export const itemIdsOfRecordChange = ({ counts, day }: PaymentRecordChange): string[] => [
+  ...(isEmptyPaymentDelta(counts.delta) ? [] : cellsOfChange(counts).map(cellId)),
+  ...(isEmptyDayDelta(day.delta) ? [] : [`day\u0000${dayCellId(day.cell)}`]),
+];
+
+/** Runs of record changes that each fit one counting transaction (counter-chunks.ts). */
+export const chunkPaymentRecordChanges = <T extends { change: PaymentRecordChange }>(
+  changes: readonly T[],
+  maxItems: number,
+): T[][] => chunkByCounterItems(changes, (item) => itemIdsOfRecordChange(item.change), maxItems);
 
 /** A day item as read: its key fields and figures. */
 export interface DayAggregate {

@@ -8,7 +8,6 @@
  * (docs/data-model.md).
  */
 
-import { chunkByCounterItems } from './counter-chunks.ts';
 import type { MerchantScope } from './scope.ts';
 import { type TxStatus, txStatuses } from './transaction-status.ts';
 
@@ -110,12 +109,6 @@ export function sumPaymentCountChanges(
     return isEmptyPaymentDelta(nonZero) ? [] : [{ cell, delta: nonZero }];
   });
 }
-
-/** Runs of changes that each fit one counting transaction (counter-chunks.ts). */
-export const chunkPaymentCountChanges = <T extends { change: PaymentCountChange }>(
-  changes: readonly T[],
-  maxItems: number,
-): T[][] => chunkByCounterItems(changes, (item) => cellsOfChange(item.change).map(cellId), maxItems);
 
 /** A run of consecutive buckets of one level, by label (inclusive; absent: open on that side). */
 export interface CounterRange {

@@ -19,24 +19,16 @@
  * (within a poll interval locally, about a second on AWS).
  */
 
-import { chunkByCounterItems } from '../domain/counter-chunks.ts';
 import {
   type ChargeImage,
-  type DayChange,
-  dayCellId,
+  chunkPaymentRecordChanges,
   dayCellOf,
   dayFiguresDelta,
-  isEmptyDayDelta,
+  itemIdsOfRecordChange,
+  type PaymentRecordChange,
   sumDayChanges,
 } from '../domain/payment-aggregates.ts';
-import {
-  cellId,
-  cellsOfChange,
-  isEmptyPaymentDelta,
-  type PaymentCountChange,
-  paymentCountDelta,
-  sumPaymentCountChanges,
-} from '../domain/payment-counts.ts';
+import { paymentCountDelta, sumPaymentCountChanges } from '../domain/payment-counts.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { paymentDayAddItem } from '../store/payment-aggregates.ts';
 import { paymentCountAddItem, paymentCountMarkerItem } from '../store/payment-counts.ts';
@@ -50,18 +42,6 @@ export interface PaymentChangeRecord {
   before?: ChargeImage;
   after: ChargeImage;
 }
-
-/** What one record moves: the payment counters and its creation day's aggregates. */
-interface PaymentRecordChange {
-  counts: PaymentCountChange;
-  day: DayChange;
-}
-
-/** The counter and day items a change writes (a marker per record besides). */
-const itemIdsOf = ({ counts, day }: PaymentRecordChange): string[] => [
-  ...(isEmptyPaymentDelta(counts.delta) ? [] : cellsOfChange(counts).map(cellId)),
-  ...(isEmptyDayDelta(day.delta) ? [] : [`day\u0000${dayCellId(day.cell)}`]),
-];
 
 /**
  * Counts the payment changes of one stream batch (in stream order; `undefined` for records that
@@ -79,11 +59,11 @@ export async function countPaymentChanges(
       counts: { scope, createdAt: after.createdAt, delta: paymentCountDelta(before?.status, after.status) },
       day: { cell: dayCellOf(scope, after), delta: dayFiguresDelta(before, after) },
     };
-    if (itemIdsOf(change).length === 0) return;
+    if (itemIdsOfRecordChange(change).length === 0) return;
     counted.push({ index, streamEventId, change });
   });
   return commitCounted(
-    chunkByCounterItems(counted, (c) => itemIdsOf(c.change), MAX_TRANSACTION_ITEMS),
+    chunkPaymentRecordChanges(counted, MAX_TRANSACTION_ITEMS),
     {
       counters: (changes) => [
         ...sumPaymentCountChanges(changes.map((c) => c.counts)).map(({ cell, delta }) =>
