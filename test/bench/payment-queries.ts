@@ -100,6 +100,7 @@ export async function seedScope(
   count: number,
   extra: Partial<ChargeRecord> = {},
   spanMs: number = SPAN_MS,
+  put: (charges: ChargeRecord[]) => Promise<void> = (charges) => store.seed.putCharges(charges),
 ) {
   const account = await store.accounts.createAccount({ name: `Bench payments ${count}` });
   const { apiKey } = await store.apiKeys.issueApiKey({
@@ -123,7 +124,7 @@ export async function seedScope(
         ...statusFields(n, createdAtMs),
       });
     });
-    await store.seed.putCharges(charges);
+    await put(charges);
   }
   return { apiKey, accountId: account.id, size: count };
 }

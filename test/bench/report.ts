@@ -434,7 +434,7 @@ export function paymentQuerySection(p: PaymentQueryResults): string {
 export function paymentStatsSection(p: PaymentStatsResults): string {
   const sizes = p.sizes.map(count);
   return [
-    `Stats and metrics at ${sizes.join(' and ')} payments of one scope over 30 days (seeded in ${p.seedSeconds.join(' / ')} s, counted from the stream into the day aggregates in ${p.countedSeconds.join(' / ')} s; sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls (auth included), handler p50 ms, and the p50 ratio (goal at most ${p.ratioGoal}×)`,
+    `Stats and metrics at ${sizes.join(' and ')} payments of one scope over 30 days (${p.seededAggregates ? 'their day aggregates written as the stream would' : 'seeded'} in ${p.seedSeconds.join(' / ')} s, ${p.seededAggregates ? 'read back' : 'counted from the stream into the day aggregates'} in ${p.countedSeconds.join(' / ')} s; sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls (auth included), handler p50 ms, and the p50 ratio (goal at most ${p.ratioGoal}×)`,
     table(
       [
         'request',

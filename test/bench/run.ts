@@ -306,7 +306,8 @@ async function benchStats(
 ): Promise<{ machine: ReturnType<typeof machine>; paymentStats: PaymentStatsResults }> {
   step('starting node bin/local.ts --in-memory');
   runtime = await startBenchRuntime(benchSettings(dataDir));
-  return { machine: machine(), paymentStats: await measurePaymentStats(runtime, step) };
+  const seedAggregates = process.argv.includes('--seed-aggregates');
+  return { machine: machine(), paymentStats: await measurePaymentStats(runtime, step, seedAggregates) };
 }
 
 /**
