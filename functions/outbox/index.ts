@@ -14,8 +14,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { ChargeImage } from '#shared/domain/payment-aggregates.ts';
-import type { TxStatus } from '#shared/domain/transaction-status.ts';
+import {
+  CHARGE_IMAGE_FIELDS,
+  type ChargeImage,
+  type ChargeImageFields,
+  chargeImageOf,
+} from '#shared/domain/payment-aggregates.ts';
 import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
 import { streamItemTypes } from '#shared/resources.ts';
@@ -71,25 +75,14 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
 }
 
 /**
- * What the payment counters and day aggregates read of a charge image (not its QR, customer…).
- * An image without them (none is written so) is not counted.
+ * What the payment counters and day aggregates read of a charge image (never its QR image,
+ * customer…). An image without a status, creation time or amount (none is written so) is not
+ * counted.
  */
 function chargeImage(image: Image): ChargeImage | undefined {
-  const status = image?.status?.S as TxStatus | undefined;
-  const createdAt = image?.createdAt?.S;
-  const amount = Number(image?.amount?.N);
-  if (!image || !status || !createdAt || !Number.isFinite(amount)) return undefined;
-  const fees = image.fees?.M;
-  return {
-    status,
-    amount,
-    currency: image.currency?.S ?? 'BRL',
-    method: (image.paymentMethod?.S ?? 'pix').toUpperCase(),
-    createdAt,
-    ...(image.paidAt?.S !== undefined && { paidAt: image.paidAt.S }),
-    ...(fees && { fees: Number(fees.providerFee?.N ?? 0) + Number(fees.platformFee?.N ?? 0) }),
-    ...(image.refundedSettled?.N !== undefined && { refundedSettled: Number(image.refundedSettled.N) }),
-  };
+  if (!image?.status?.S || !image.createdAt?.S || !image.amount?.N) return undefined;
+  const fields = CHARGE_IMAGE_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
+  return chargeImageOf(unmarshall(Object.fromEntries(fields)) as ChargeImageFields);
 }
 
 /** A charge item's creation or change, with its old and new image. */

@@ -10,6 +10,7 @@
  */
 
 import { saoPauloDate } from './business-calendar.ts';
+import type { ChargeRecord } from './charges.ts';
 import { chunkByCounterItems } from './counter-chunks.ts';
 import { cellId, cellsOfChange, isEmptyPaymentDelta, type PaymentCountChange } from './payment-counts.ts';
 import type { MerchantScope } from './scope.ts';
@@ -76,6 +77,33 @@ export interface ChargeImage {
   /** Sum of the REFUNDED refunds (money that went back). */
   refundedSettled?: number;
 }
+
+/** What the aggregates read of a charge record or stream image (its other fields are left). */
+export type ChargeImageFields = Pick<
+  ChargeRecord,
+  'status' | 'amount' | 'currency' | 'paymentMethod' | 'createdAt' | 'paidAt' | 'fees' | 'refundedSettled'
+>;
+export const CHARGE_IMAGE_FIELDS = [
+  'status',
+  'amount',
+  'currency',
+  'paymentMethod',
+  'createdAt',
+  'paidAt',
+  'fees',
+  'refundedSettled',
+] as const satisfies readonly (keyof ChargeImageFields)[];
+
+export const chargeImageOf = (charge: ChargeImageFields): ChargeImage => ({
+  status: charge.status,
+  amount: charge.amount,
+  currency: charge.currency,
+  method: charge.paymentMethod.toUpperCase(),
+  createdAt: charge.createdAt,
+  ...(charge.paidAt !== undefined && { paidAt: charge.paidAt }),
+  ...(charge.fees && { fees: charge.fees.providerFee + charge.fees.platformFee }),
+  ...(charge.refundedSettled !== undefined && { refundedSettled: charge.refundedSettled }),
+});
 
 /** The histogram bucket of a time to pay (negative clock skew counts as instant). */
 export function timeToPayBucket(seconds: number): DayFigureName {

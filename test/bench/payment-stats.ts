@@ -15,7 +15,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import {
-  type ChargeImage,
+  chargeImageOf,
   dayCellOf,
   dayFiguresDelta,
   sumDayChanges,
@@ -57,18 +57,6 @@ export interface PaymentStatsResults {
   seededAggregates: boolean;
 }
 
-/** What the outbox reads of a charge's stream image, from the record itself. */
-const imageOf = (charge: ChargeRecord): ChargeImage => ({
-  status: charge.status,
-  amount: charge.amount,
-  currency: charge.currency,
-  method: charge.paymentMethod.toUpperCase(),
-  createdAt: charge.createdAt,
-  ...(charge.paidAt !== undefined && { paidAt: charge.paidAt }),
-  ...(charge.fees && { fees: charge.fees.providerFee + charge.fees.platformFee }),
-  ...(charge.refundedSettled !== undefined && { refundedSettled: charge.refundedSettled }),
-});
-
 export async function measurePaymentStats(
   runtime: BenchRuntime,
   step: (message: string) => void,
@@ -79,7 +67,7 @@ export async function measurePaymentStats(
   /** The day items the stream would write for these charges' creations. */
   const putDayAggregates = async (charges: ChargeRecord[]) => {
     const changes = charges.map((charge) => {
-      const image = imageOf(charge);
+      const image = chargeImageOf(charge);
       const scope = { accountId: charge.accountId, mode: charge.mode };
       return { cell: dayCellOf(scope, image), delta: dayFiguresDelta(undefined, image) };
     });

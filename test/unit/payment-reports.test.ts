@@ -10,6 +10,7 @@ import {
 import { InvalidInput } from '../../shared/domain/errors.ts';
 import {
   type ChargeImage,
+  chargeImageOf,
   type DayAggregate,
   dayCellOf,
   dayFiguresDelta,
@@ -99,6 +100,28 @@ describe('day aggregates', () => {
     expect(timeToPayBucket(5.001)).toBe('ttp01');
     expect(timeToPayBucket(86_400)).toBe('ttp14');
     expect(timeToPayBucket(86_401)).toBe('ttp15');
+  });
+
+  it('reads a charge as the transaction format names it, fees summed', () => {
+    expect(
+      chargeImageOf({
+        status: 'PAID',
+        amount: 1000,
+        currency: 'BRL',
+        paymentMethod: 'pix',
+        createdAt: '2026-11-20T12:00:00.000Z',
+        paidAt: '2026-11-20T12:00:42.000Z',
+        fees: { providerFee: 10, platformFee: 20, netAmount: 970 },
+      }),
+    ).toEqual({
+      status: 'PAID',
+      amount: 1000,
+      currency: 'BRL',
+      method: 'PIX',
+      createdAt: '2026-11-20T12:00:00.000Z',
+      paidAt: '2026-11-20T12:00:42.000Z',
+      fees: 30,
+    });
   });
 
   it('counts a creation, a settlement with its volume, fees and time to pay, and nothing for other writes', () => {
