@@ -48,7 +48,11 @@ function sumFigures(days: readonly DayAggregate[]): Record<DayFigureName, number
 
 function groupBy<K extends keyof DayAggregate>(days: readonly DayAggregate[], key: K) {
   const groups = new Map<DayAggregate[K], DayAggregate[]>();
-  for (const day of days) groups.set(day[key], [...(groups.get(day[key]) ?? []), day]);
+  for (const day of days) {
+    const group = groups.get(day[key]);
+    if (group) group.push(day);
+    else groups.set(day[key], [day]);
+  }
   return [...groups.entries()].sort(([a], [b]) => String(a).localeCompare(String(b)));
 }
 
