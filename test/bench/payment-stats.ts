@@ -87,7 +87,11 @@ export async function measurePaymentStats(
     const scope = await seedScope(store, size, {}, SPAN_MS, seedAggregates ? putDayAggregates : undefined);
     seedSeconds.push(round((performance.now() - startedAt) / 1000));
     scopes.push(scope);
-    step('stats: waiting for the outbox to count them from the stream into the day aggregates');
+    step(
+      seedAggregates
+        ? 'stats: reading them back'
+        : 'stats: waiting for the outbox to count them from the stream into the day aggregates',
+    );
     const totalOf = async () =>
       (await timedGet(runtime.settings.baseUrl, scope.apiKey, STATS_QUERIES[1].path, 'ps-wait')).body
         .totalTransactions;
