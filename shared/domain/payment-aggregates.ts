@@ -12,7 +12,12 @@
 import { saoPauloDate } from './business-calendar.ts';
 import type { ChargeRecord } from './charges.ts';
 import { chunkByCounterItems } from './counter-chunks.ts';
-import { cellId, cellsOfChange, isEmptyPaymentDelta, type PaymentCountChange } from './payment-counts.ts';
+import {
+  cellsOfChange,
+  isEmptyPaymentDelta,
+  type PaymentCountChange,
+  paymentCountCellId,
+} from './payment-counts.ts';
 import type { MerchantScope } from './scope.ts';
 import type { TxStatus } from './transaction-status.ts';
 
@@ -206,7 +211,7 @@ export interface PaymentRecordChange {
 
 /** The counter and day items a record's change writes (besides its marker); none: nothing to count. */
 export const itemIdsOfRecordChange = ({ counts, day }: PaymentRecordChange): string[] => [
-  ...(isEmptyPaymentDelta(counts.delta) ? [] : cellsOfChange(counts).map(cellId)),
+  ...(isEmptyPaymentDelta(counts.delta) ? [] : cellsOfChange(counts).map(paymentCountCellId)),
   ...(isEmptyDayDelta(day.delta) ? [] : [`day\u0000${dayCellId(day.cell)}`]),
 ];
 

@@ -83,7 +83,7 @@ export interface PaymentCountChange {
   delta: PaymentCountDelta;
 }
 
-export const cellId = (cell: PaymentCountCell): string =>
+export const paymentCountCellId = (cell: PaymentCountCell): string =>
   [cell.scope.accountId, cell.scope.mode, cell.level, cell.label].join('\u0000');
 
 /** The counter items a change moves: its creation time's bucket at every level. */
@@ -97,7 +97,7 @@ export function sumPaymentCountChanges(
   const sums = new Map<string, { cell: PaymentCountCell; delta: PaymentCountDelta }>();
   for (const change of changes) {
     for (const cell of cellsOfChange(change)) {
-      const id = cellId(cell);
+      const id = paymentCountCellId(cell);
       const sum = sums.get(id) ?? { cell, delta: {} };
       for (const [name, value] of Object.entries(change.delta) as [PaymentCountName, number][])
         sum.delta[name] = (sum.delta[name] ?? 0) + value;
