@@ -35,6 +35,7 @@ export const PREFIX = {
   delivery: 'DELIVERY#',
   deliveryCount: 'DELIVERYCOUNT#',
   paymentCount: 'PAYCOUNT#',
+  paymentDay: 'PAYDAY#',
   medCase: 'MEDCASE#',
   medEvidence: 'MEDEVIDENCE#',
 } as const;
@@ -157,6 +158,31 @@ export const paymentCountKey = (scope: MerchantScope, level: string, label: stri
 export function paymentCountRange(level: string, from?: string, to?: string): { from: string; to: string } {
   const prefix = `${PREFIX.paymentCount}${level}#`;
   return { from: `${prefix}${from ?? ''}`, to: to === undefined ? prefixEnd(prefix) : `${prefix}${to}` };
+}
+
+/**
+ * Per-day payment aggregates (stats and metrics), in the scope's partition: one item per São Paulo
+ * calendar day, currency and method (`PAYDAY#2026-11-20#BRL#PIX`), so a window of days is one
+ * `BETWEEN` over the dates, O(days) items whatever the number of payments.
+ */
+export const paymentDayKey = (
+  scope: MerchantScope,
+  date: string,
+  currency: string,
+  method: string,
+): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.paymentDay}${date}#${currency}#${method}`,
+});
+/** The sort keys of the day items from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive). */
+export const paymentDayRange = (fromDate: string, toDate: string): { from: string; to: string } => ({
+  from: `${PREFIX.paymentDay}${fromDate}#`,
+  to: prefixEnd(`${PREFIX.paymentDay}${toDate}#`),
+});
+/** The date, currency and method of a day item's sort key. */
+export function parsePaymentDaySk(sk: string): { date: string; currency: string; method: string } {
+  const [date = '', currency = '', method = ''] = sk.slice(PREFIX.paymentDay.length).split('#');
+  return { date, currency, method };
 }
 
 // ── Due-work queues (GSI2, sparse): charges to expire, tranches to release, refunds to advance,

@@ -10,7 +10,10 @@
  * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
  * and writes .bench/deliveries.json; `--only payments` the refunds and payment reads one at a
  * time (payments.ts, about 20 s) and the payment list at 100 and 10 000 payments of a scope
- * (payment-queries.ts), and writes .bench/payments.json.
+ * (payment-queries.ts), and writes .bench/payments.json; `--only stats` the stats and metrics at
+ * 1 000 and 100 000 payments of a scope counted by the outbox into the day aggregates
+ * (payment-stats.ts, several minutes: the stream counts 100 000 seeded payments first), and writes
+ * .bench/stats.json; it fails when a p50 at 100 000 is over 1.5× the one at 1 000.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +34,7 @@ import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-qu
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
 import { measurePaymentQueries, type PaymentQueryResults } from './payment-queries.ts';
+import { measurePaymentStats, type PaymentStatsResults, STATS_RATIO_GOAL } from './payment-stats.ts';
 import { type PaymentProbeRow, probePayments } from './payments.ts';
 import {
   type BenchResults,
@@ -39,6 +43,7 @@ import {
   formatReport,
   machine,
   paymentQuerySection,
+  paymentStatsSection,
   paymentsSection,
   webhookSection,
   writeResults,
@@ -51,8 +56,9 @@ const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
 const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
 const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
+const STATS_RESULTS_FILE = join(repoRoot, '.bench', 'stats.json');
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries', 'payments'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments', 'stats'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -86,6 +92,8 @@ const WEBHOOKS: WebhookPlan = {
 const ROUND_TRIP_CALLS = 200;
 /** The run takes about 7 minutes; past this something hangs, and the runtime must still be stopped. */
 const WATCHDOG_MS = 720_000;
+/** `--only stats` seeds 100 000 payments and waits for the stream to count them: far longer. */
+const STATS_WATCHDOG_MS = 1_800_000;
 
 let runtime: BenchRuntime | undefined;
 /** A check failed after the report was written (it is still printed, with every figure). */
@@ -292,69 +300,80 @@ async function benchPayments(dataDir: string): Promise<{
   return { machine: machine(), payments, paymentQueries: await measurePaymentQueries(runtime, step) };
 }
 
+/** Stats and metrics at 1 k and 100 k payments alone, on their own runtime: what `--only stats` runs. */
+async function benchStats(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; paymentStats: PaymentStatsResults }> {
+  step('starting node bin/local.ts --in-memory');
+  runtime = await startBenchRuntime(benchSettings(dataDir));
+  const seedAggregates = process.argv.includes('--seed-aggregates');
+  return { machine: machine(), paymentStats: await measurePaymentStats(runtime, step, seedAggregates) };
+}
+
+/**
+ * One section alone, on its own fresh runtime (`--only`): its report printed and its figures
+ * written to `file`; `failures` (besides the webhooks') fail the run after the report.
+ */
+async function runAlone<R extends { machine: ReturnType<typeof machine>; webhooks?: WebhookResults }>(
+  title: string,
+  file: string,
+  bench: (dataDir: string) => Promise<R>,
+  sections: (results: R) => string[],
+  failures: (results: R) => string[] = () => [],
+): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+  tempDirs.push(dataDir);
+  try {
+    const results = { generatedAt: new Date().toISOString(), ...(await bench(dataDir)) };
+    const m = results.machine;
+    const report = [
+      `Pix service benchmark (${title}), ${results.generatedAt}`,
+      `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+      '',
+      ...sections(results),
+    ].join('\n');
+    publish(file, report, results);
+    const more = failures(results);
+    for (const failure of more) step(`FAILED (${failure})`);
+    failed ||= more.length > 0;
+  } finally {
+    await cleanUp();
+  }
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
-  setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
+  const watchdogMs = only === 'stats' ? STATS_WATCHDOG_MS : WATCHDOG_MS;
+  setTimeout(() => void abort(`gave up after ${watchdogMs / 1000} s`, 1), watchdogMs).unref();
   // The runtime runs in its own process group: Ctrl-C reaches only us, so we stop it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void abort(`${signal}: stopping`, 130));
 
-  if (only === 'webhooks') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchWebhooks(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (webhooks only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        webhookSection(results.webhooks),
-      ].join('\n');
-      publish(WEBHOOK_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
-  if (only === 'deliveries') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchDeliveries(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (delivery list and stats only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        deliveryQuerySection(results.deliveryQueries),
-      ].join('\n');
-      publish(DELIVERY_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
-  if (only === 'payments') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchPayments(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (payments only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        paymentsSection(results.payments),
-        '',
-        paymentQuerySection(results.paymentQueries),
-      ].join('\n');
-      publish(PAYMENT_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
+  if (only === 'webhooks')
+    return runAlone('webhooks only', WEBHOOK_RESULTS_FILE, benchWebhooks, (r) => [
+      webhookSection(r.webhooks),
+    ]);
+  if (only === 'deliveries')
+    return runAlone('delivery list and stats only', DELIVERY_RESULTS_FILE, benchDeliveries, (r) => [
+      deliveryQuerySection(r.deliveryQueries),
+    ]);
+  if (only === 'payments')
+    return runAlone('payments only', PAYMENT_RESULTS_FILE, benchPayments, (r) => [
+      paymentsSection(r.payments),
+      '',
+      paymentQuerySection(r.paymentQueries),
+    ]);
+  if (only === 'stats')
+    return runAlone(
+      'stats and metrics only',
+      STATS_RESULTS_FILE,
+      benchStats,
+      (r) => [paymentStatsSection(r.paymentStats)],
+      (r) =>
+        r.paymentStats.queries
+          .filter((q) => q.p50Ratio > r.paymentStats.ratioGoal)
+          .map((q) => `stats: ${q.label} p50 ratio ${q.p50Ratio}× > ${STATS_RATIO_GOAL}×`),
+    );
   // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
   // repository, unless modules are left external, which then resolve from node_modules as they
   // would from the Lambda runtime (.bench/ is gitignored).
