@@ -14,6 +14,12 @@ const usage = `Usage: npm run admin -- <command> [options]
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]
+  set-provider   --account <acct_…> --base-url <API Pix base URL> --token-url <OAuth token URL>
+                 --client-id <id> --client-secret <secret> --cert <PEM file> --key <PEM file>
+                 [--ca <PEM file>] --pix-key <the merchant's Pix key> [--scopes "<scopes>"]
+                 [--api-url <this API's public URL>]   (default PUBLIC_BASE_URL)
+                 Stores the credentials as the account's acquirer secret, registers the callback
+                 at the PSP (PUT /webhook/{chave}) and prints the callback URL.
   med-review     list | apply <med_…> | reject <med_…>
                  MED cases waiting for operations: a decision of a case opened for review, or a
                  reported amount other than the charge's. apply: the decision takes effect (or the
@@ -35,6 +41,16 @@ const { positionals, values } = parseArgs({
     role: { type: 'string' },
     mode: { type: 'string' },
     label: { type: 'string' },
+    'base-url': { type: 'string' },
+    'token-url': { type: 'string' },
+    'client-id': { type: 'string' },
+    'client-secret': { type: 'string' },
+    cert: { type: 'string' },
+    key: { type: 'string' },
+    ca: { type: 'string' },
+    'pix-key': { type: 'string' },
+    scopes: { type: 'string' },
+    'api-url': { type: 'string' },
   },
 });
 
@@ -125,6 +141,48 @@ switch (positionals[0]) {
       actorUserId: 'admin-cli',
     });
     print({ id: issued.record.id, apiKey: issued.apiKey, mode, fingerprint: issued.record.fingerprint });
+    break;
+  }
+  case 'set-provider': {
+    const { readFileSync } = await import('node:fs');
+    const { parseInput } = await import('../shared/domain/validation.ts');
+    const { setProviderSchema } = await import('../shared/domain/acquirer.ts');
+    const { setProvider } = await import('../shared/services/set-provider.ts');
+    const pem = (name: 'cert' | 'key' | 'ca') => {
+      try {
+        return readFileSync(need(name), 'utf8');
+      } catch {
+        return fail(`Cannot read --${name} ${values[name]}`);
+      }
+    };
+    try {
+      const input = parseInput(
+        setProviderSchema,
+        {
+          baseUrl: need('base-url'),
+          tokenUrl: need('token-url'),
+          clientId: need('client-id'),
+          clientSecret: need('client-secret'),
+          pixKey: need('pix-key'),
+          ...(values.scopes !== undefined && { scopes: values.scopes }),
+        },
+        'body',
+      );
+      const apiBaseUrl = values['api-url'] ?? process.env.PUBLIC_BASE_URL ?? fail('Missing --api-url');
+      const { callbackUrl } = await setProvider({
+        ...input,
+        accountId: need('account'),
+        cert: pem('cert'),
+        key: pem('key'),
+        ...(values.ca !== undefined && { ca: pem('ca') }),
+        apiBaseUrl,
+      });
+      // The secret and the key are never printed.
+      print({ account: values.account, acquirer: 'api-pix', baseUrl: input.baseUrl, callbackUrl });
+    } catch (error) {
+      const param = (error as { param?: string }).param;
+      fail(`${error instanceof Error ? error.message : String(error)}${param ? ` (${param})` : ''}`);
+    }
     break;
   }
   case 'med-review': {

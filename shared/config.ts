@@ -76,6 +76,16 @@ export const config = {
   get evidenceBucket() {
     return required('EVIDENCE_BUCKET');
   },
+  /**
+   * Where each account's acquirer secret lives. Deployed: Secrets Manager, the secret named
+   * `<prefix><accountId>`. Locally: `<dir>/<accountId>.json`, readable only by its owner.
+   */
+  get acquirerSecretPrefix() {
+    return optional('ACQUIRER_SECRET_PREFIX');
+  },
+  get acquirerSecretsDir() {
+    return optional('ACQUIRER_SECRETS_DIR');
+  },
   get webhookQueueUrl() {
     return required('WEBHOOK_QUEUE_URL');
   },

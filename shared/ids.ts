@@ -57,3 +57,6 @@ export const newMedEvidenceId = (now: number): string => `medev_${uuidv7({ msecs
 
 /** The random part of an evidence object's key (128 bits): never derived from the case or evidence id. */
 export const newEvidenceObjectToken = (): string => randomBytes(16).toString('hex');
+
+/** The token of a provider callback URL (256 bits, base64url): the URL's only credential. */
+export const newCallbackToken = (): string => randomBytes(32).toString('base64url');

@@ -3,7 +3,7 @@
  * environment so tests can run a second runtime beside `npm start`.
  */
 
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const port = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -67,5 +67,7 @@ export function localEnvironment(s: LocalSettings, jwtSecret: string): Record<st
     PUBLIC_BASE_URL: s.baseUrl,
     API_VERSION: '2026-11-01',
     ALLOW_HTTP_WEBHOOKS: 'true',
+    // Acquirer secrets (set-provider) as owner-only files under the data folder.
+    ACQUIRER_SECRETS_DIR: join(s.dataDir, 'acquirer'),
   };
 }

@@ -3,6 +3,8 @@
  * settlement hold, velocity limits and the profile printed in BR Codes.
  */
 
+import type { AcquirerSettings } from './acquirer.ts';
+
 export interface FeePlan {
   /** The acquirer's fee: basis points of the amount plus a fixed part, in centavos. */
   providerFeeBps: number;
@@ -67,6 +69,8 @@ export interface Account {
   sandboxAcquirerDown?: boolean;
   /** Sandbox only: the simulated acquirer offers no Pix-out (cashout refunds: `REFUND_NOT_SUPPORTED`). */
   sandboxPayoutsUnsupported?: boolean;
+  /** Live mode's acquirer (`npm run admin -- set-provider`); its credentials live in the acquirer secret. */
+  acquirer?: AcquirerSettings;
 }
 
 export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'velocity'>> & {

@@ -12,8 +12,9 @@ import {
   type AccountSettings,
   DEFAULT_SETTINGS,
 } from '../domain/account-settings.ts';
-import { db, tableName } from './client.ts';
-import { accountKey } from './keys.ts';
+import type { AcquirerSettings } from '../domain/acquirer.ts';
+import { db, type TransactItem, tableName } from './client.ts';
+import { accountKey, providerCallbackKey } from './keys.ts';
 
 export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
 
@@ -77,6 +78,7 @@ export function toAccount(item: Record<string, unknown>): Account {
   if (typeof item.rateLimitPerMinute === 'number') account.rateLimitPerMinute = item.rateLimitPerMinute;
   if (item.sandboxAcquirerDown === true) account.sandboxAcquirerDown = true;
   if (item.sandboxPayoutsUnsupported === true) account.sandboxPayoutsUnsupported = true;
+  if (item.acquirer) account.acquirer = item.acquirer as AcquirerSettings;
   return account;
 }
 
@@ -102,4 +104,44 @@ export async function setSandboxAcquirer(
       },
     }),
   );
+}
+
+/**
+ * The account's live acquirer set (or replaced): its settings on the account, the pointer from
+ * the new callback token's hash, and the old token's pointer removed so its URL stops working.
+ */
+export function setAcquirerItems(
+  accountId: string,
+  acquirer: AcquirerSettings,
+  previousTokenHash?: string,
+): TransactItem[] {
+  const table = tableName();
+  return [
+    {
+      Update: {
+        TableName: table,
+        Key: accountKey(accountId),
+        UpdateExpression: 'SET acquirer = :acquirer',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':acquirer': acquirer },
+      },
+    },
+    {
+      Put: {
+        TableName: table,
+        Item: { ...providerCallbackKey(acquirer.callbackTokenHash), type: 'providerCallback', accountId },
+      },
+    },
+    ...(previousTokenHash && previousTokenHash !== acquirer.callbackTokenHash
+      ? [{ Delete: { TableName: table, Key: providerCallbackKey(previousTokenHash) } }]
+      : []),
+  ];
+}
+
+/** The account whose callback token hashes to `tokenHash`, if any. */
+export async function accountOfCallback(tokenHash: string): Promise<string | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: providerCallbackKey(tokenHash), ConsistentRead: true }),
+  );
+  return Item ? String(Item.accountId) : undefined;
 }

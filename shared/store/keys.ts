@@ -56,6 +56,11 @@ export function parseScope(pk: string): MerchantScope {
 // ── Accounts, users, sessions, API keys, rate limits ──────────────────────────────────────────
 
 export const accountKey = (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
+/** The account a provider callback URL belongs to, by the SHA-256 of its token (provider-callbacks.ts). */
+export const providerCallbackKey = (tokenHash: string): ItemKey => ({
+  pk: `PROVIDERCALLBACK#${tokenHash}`,
+  sk: 'PROVIDERCALLBACK',
+});
 /** `email` already normalised (users.ts). */
 export const userKey = (email: string): ItemKey => ({ pk: `EMAIL#${email}`, sk: 'USER' });
 export const membershipKey = (accountId: string, userId: string): ItemKey => ({

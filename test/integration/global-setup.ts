@@ -15,6 +15,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     demo: DemoAccount;
     runtimeLog: string;
+    /** The runtime's data folder (the admin CLI's acquirer secrets go under it, as with npm start). */
+    dataDir: string;
   }
 }
 
@@ -69,6 +71,7 @@ export async function setup(project: TestProject): Promise<void> {
   await ready;
   project.provide('demo', JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as DemoAccount);
   project.provide('runtimeLog', runtimeLog);
+  project.provide('dataDir', dataDir);
 }
 
 export async function teardown(): Promise<void> {

@@ -1,0 +1,89 @@
+/**
+ * An operator sets a merchant's live acquirer (`npm run admin -- set-provider`, issue 12): the
+ * PEM files are checked (a certificate, a key that matches it, the PSP's CA), the callback is
+ * registered at the PSP with `PUT /webhook/{chave}` (so credentials the PSP refuses change
+ * nothing here), then the secret is stored (Secrets Manager or an owner-only file) and the
+ * account points at the acquirer and the new callback URL, whose token only the PSP is told.
+ * Setting it again replaces all of it; the old callback URL stops working.
+ */
+
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import {
+  type AcquirerSecret,
+  type AcquirerSettings,
+  callbackTokenHash,
+  callbackWebhookUrl,
+  type SetProviderInput,
+} from '../domain/acquirer.ts';
+import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { newCallbackToken } from '../ids.ts';
+import { putAcquirerSecret } from '../providers/acquirer-secrets.ts';
+import { apiPixProvider } from '../providers/api-pix/adapter.ts';
+import { getAccount, setAcquirerItems } from '../store/accounts.ts';
+import { transact } from '../store/client.ts';
+
+export interface SetProviderRequest extends SetProviderInput {
+  accountId: string;
+  /** PEM text of the merchant's client certificate and key, and the PSP's CA when private. */
+  cert: string;
+  key: string;
+  ca?: string;
+  /** The API's public base URL, where the PSP will post. */
+  apiBaseUrl: string;
+}
+
+/** 400 naming the file at fault unless the PEMs parse and the key is the certificate's. */
+function checkPems(request: SetProviderRequest): void {
+  const parse = <T>(param: string, read: () => T): T => {
+    try {
+      return read();
+    } catch {
+      throw new InvalidInput(`--${param} is not a PEM ${param === 'key' ? 'private key' : 'certificate'}.`, {
+        param,
+      });
+    }
+  };
+  const cert = parse('cert', () => new X509Certificate(request.cert));
+  const key = parse('key', () => createPrivateKey(request.key));
+  if (!cert.checkPrivateKey(key))
+    throw new InvalidInput('--key is not the private key of --cert.', { param: 'key' });
+  if (request.ca !== undefined) parse('ca', () => new X509Certificate(request.ca as string));
+}
+
+export async function setProvider(request: SetProviderRequest): Promise<{ callbackUrl: string }> {
+  checkPems(request);
+  const account = await getAccount(request.accountId);
+  if (!account) throw new NotFound(`No account ${request.accountId}.`);
+  const secret: AcquirerSecret = {
+    clientId: request.clientId,
+    clientSecret: request.clientSecret,
+    cert: request.cert,
+    key: request.key,
+    ...(request.ca !== undefined && { ca: request.ca }),
+  };
+  const token = newCallbackToken();
+  const callbackUrl = callbackWebhookUrl(request.apiBaseUrl, token);
+  const provider = apiPixProvider({
+    ...secret,
+    baseUrl: request.baseUrl,
+    tokenUrl: request.tokenUrl,
+    pixKey: request.pixKey,
+    ...(request.scopes !== undefined && { scopes: request.scopes }),
+  });
+  await provider.registerWebhook(callbackUrl);
+  await putAcquirerSecret(request.accountId, secret);
+  const acquirer: AcquirerSettings = {
+    kind: 'api-pix',
+    baseUrl: request.baseUrl,
+    tokenUrl: request.tokenUrl,
+    pixKey: request.pixKey,
+    ...(request.scopes !== undefined && { scopes: request.scopes }),
+    callbackTokenHash: callbackTokenHash(token),
+    configuredAt: new Date().toISOString(),
+  };
+  const result = await transact({
+    acquirer: setAcquirerItems(request.accountId, acquirer, account.acquirer?.callbackTokenHash),
+  });
+  if (!result.committed) throw new NotFound(`No account ${request.accountId}.`);
+  return { callbackUrl };
+}

@@ -1,0 +1,142 @@
+/**
+ * `npm run admin -- set-provider` (issue 12, "Configuration") against the local PSP: the callback
+ * is registered at the PSP, the credentials are stored as an owner-only secret file and never in
+ * the table or the output, and anything wrong (a key of another certificate, a PSP that refuses
+ * the credentials, an http:// URL) changes nothing.
+ */
+
+import { execFile } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { callbackTokenHash } from '../../shared/domain/acquirer.ts';
+import { getAccount } from '../../shared/store/accounts.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { testBaseUrl, testPorts } from '../helpers/local-env.ts';
+import { startPsp } from '../helpers/psp.ts';
+
+const run = promisify(execFile);
+
+async function admin(...args: string[]): Promise<any> {
+  const env = { ...process.env, ...testPorts, TABLE_NAME: '', DATA_DIR: inject('dataDir') };
+  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
+  return JSON.parse(stdout);
+}
+
+/** Exit code and stderr of a refused admin command. */
+async function refused(...args: string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    await admin(...args);
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    return { code, stderr };
+  }
+  throw new Error(`admin ${args.join(' ')} succeeded`);
+}
+
+let psp: LocalPsp;
+let other: LocalPsp;
+beforeAll(async () => {
+  [psp, other] = await Promise.all([startPsp(), startPsp()]);
+});
+afterAll(async () => {
+  await Promise.all([psp?.stop(), other?.stop()]);
+});
+
+const providerArgs = (account: string, p: LocalPsp, overrides: Record<string, string> = {}) =>
+  Object.entries({
+    account,
+    'base-url': p.baseUrl,
+    'token-url': p.tokenUrl,
+    'client-id': p.clientId,
+    'client-secret': p.clientSecret,
+    cert: p.files.clientCert,
+    key: p.files.clientKey,
+    ca: p.files.ca,
+    'pix-key': p.pixKey,
+    'api-url': testBaseUrl,
+    ...overrides,
+  }).flatMap(([name, value]) => [`--${name}`, value]);
+
+describe('set-provider', () => {
+  it('registers the callback at the PSP and keeps the credentials out of the table and the output', async () => {
+    const account = await admin('create-account', '--name', 'Live Merchant');
+    const output = await admin('set-provider', ...providerArgs(account.id, psp));
+    expect(output).toEqual({
+      account: account.id,
+      acquirer: 'api-pix',
+      baseUrl: psp.baseUrl,
+      callbackUrl: expect.stringMatching(
+        new RegExp(`^${testBaseUrl}/v1/provider-callbacks/[A-Za-z0-9_-]{43}$`),
+      ),
+    });
+    expect(JSON.stringify(output)).not.toContain(psp.clientSecret);
+    // The PSP holds the callback for the merchant's key (it posts to `{webhookUrl}/pix`).
+    expect(psp.bank.webhooks.get(psp.pixKey)?.webhookUrl).toBe(output.callbackUrl);
+
+    const file = join(inject('dataDir'), 'acquirer', `${account.id}.json`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(inject('dataDir'), 'acquirer')).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      clientId: psp.clientId,
+      clientSecret: psp.clientSecret,
+      cert: readFileSync(psp.files.clientCert, 'utf8'),
+      key: readFileSync(psp.files.clientKey, 'utf8'),
+      ca: readFileSync(psp.files.ca, 'utf8'),
+    });
+
+    const token = String(output.callbackUrl).split('/').at(-1) as string;
+    expect((await getAccount(account.id))?.acquirer).toEqual({
+      kind: 'api-pix',
+      baseUrl: psp.baseUrl,
+      tokenUrl: psp.tokenUrl,
+      pixKey: psp.pixKey,
+      callbackTokenHash: callbackTokenHash(token),
+      configuredAt: expect.any(String),
+    });
+    // Nowhere in the table: the secret, the key, or the callback token itself.
+    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName() }));
+    const table = JSON.stringify(Items);
+    expect(table).toContain(callbackTokenHash(token));
+    for (const secret of [psp.clientSecret, token, 'PRIVATE KEY']) expect(table).not.toContain(secret);
+  });
+
+  it('setting it again replaces the callback; the old token no longer points at the account', async () => {
+    const account = await admin('create-account', '--name', 'Live Merchant 2');
+    const first = await admin('set-provider', ...providerArgs(account.id, psp));
+    const second = await admin('set-provider', ...providerArgs(account.id, psp));
+    expect(second.callbackUrl).not.toBe(first.callbackUrl);
+    expect(psp.bank.webhooks.get(psp.pixKey)?.webhookUrl).toBe(second.callbackUrl);
+    const { accountOfCallback } = await import('../../shared/store/accounts.ts');
+    const tokenOf = (url: string) => callbackTokenHash(url.split('/').at(-1) as string);
+    expect(await accountOfCallback(tokenOf(second.callbackUrl))).toBe(account.id);
+    expect(await accountOfCallback(tokenOf(first.callbackUrl))).toBeUndefined();
+  });
+
+  it('refuses a key of another certificate, credentials the PSP refuses and http:// URLs, storing nothing', async () => {
+    const account = await admin('create-account', '--name', 'Live Merchant 3');
+    const wrongKey = await refused(
+      'set-provider',
+      ...providerArgs(account.id, psp, { key: other.files.clientKey }),
+    );
+    expect(wrongKey.code).toBe(2);
+    expect(wrongKey.stderr).toContain('--key is not the private key of --cert');
+    const wrongSecret = await refused(
+      'set-provider',
+      ...providerArgs(account.id, psp, { 'client-secret': 'not-the-secret' }),
+    );
+    expect(wrongSecret.code).toBe(2);
+    expect(wrongSecret.stderr).not.toContain('not-the-secret');
+    const http = await refused(
+      'set-provider',
+      ...providerArgs(account.id, psp, { 'base-url': psp.baseUrl.replace('https:', 'http:') }),
+    );
+    expect(http.stderr).toContain('baseUrl');
+    expect(await refused('set-provider', ...providerArgs('acct_nobody', psp))).toMatchObject({ code: 2 });
+    expect((await getAccount(account.id))?.acquirer).toBeUndefined();
+    expect(() => statSync(join(inject('dataDir'), 'acquirer', `${account.id}.json`))).toThrow();
+  });
+});
