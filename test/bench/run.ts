@@ -10,7 +10,8 @@
  * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
  * and writes .bench/deliveries.json; `--only payments` the refunds and payment reads one at a
  * time (payments.ts, about 20 s) and the payment list at 100 and 10 000 payments of a scope
- * (payment-queries.ts), and writes .bench/payments.json.
+ * (payment-queries.ts), and writes .bench/payments.json; `--only cost` the DynamoDB capacity
+ * units of one charge's lifecycle (cost.ts, about 30 s) and writes .bench/cost.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +27,7 @@ import {
   probeCreates,
 } from './charges.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
+import { type CostResults, costSection, measureCost } from './cost.ts';
 import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-queries.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
@@ -51,8 +53,11 @@ const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
 const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
 const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
+const COST_RESULTS_FILE = join(repoRoot, '.bench', 'cost.json');
+/** Lifecycles the cost section averages over. */
+const COST_CHARGES = 50;
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries', 'payments'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments', 'cost'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -292,6 +297,15 @@ async function benchPayments(dataDir: string): Promise<{
   return { machine: machine(), payments, paymentQueries: await measurePaymentQueries(runtime, step) };
 }
 
+/** The cost section alone, on its own runtime logging its background invocations: `--only cost`. */
+async function benchCost(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; cost: CostResults }> {
+  step('starting node bin/local.ts --in-memory (LOG_LEVEL=debug: background invocations)');
+  runtime = await startBenchRuntime(benchSettings(dataDir), { logLevel: 'debug' });
+  return { machine: machine(), cost: await measureCost(runtime, COST_CHARGES, step) };
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
   setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
@@ -330,6 +344,24 @@ async function main(): Promise<void> {
         deliveryQuerySection(results.deliveryQueries),
       ].join('\n');
       publish(DELIVERY_RESULTS_FILE, report, results);
+    } finally {
+      await cleanUp();
+    }
+    return;
+  }
+  if (only === 'cost') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+    tempDirs.push(dataDir);
+    try {
+      const results = { generatedAt: new Date().toISOString(), ...(await benchCost(dataDir)) };
+      const m = results.machine;
+      const report = [
+        `Pix service benchmark (cost per charge only), ${results.generatedAt}`,
+        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+        '',
+        costSection(results.cost),
+      ].join('\n');
+      publish(COST_RESULTS_FILE, report, results);
     } finally {
       await cleanUp();
     }
