@@ -9,27 +9,33 @@ import { streamItemTypes } from '../resources.ts';
 import type { TransactItem } from './client.ts';
 import { tableName } from './client.ts';
 import { eventKey, type MerchantScope } from './keys.ts';
+import { sentBody, storedBody } from './stored-body.ts';
 
 export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): TransactItem[] {
-  return events.map((event) => ({
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...eventKey(scope, event.createdAt, event.id),
-        type: streamItemTypes.event,
-        id: event.id,
-        eventType: event.type,
-        family: event.family,
-        chargeId: event.chargeId,
-        accountId: scope.accountId,
-        mode: scope.mode,
-        createdAt: event.createdAt,
-        ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
-        // The event as the exact JSON every delivery sends (stored once, as a string: a map's key
-        // order is not kept by DynamoDB).
-        body: JSON.stringify(event.payload),
+  return events.map((event) => {
+    // The event as the exact JSON every delivery sends (stored once, as JSON: a map's key order
+    // is not kept by DynamoDB), compactly (stored-body.ts).
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...eventKey(scope, event.createdAt, event.id),
+          type: streamItemTypes.event,
+          id: event.id,
+          eventType: event.type,
+          family: event.family,
+          chargeId: event.chargeId,
+          accountId: scope.accountId,
+          mode: scope.mode,
+          createdAt: event.createdAt,
+          ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
+          ...storedBody(event.payload),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  }));
+    };
+  });
 }
+
+/** The exact JSON body of an outbox event item, as its deliveries send it. */
+export const eventBody = (item: Record<string, unknown>): Promise<string> => sentBody(item);

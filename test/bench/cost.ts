@@ -9,6 +9,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { itemSize } from '../helpers/item-size.ts';
 import { BENCH_VELOCITY } from './charges.ts';
 import { type Sent, send as sendNamed } from './payments.ts';
 import type { BenchRuntime, InvocationLog, RequestLog } from './runtime.ts';
@@ -36,6 +37,8 @@ export interface CostResults {
   scheduler: UnitsPerCharge & { runs: number };
   getCharge: UnitsPerCharge & { handlerMsP50: number; handlerMsP90: number };
   replay: UnitsPerCharge & { handlerMsP50: number };
+  /** Rendering one QR image (uncached, in this process): what a read missing the cache adds. */
+  qrRenderMs: number;
   /** Stored size (DynamoDB's item size rules, approximate) of the items a create writes. */
   itemBytes: { charge: number; idempotency: number; events: number[] };
 }
@@ -48,22 +51,6 @@ const send = (
   body?: unknown,
   headers?: Record<string, string>,
 ) => sendNamed(baseUrl, apiKey, 'cost', method, path, body, headers);
-
-/** DynamoDB's item size: attribute names and values in UTF-8, numbers about 1 byte per 2 digits. */
-export function itemSize(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number') return Math.ceil(String(value).replace(/[-.]/g, '').length / 2) + 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + itemSize(v), 0);
-  return (
-    3 +
-    Object.entries(value as Record<string, unknown>).reduce(
-      (sum, [k, v]) => sum + Buffer.byteLength(k) + 1 + itemSize(v),
-      0,
-    )
-  );
-}
 
 /** Resolves once no background invocation was logged for `QUIET_MS`. */
 async function backgroundQuiet(runtime: BenchRuntime): Promise<void> {
@@ -100,11 +87,12 @@ export async function measureCost(
 ): Promise<CostResults> {
   const s = runtime.settings;
   useBenchDynamoDb(s);
-  const [accounts, apiKeys, client, keys, { GetCommand, QueryCommand }] = await Promise.all([
+  const [accounts, apiKeys, client, keys, qrImage, { GetCommand, QueryCommand }] = await Promise.all([
     import('../../shared/store/accounts.ts'),
     import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
     import('../../shared/store/keys.ts'),
+    import('../../shared/store/qr-image.ts'),
     import('@aws-sdk/lib-dynamodb'),
   ]);
   const account = await accounts.createAccount({
@@ -230,9 +218,15 @@ export async function measureCost(
       }),
     );
 
+    const brCodes = creates.map((c) => String(c.body.pix.br_code));
+    const renderStartedAt = performance.now();
+    for (const brCode of brCodes) await qrImage.renderQrPngBase64(brCode);
+    const qrRenderMs = round((performance.now() - renderStartedAt) / brCodes.length, 2);
+
     return {
       charges,
       event: EVENT,
+      qrRenderMs,
       steps,
       total: { read, write, units: round(read + write, 2) },
       scheduler: { ...perCharge(scheduler, 1), runs: schedulerRuns.length },
@@ -275,6 +269,7 @@ export function costSection(c: CostResults): string {
     `  scheduler (not per charge): ${c.scheduler.runs} runs, ${c.scheduler.read} read, ${c.scheduler.write} write units in all`,
     `  GET /v1/charges/{id}: ${c.getCharge.read} read, ${c.getCharge.write} write units; handler p50 ${c.getCharge.handlerMsP50} ms, p90 ${c.getCharge.handlerMsP90} ms`,
     `  idempotent replay: ${c.replay.read} read, ${c.replay.write} write units; handler p50 ${c.replay.handlerMsP50} ms`,
+    `  one QR image rendered (uncached, bench process): ${c.qrRenderMs} ms`,
     `  stored item sizes (bytes): charge ${c.itemBytes.charge}, idempotency record ${c.itemBytes.idempotency}, events ${c.itemBytes.events.join(', ')}`,
   ].join('\n');
 }
