@@ -4,16 +4,27 @@
  * image, byte for byte, and the items stay small.
  */
 
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { requestFingerprint } from '../../shared/domain/charge-input.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { idempotencyKey } from '../../shared/store/keys.ts';
-import { merchant, newIdempotencyKey, pay, rawId, storedCharge, storedEvents } from '../helpers/charges.ts';
+import {
+  merchant,
+  newCharge,
+  newIdempotencyKey,
+  pay,
+  rawId,
+  setStoredCharge,
+  storedCharge,
+  storedEvents,
+} from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { itemSize } from '../helpers/item-size.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { decodeQr } from '../helpers/qr.ts';
+import { requestLogRecord } from '../helpers/runtime-log.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 
 const receiver = receiverPool().start;
@@ -31,6 +42,7 @@ async function rawCreate(apikey: string, idempotencyKey: string, body: unknown) 
     status: response.status,
     text: await response.text(),
     replayed: response.headers.get('idempotent-replayed'),
+    requestId: response.headers.get('x-request-id') ?? '',
   };
 }
 
@@ -40,7 +52,7 @@ const rawGet = async (apikey: string, path: string) =>
 describe('a charge whose QR image is rendered on read', () => {
   let m: { accountId: string; apikey: string };
   let key: string;
-  let created: { status: number; text: string; replayed: string | null };
+  let created: Awaited<ReturnType<typeof rawCreate>>;
   let charge: any;
   let hook: Awaited<ReturnType<typeof receiver>>;
   const body = { amount: 2190, payment_method: 'pix', description: 'Pedido 7', metadata: { order: '7' } };
@@ -141,5 +153,59 @@ describe('a charge whose QR image is rendered on read', () => {
       if (String(event.eventType).startsWith('charge.'))
         expect(event.payload.data.object.pix.qr_code_base64).toBe(image);
     }
+  });
+});
+
+describe('what it costs, in the request log', () => {
+  it('logs the capacity units of a create: a small transaction now (51 write units with the image)', async () => {
+    const m = await merchant();
+    const created = await rawCreate(m.apikey, newIdempotencyKey(), { amount: 1050, payment_method: 'pix' });
+    const record = await requestLogRecord(created.requestId);
+
+    expect(created.status).toBe(201);
+    expect(record.dynamodbReadUnits).toBeGreaterThan(0);
+    expect(record.dynamodbWriteUnits).toBeGreaterThan(0);
+    expect(record.dynamodbWriteUnits).toBeLessThan(20);
+  });
+});
+
+describe('items written before the image left them', () => {
+  it('a charge item that stored its image shows it as stored, and drops it at its next write', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey);
+    await setStoredCharge(m.accountId, rawId(charge.id), { qrCodeBase64: 'c3RvcmVk' });
+
+    const before = await api(`/v1/charges/${charge.id}`, { apikey: m.apikey });
+    expect(before.body.pix.qr_code_base64).toBe('c3RvcmVk');
+    expect((await pay(m.apikey, charge.id)).status).toBe(200);
+    const after = await api(`/v1/charges/${charge.id}`, { apikey: m.apikey });
+    expect((await storedCharge(m.accountId, rawId(charge.id)))?.qrCodeBase64).toBeUndefined();
+    expect(after.body.pix.qr_code_base64).toBe(charge.pix.qr_code_base64);
+  });
+
+  it('an idempotency record with its response as a map still replays it', async () => {
+    const m = await merchant();
+    const key = newIdempotencyKey();
+    const body = { amount: 1050, payment_method: 'pix' };
+    const response = { status: 201, body: { id: 'ch_legacy', object: 'charge', amount: 1050 } };
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...idempotencyKey({ accountId: m.accountId, mode: 'test' }, 'createCharge', key),
+          type: 'idempotency',
+          requestHash: requestFingerprint('createCharge', body),
+          response,
+          chargeId: 'legacy',
+          createdAt: new Date().toISOString(),
+          expiresAt: Math.floor(Date.now() / 1000) + 3600,
+        },
+      }),
+    );
+
+    const replay = await rawCreate(m.apikey, key, body);
+
+    expect(replay).toMatchObject({ status: 201, replayed: 'true' });
+    expect(JSON.parse(replay.text)).toEqual(response.body);
   });
 });
