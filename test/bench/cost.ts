@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { itemSize } from '../helpers/item-size.ts';
-import { BENCH_VELOCITY } from './charges.ts';
+import { BENCH_VELOCITY, tableCharges } from './charges.ts';
 import { type Sent, send as sendNamed } from './payments.ts';
 import type { BenchRuntime, InvocationLog, RequestLog } from './runtime.ts';
 import { useBenchDynamoDb } from './runtime.ts';
@@ -21,6 +21,8 @@ const EVENT = 'charge.paid';
 /** Background work counts as done once no invocation was logged for this long. */
 const QUIET_MS = 1_500;
 const DELIVERY_TIMEOUT_MS = 60_000;
+/** GETs of charges whose QR image the runtime has not rendered yet. */
+const UNCACHED_GETS = 20;
 
 export interface UnitsPerCharge {
   read: number;
@@ -36,6 +38,8 @@ export interface CostResults {
   /** The scheduler's own runs while the lifecycles ran (not per charge: it polls its queues). */
   scheduler: UnitsPerCharge & { runs: number };
   getCharge: UnitsPerCharge & { handlerMsP50: number; handlerMsP90: number };
+  /** The same GET of charges the runtime never rendered (written through the store): a cache miss. */
+  getChargeUncached: { requests: number; handlerMsP50: number; handlerMsP90: number };
   replay: UnitsPerCharge & { handlerMsP50: number };
   /** Rendering one QR image (uncached, in this process): what a read missing the cache adds. */
   qrRenderMs: number;
@@ -197,8 +201,14 @@ export async function measureCost(
           },
         ),
       );
+    // Each with a BR Code of its own, written from this process: the runtime renders each once.
+    const unrendered: string[] = [];
+    for (let i = 0; i < UNCACHED_GETS; i++) unrendered.push(...(await tableCharges(s, account.id, 1, 1)));
+    const uncachedGets: Sent[] = [];
+    for (const id of unrendered) uncachedGets.push(await send(s.baseUrl, apiKey, 'GET', `/v1/charges/${id}`));
     await runtime.settle();
     const getLogs = gets.map(requestLog);
+    const uncachedMs = uncachedGets.map((g) => requestLog(g)?.durationMs ?? Number.NaN);
     const getMs = getLogs.map((l) => l?.durationMs ?? Number.NaN);
     const replayLogs = replays.map(requestLog);
 
@@ -235,6 +245,11 @@ export async function measureCost(
         handlerMsP50: percentile(getMs, 50),
         handlerMsP90: percentile(getMs, 90),
       },
+      getChargeUncached: {
+        requests: uncachedGets.length,
+        handlerMsP50: percentile(uncachedMs, 50),
+        handlerMsP90: percentile(uncachedMs, 90),
+      },
       replay: {
         ...perCharge(sumRequests(replayLogs), replays.length),
         handlerMsP50: percentile(
@@ -268,6 +283,7 @@ export function costSection(c: CostResults): string {
     `  lifecycle total: ${c.total.units} units`,
     `  scheduler (not per charge): ${c.scheduler.runs} runs, ${c.scheduler.read} read, ${c.scheduler.write} write units in all`,
     `  GET /v1/charges/{id}: ${c.getCharge.read} read, ${c.getCharge.write} write units; handler p50 ${c.getCharge.handlerMsP50} ms, p90 ${c.getCharge.handlerMsP90} ms`,
+    `  GET /v1/charges/{id} of ${c.getChargeUncached.requests} charges never rendered (QR cache miss): handler p50 ${c.getChargeUncached.handlerMsP50} ms, p90 ${c.getChargeUncached.handlerMsP90} ms`,
     `  idempotent replay: ${c.replay.read} read, ${c.replay.write} write units; handler p50 ${c.replay.handlerMsP50} ms`,
     `  one QR image rendered (uncached, bench process): ${c.qrRenderMs} ms`,
     `  stored item sizes (bytes): charge ${c.itemBytes.charge}, idempotency record ${c.itemBytes.idempotency}, events ${c.itemBytes.events.join(', ')}`,
