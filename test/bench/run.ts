@@ -306,6 +306,35 @@ async function benchCost(
   return { machine: machine(), cost: await measureCost(runtime, COST_CHARGES, step) };
 }
 
+/**
+ * One section alone (`--only`), on its own runtime and data folder: prints its report under
+ * `title` and writes its figures to `file`.
+ */
+async function runAlone<R extends { machine: ReturnType<typeof machine> }>(
+  title: string,
+  file: string,
+  measure: (dataDir: string) => Promise<R>,
+  sections: (results: R) => string[],
+): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
+  tempDirs.push(dataDir);
+  try {
+    const generatedAt = new Date().toISOString();
+    const measured = await measure(dataDir);
+    const results = { generatedAt, ...measured };
+    const m = results.machine;
+    const report = [
+      `Pix service benchmark (${title}), ${results.generatedAt}`,
+      `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
+      '',
+      ...sections(measured),
+    ].join('\n');
+    publish(file, report, results);
+  } finally {
+    await cleanUp();
+  }
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
   setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
@@ -313,80 +342,22 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void abort(`${signal}: stopping`, 130));
 
-  if (only === 'webhooks') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchWebhooks(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (webhooks only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        webhookSection(results.webhooks),
-      ].join('\n');
-      publish(WEBHOOK_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
-  if (only === 'deliveries') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchDeliveries(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (delivery list and stats only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        deliveryQuerySection(results.deliveryQueries),
-      ].join('\n');
-      publish(DELIVERY_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
-  if (only === 'cost') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchCost(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (cost per charge only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        costSection(results.cost),
-      ].join('\n');
-      publish(COST_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
-  if (only === 'payments') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-    tempDirs.push(dataDir);
-    try {
-      const results = { generatedAt: new Date().toISOString(), ...(await benchPayments(dataDir)) };
-      const m = results.machine;
-      const report = [
-        `Pix service benchmark (payments only), ${results.generatedAt}`,
-        `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
-        '',
-        paymentsSection(results.payments),
-        '',
-        paymentQuerySection(results.paymentQueries),
-      ].join('\n');
-      publish(PAYMENT_RESULTS_FILE, report, results);
-    } finally {
-      await cleanUp();
-    }
-    return;
-  }
+  if (only === 'webhooks')
+    return runAlone('webhooks only', WEBHOOK_RESULTS_FILE, benchWebhooks, (r) => [
+      webhookSection(r.webhooks),
+    ]);
+  if (only === 'deliveries')
+    return runAlone('delivery list and stats only', DELIVERY_RESULTS_FILE, benchDeliveries, (r) => [
+      deliveryQuerySection(r.deliveryQueries),
+    ]);
+  if (only === 'cost')
+    return runAlone('cost per charge only', COST_RESULTS_FILE, benchCost, (r) => [costSection(r.cost)]);
+  if (only === 'payments')
+    return runAlone('payments only', PAYMENT_RESULTS_FILE, benchPayments, (r) => [
+      paymentsSection(r.payments),
+      '',
+      paymentQuerySection(r.paymentQueries),
+    ]);
   // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
   // repository, unless modules are left external, which then resolve from node_modules as they
   // would from the Lambda runtime (.bench/ is gitignored).
