@@ -11,8 +11,12 @@
  *                           shared/domain/ (pure rules)
  */
 
-/** What pure domain code may import besides itself: schemas and hashing, nothing with I/O. */
-const DOMAIN_MAY_USE = '^(shared/domain/|node_modules/valibot/|crypto$|node:crypto$|net$|node:net$)';
+/**
+ * What pure domain code may import besides itself: schemas, hashing and the reporting calendar's
+ * data (the time-zone rules and Brazil's holidays), nothing with I/O.
+ */
+const DOMAIN_MAY_USE =
+  '^(shared/domain/|node_modules/(valibot|date-holidays|@date-fns/tz)/|crypto$|node:crypto$|net$|node:net$)';
 
 module.exports = {
   forbidden: [
@@ -20,7 +24,7 @@ module.exports = {
       name: 'domain-is-pure',
       comment:
         'shared/domain/ is pure: no AWS SDK, store, http, services, config, log or clock/randomness sources; ' +
-        'it may import itself, valibot and node:crypto hashing / node:net address parsing only.',
+        'it may import itself, valibot, the calendar data of date-holidays and @date-fns/tz, and node:crypto hashing / node:net address parsing only.',
       severity: 'error',
       from: { path: '^shared/domain/' },
       to: { pathNot: DOMAIN_MAY_USE },

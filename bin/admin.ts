@@ -13,7 +13,11 @@ const usage = `Usage: npm run admin -- <command> [options]
                  [--hold-days <days>] [--max-pending <live charges>] [--document <CNPJ or CPF>]
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
-  issue-key      --account <acct_…> [--mode test|live] [--label <label>]`;
+  issue-key      --account <acct_…> [--mode test|live] [--label <label>]
+  med-review     list | apply <med_…> | reject <med_…>
+                 MED cases waiting for operations: a decision of a case opened for review, or a
+                 reported amount other than the charge's. apply: the decision takes effect (or the
+                 reported amount is held); reject: the decision is dropped (or the report dismissed).`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -121,6 +125,43 @@ switch (positionals[0]) {
       actorUserId: 'admin-cli',
     });
     print({ id: issued.record.id, apiKey: issued.apiKey, mode, fingerprint: issued.record.fingerprint });
+    break;
+  }
+  case 'med-review': {
+    const { casesAwaitingReview } = await import('../shared/store/med-cases.ts');
+    const waiting = await casesAwaitingReview(new Date());
+    const action = positionals[1];
+    if (action === 'list') {
+      print(
+        waiting.map((c) => ({
+          id: c.id,
+          account: c.accountId,
+          mode: c.mode,
+          charge_id: `ch_${c.chargeId}`,
+          status: c.status,
+          amount: c.amount,
+          review: c.pendingReview,
+        })),
+      );
+      break;
+    }
+    if (action !== 'apply' && action !== 'reject')
+      fail('med-review takes list, apply <med_…> or reject <med_…>');
+    const medCase =
+      waiting.find((c) => c.id === positionals[2]) ??
+      fail(`No MED case ${positionals[2] ?? ''} waits for review`);
+    const scope = { accountId: medCase.accountId, mode: medCase.mode };
+    const { serializeMedCase } = await import('../shared/domain/med-cases.ts');
+    const change =
+      action === 'apply'
+        ? (await import('../shared/services/apply-med-review.ts')).applyMedReview
+        : (await import('../shared/services/reject-med-review.ts')).rejectMedReview;
+    try {
+      print(serializeMedCase(await change(scope, medCase.id)));
+    } catch (error) {
+      // A refused change (the case moved since): the operator reads why; nothing was written.
+      fail(error instanceof Error ? error.message : String(error));
+    }
     break;
   }
   default:

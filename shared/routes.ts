@@ -47,6 +47,9 @@ export const routes = [
   // The transaction-format view of the same charges (Part 2).
   { id: 'createPayment', group: 'payments', method: 'POST', path: '/v1/payments', auth: 'apikey' },
   { id: 'listPayments', group: 'payments', method: 'GET', path: '/v1/payments', auth: 'apikey' },
+  // Literal paths win over `/v1/payments/{id}` (matchRoute prefers more literal segments; API Gateway too).
+  { id: 'getPaymentStats', group: 'payments', method: 'GET', path: '/v1/payments/stats', auth: 'apikey' },
+  { id: 'getPaymentMetrics', group: 'payments', method: 'GET', path: '/v1/payments/metrics', auth: 'apikey' },
   { id: 'getPayment', group: 'payments', method: 'GET', path: '/v1/payments/{id}', auth: 'apikey' },
   {
     id: 'cancelPayment',

@@ -4,7 +4,8 @@
  * fan-out (`shared/services/fan-out-event.ts`: one delivery per subscribed ACTIVE endpoint, and
  * a payment's `webhookUrl` for its legacy events, then one queue message per new delivery), the
  * delivery counters (`shared/services/count-delivery-changes.ts`) and the payment counters
- * (`shared/services/count-payment-changes.ts`), each creation and status change counted once.
+ * and the per-day aggregates of the stats and metrics (`shared/services/count-payment-changes.ts`),
+ * each creation and change counted once.
  * Then it reports the earliest record that failed in any, where the stream must retry from: all
  * are idempotent (deliveries by their derived ids, counting by a marker per record), so records
  * after it that had succeeded change nothing the second time.
@@ -13,7 +14,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { TxStatus } from '#shared/domain/transaction-status.ts';
+import {
+  CHARGE_IMAGE_FIELDS,
+  type ChargeImage,
+  type ChargeImageFields,
+  chargeImageOf,
+} from '#shared/domain/payment-aggregates.ts';
 import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
 import { streamItemTypes } from '#shared/resources.ts';
@@ -68,7 +74,18 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
   };
 }
 
-/** A charge item's creation or change, with its old and new status. */
+/**
+ * What the payment counters and day aggregates read of a charge image (never its QR image,
+ * customer…). An image without a status, creation time or amount (none is written so) is not
+ * counted.
+ */
+function chargeImage(image: Image): ChargeImage | undefined {
+  if (!image?.status?.S || !image.createdAt?.S || !image.amount?.N) return undefined;
+  const fields = CHARGE_IMAGE_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
+  return chargeImageOf(unmarshall(Object.fromEntries(fields)) as ChargeImageFields);
+}
+
+/** A charge item's creation or change, with its old and new image. */
 function paymentChange(record: DynamoDBRecord): PaymentChangeRecord | undefined {
   const image = record.dynamodb?.NewImage as Image;
   if (
@@ -76,15 +93,12 @@ function paymentChange(record: DynamoDBRecord): PaymentChangeRecord | undefined 
     image?.type?.S !== streamItemTypes.charge
   )
     return undefined;
-  const after = image.status?.S as TxStatus | undefined;
-  const createdAt = image.createdAt?.S;
-  if (!after || !createdAt || record.eventID === undefined) return undefined;
-  const old = record.eventName === 'MODIFY' ? (record.dynamodb?.OldImage as Image) : undefined;
-  const before = old?.status?.S as TxStatus | undefined;
+  const after = chargeImage(image);
+  if (!after || record.eventID === undefined) return undefined;
+  const before = record.eventName === 'MODIFY' ? chargeImage(record.dynamodb?.OldImage as Image) : undefined;
   return {
     streamEventId: record.eventID,
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
-    createdAt,
     ...(before && { before }),
     after,
   };

@@ -35,7 +35,11 @@ export const simulateMedEvidenceRequest: RouteHandler<KeyPrincipal> = async ({
   return { status: 200, body: serializeMedCase(await requestMedEvidence(principal, id)) };
 };
 
-/** POST /v1/sandbox/med/cases/{id}/decide: the MED channel's decision (`outcome`). */
+/**
+ * POST /v1/sandbox/med/cases/{id}/decide: the MED channel's decision (`outcome`) → 200 the case
+ * decided, or 202 the case unchanged when it was opened with `review` (the decision waits for
+ * `npm run admin -- med-review apply`).
+ */
 export const simulateMedDecision: RouteHandler<KeyPrincipal> = async ({
   principal,
   pathParameters,
@@ -43,5 +47,7 @@ export const simulateMedDecision: RouteHandler<KeyPrincipal> = async ({
 }) => {
   const id = caseIdOf(principal, pathParameters.id);
   const { outcome } = parseInput(decideSchema, body ?? {}, 'body');
-  return { status: 200, body: serializeMedCase(await decideMedCase(principal, id, outcome)) };
+  const medCase = await decideMedCase(principal, id, outcome);
+  const waits = medCase.pendingReview?.kind === 'decision';
+  return { status: waits ? 202 : 200, body: serializeMedCase(medCase) };
 };

@@ -49,6 +49,12 @@ export interface MedCaseRecord {
   moneyOutcome: MoneyOutcome | null;
   /** Confirmed evidence uploads (absent on cases stored before evidence existed: 0). */
   evidenceCount?: number;
+  /** The MED channel's decisions on this case pass an operations review first (sandbox `review`). */
+  review?: boolean;
+  /** The reported amount differed from the charge's (`metadata.med.amountMismatch`). */
+  amountMismatch?: boolean;
+  /** What waits for an operator (`npm run admin -- med-review`); absent when nothing does. */
+  pendingReview?: PendingReview;
   openedAt: string;
   closedAt: string | null;
   createdAt: string;
@@ -79,6 +85,25 @@ export function serializeMedCase(medCase: MedCaseRecord) {
   };
 }
 export type MedCaseObject = ReturnType<typeof serializeMedCase>;
+
+// ── Operations review ─────────────────────────────────────────────────────────────────────────
+
+/**
+ * What an operator applies or rejects (Part 2: "others first pass an operations review and the
+ * case keeps its current status meanwhile"): a reported amount other than the charge's (nothing
+ * held, the charge untouched until applied), or a decision of the MED channel on a case opened
+ * with `review`.
+ */
+export type PendingReview =
+  | { kind: 'amount_mismatch'; reportedAmount: number; since: string }
+  | { kind: 'decision'; outcome: MedDecision; since: string };
+
+/**
+ * The amount an applied mismatch holds: the reported amount, at most what the payer paid and was
+ * not already refunded (a case never holds more than the charge brought in).
+ */
+export const contestableAmount = (reportedAmount: number, chargeAmount: number, refundedAmount = 0): number =>
+  Math.min(reportedAmount, chargeAmount - refundedAmount);
 
 // ── The case state machine ────────────────────────────────────────────────────────────────────
 
@@ -204,7 +229,7 @@ export function medMetadataOf(
     updatedAt: medCase.updatedAt,
     closedAt: medCase.closedAt,
     lastEventAt: at,
-    amountMismatch: false,
+    amountMismatch: medCase.amountMismatch ?? false,
   };
 }
 
@@ -245,6 +270,7 @@ export const openMedCaseSchema = v.strictObject({
   payer_name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   payer_document: v.optional(v.pipe(v.string(), v.maxLength(32))),
   response_deadline: v.optional(isoDate),
+  review: v.optional(v.boolean()),
 });
 export type OpenMedCaseBody = v.InferOutput<typeof openMedCaseSchema>;
 

@@ -10,6 +10,14 @@ import * as v from 'valibot';
 export const EVIDENCE_MAX_BYTES = 10 * 1024 * 1024;
 /** Part 2, Limits: the upload URL lives 900 s. */
 export const EVIDENCE_UPLOAD_TTL_SECONDS = 900;
+/**
+ * A grant never confirmed is useless once its URL expires (`complete` answers 409 from then):
+ * its item is kept one more day, so a late `complete` still gets that clear answer, then the
+ * table's TTL removes it. Confirmed items are kept.
+ */
+export const PENDING_EVIDENCE_KEPT_SECONDS = 24 * 3600;
+export const pendingEvidenceExpiresAt = (evidence: { uploadExpiresAt: string }): number =>
+  Math.floor(Date.parse(evidence.uploadExpiresAt) / 1000) + PENDING_EVIDENCE_KEPT_SECONDS;
 /** Part 2, Limits: `view_url` lives 5 minutes. */
 export const EVIDENCE_VIEW_TTL_SECONDS = 300;
 export const EVIDENCE_MIME_TYPES = [

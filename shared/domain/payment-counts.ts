@@ -8,7 +8,6 @@
  * (docs/data-model.md).
  */
 
-import { chunkByCounterItems } from './counter-chunks.ts';
 import type { MerchantScope } from './scope.ts';
 import { type TxStatus, txStatuses } from './transaction-status.ts';
 
@@ -84,7 +83,7 @@ export interface PaymentCountChange {
   delta: PaymentCountDelta;
 }
 
-const cellId = (cell: PaymentCountCell): string =>
+export const paymentCountCellId = (cell: PaymentCountCell): string =>
   [cell.scope.accountId, cell.scope.mode, cell.level, cell.label].join('\u0000');
 
 /** The counter items a change moves: its creation time's bucket at every level. */
@@ -98,7 +97,7 @@ export function sumPaymentCountChanges(
   const sums = new Map<string, { cell: PaymentCountCell; delta: PaymentCountDelta }>();
   for (const change of changes) {
     for (const cell of cellsOfChange(change)) {
-      const id = cellId(cell);
+      const id = paymentCountCellId(cell);
       const sum = sums.get(id) ?? { cell, delta: {} };
       for (const [name, value] of Object.entries(change.delta) as [PaymentCountName, number][])
         sum.delta[name] = (sum.delta[name] ?? 0) + value;
@@ -110,12 +109,6 @@ export function sumPaymentCountChanges(
     return isEmptyPaymentDelta(nonZero) ? [] : [{ cell, delta: nonZero }];
   });
 }
-
-/** Runs of changes that each fit one counting transaction (counter-chunks.ts). */
-export const chunkPaymentCountChanges = <T extends { change: PaymentCountChange }>(
-  changes: readonly T[],
-  maxItems: number,
-): T[][] => chunkByCounterItems(changes, (item) => cellsOfChange(item.change).map(cellId), maxItems);
 
 /** A run of consecutive buckets of one level, by label (inclusive; absent: open on that side). */
 export interface CounterRange {

@@ -25,6 +25,14 @@ const E164 = /^\+[1-9]\d{1,14}$/;
 const Text = (max: number) =>
   v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(max));
 
+/** Part 2's currency: 3–8 letters or digits (BRL, EUR, USDT…), upper-cased. */
+export const CurrencyCode = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toUpperCase(),
+  v.regex(/^[A-Z0-9]{3,8}$/, 'Must be 3–8 letters or digits'),
+);
+
 export const CreatePaymentBody = v.pipe(
   v.strictObject({
     amount: v.pipe(
@@ -33,15 +41,7 @@ export const CreatePaymentBody = v.pipe(
       v.minValue(1, 'Must be greater than 0'),
       v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT}`),
     ),
-    currency: v.optional(
-      v.pipe(
-        v.string(),
-        v.trim(),
-        v.toUpperCase(),
-        v.regex(/^[A-Z0-9]{3,8}$/, 'Must be 3–8 letters or digits'),
-      ),
-      'BRL',
-    ),
+    currency: v.optional(CurrencyCode, 'BRL'),
     paymentMethods: v.pipe(
       v.array(v.picklist(paymentMethods, `Must be one of ${paymentMethods.join(', ')}`), 'Must be an array'),
       v.minLength(1, 'Name at least one payment method'),

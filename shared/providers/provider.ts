@@ -18,6 +18,10 @@ export interface CreatedCob {
   /** The acquirer's id for the charge (API Pix: the txid itself). */
   providerChargeId: string;
   txid: string;
+  /** A live PSP's BR Code (`pixCopiaECola`); the sandbox builds its own. */
+  pixCopiaECola?: string;
+  /** A live PSP's payload location (no scheme); the sandbox signs its own. */
+  location?: string;
 }
 
 export interface DevolutionInput {
@@ -43,6 +47,37 @@ export interface DevolutionState {
   status: DevolutionStatus;
   /** The acquirer's reason when `NAO_REALIZADO`. */
   reason?: string;
+}
+
+/** A Pix received, as the acquirer reports it (API Pix `Pix`). */
+export interface ReceivedPix {
+  endToEndId: string;
+  /** Absent for a Pix sent to the key without a charge. */
+  txid?: string;
+  /** Centavos. */
+  amount: number;
+  /** ISO 8601 (`horario`). */
+  receivedAt: string;
+  /** The payer's free text (`infoPagador`). */
+  payerMessage?: string;
+  devolutions: ReceivedPixDevolution[];
+}
+
+export interface ReceivedPixDevolution extends DevolutionState {
+  returnId: string;
+  amount: number;
+}
+
+/**
+ * `GET /pix` filters: received between `from` and `to`; `payerDocument` (CPF by its 11
+ * characters, else CNPJ) asks the PSP which Pix that payer sent, the standard's only way to learn
+ * the payer.
+ */
+export interface ReceivedPixQuery {
+  from: Date;
+  to: Date;
+  payerDocument?: string;
+  txid?: string;
 }
 
 /** A Pix-out (cashout refund). Not part of API Pix: an acquirer offers it through its own payout API. */
@@ -72,6 +107,12 @@ export interface PixProvider {
   getDevolution(input: Pick<DevolutionInput, 'endToEndId' | 'returnId'>): Promise<DevolutionState>;
   /** Pix-out for `cashout` refunds; absent when the acquirer offers none (`REFUND_NOT_SUPPORTED`). */
   readonly payouts?: PayoutPort;
+  /** API Pix `GET /pix/{e2eid}`: a live acquirer's callback is read back here before it is trusted. */
+  getPix?(endToEndId: string): Promise<ReceivedPix>;
+  /** API Pix `GET /pix` over a period, every page (reconciliation, the payer lock). */
+  listPix?(query: ReceivedPixQuery): Promise<ReceivedPix[]>;
+  /** API Pix `PUT /webhook/{chave}`: where the acquirer posts `{webhookUrl}/pix`. */
+  registerWebhook?(webhookUrl: string): Promise<void>;
 }
 
 /** The acquirer could not be reached or answered 5xx: nothing was created; retry later. */
@@ -79,12 +120,34 @@ export class ProviderUnavailableError extends Error {
   override readonly name = 'ProviderUnavailableError';
 }
 
-/** The acquirer refused the charge (no QR produced): the charge fails. */
-export class ProviderRejectedError extends Error {
-  override readonly name = 'ProviderRejectedError';
+/** The acquirer answered a refusal; `providerErrorCode` names it (API Pix: the problem's type). */
+export abstract class ProviderRefusal extends Error {
   readonly providerErrorCode: string;
   constructor(message: string, providerErrorCode: string) {
     super(message);
     this.providerErrorCode = providerErrorCode;
   }
+}
+
+/** The acquirer refused the charge (no QR produced): the charge fails. */
+export class ProviderRejectedError extends ProviderRefusal {
+  override readonly name = 'ProviderRejectedError';
+}
+
+/** The acquirer has no such charge, Pix or devolution (404). */
+export class ProviderNotFoundError extends ProviderRefusal {
+  override readonly name = 'ProviderNotFoundError';
+}
+
+/** The acquirer refused a devolution (over the Pix's amount, too late, unknown Pix): the refund fails. */
+export class DevolutionRefusedError extends ProviderRefusal {
+  override readonly name = 'DevolutionRefusedError';
+}
+
+/**
+ * The acquirer refused a request that is neither a charge nor a devolution (credentials, scopes,
+ * a malformed query): a configuration or programming error, never retried.
+ */
+export class ProviderRequestError extends ProviderRefusal {
+  override readonly name = 'ProviderRequestError';
 }

@@ -24,6 +24,7 @@ import { pixLocation } from '../domain/charges.ts';
 import { endToEndTimestamp } from '../domain/pix-ids.ts';
 import { devolutionIdOf, type RefundRecord, type RefundStatus } from '../domain/refunds.ts';
 import type { TxStatus } from '../domain/transaction-status.ts';
+import { toDecimalString } from './api-pix/money.ts';
 import type { CobSnapshot, CobStatus, DevolutionStatus } from './provider.ts';
 
 /** The ISPB the sandbox acquirer signs its return ids (`rtrId`) with. */
@@ -35,9 +36,7 @@ export interface SandboxCobRecord {
   refunds: readonly RefundRecord[];
 }
 
-/** API Pix decimal string of an amount in centavos: 1050 → `"10.50"`. */
-export const toDecimalString = (centavos: number): string =>
-  `${Math.trunc(centavos / 100)}.${String(Math.abs(centavos % 100)).padStart(2, '0')}`;
+export { toDecimalString };
 
 /** The charge record's state as API Pix `CobrancaStatus`. */
 export function cobStatusOf(status: TxStatus): CobStatus {

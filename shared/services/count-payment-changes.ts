@@ -6,19 +6,31 @@
  * record in one transaction per chunk (`stream-counting.ts`), so a batch delivered again counts
  * nothing twice. The payment list's `total` reads these counters (`list-payments.ts`).
  *
+ * The same records keep the per-day aggregates of the stats and metrics
+ * (`shared/domain/payment-aggregates.ts`: creation, settlement and its volume, fees and time to
+ * pay, expiry, cancellation, refusal, settled refunds, MED): their `ADD`s go in the same
+ * transaction, under the same marker, so one record moves both or neither. Kept from the stream
+ * rather than in each business step's transaction: off the money path (a settlement's transaction
+ * keeps its items), summed per batch (a busy merchant's day item takes one write per batch, not one
+ * per settlement, so it never becomes the hot item a payment would wait on) and idempotent by the
+ * marker.
+ *
  * Off the charge's path: its own transactions are unchanged; the counters follow the stream
  * (within a poll interval locally, about a second on AWS).
  */
 
 import {
-  chunkPaymentCountChanges,
-  isEmptyPaymentDelta,
-  type PaymentCountChange,
-  paymentCountDelta,
-  sumPaymentCountChanges,
-} from '../domain/payment-counts.ts';
+  type ChargeImage,
+  chunkPaymentRecordChanges,
+  dayCellOf,
+  dayFiguresDelta,
+  itemIdsOfRecordChange,
+  type PaymentRecordChange,
+  sumDayChanges,
+} from '../domain/payment-aggregates.ts';
+import { paymentCountDelta, sumPaymentCountChanges } from '../domain/payment-counts.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import type { TxStatus } from '../domain/transaction-status.ts';
+import { paymentDayAddItem } from '../store/payment-aggregates.ts';
 import { paymentCountAddItem, paymentCountMarkerItem } from '../store/payment-counts.ts';
 import { type Counted, type CountResult, commitCounted, MAX_TRANSACTION_ITEMS } from './stream-counting.ts';
 
@@ -26,10 +38,9 @@ import { type Counted, type CountResult, commitCounted, MAX_TRANSACTION_ITEMS } 
 export interface PaymentChangeRecord {
   streamEventId: string;
   scope: MerchantScope;
-  createdAt: string;
-  /** The old image's status (absent on creation). */
-  before?: TxStatus;
-  after: TxStatus;
+  /** The old image (absent on creation). */
+  before?: ChargeImage;
+  after: ChargeImage;
 }
 
 /**
@@ -40,19 +51,26 @@ export async function countPaymentChanges(
   records: readonly (PaymentChangeRecord | undefined)[],
   clock: () => Date = () => new Date(),
 ): Promise<CountResult> {
-  const counted: Counted<PaymentCountChange>[] = [];
+  const counted: Counted<PaymentRecordChange>[] = [];
   records.forEach((record, index) => {
     if (!record) return;
-    const delta = paymentCountDelta(record.before, record.after);
-    if (isEmptyPaymentDelta(delta)) return;
-    const { streamEventId, scope, createdAt } = record;
-    counted.push({ index, streamEventId, change: { scope, createdAt, delta } });
+    const { streamEventId, scope, before, after } = record;
+    const change: PaymentRecordChange = {
+      counts: { scope, createdAt: after.createdAt, delta: paymentCountDelta(before?.status, after.status) },
+      day: { cell: dayCellOf(scope, after), delta: dayFiguresDelta(before, after) },
+    };
+    if (itemIdsOfRecordChange(change).length === 0) return;
+    counted.push({ index, streamEventId, change });
   });
   return commitCounted(
-    chunkPaymentCountChanges(counted, MAX_TRANSACTION_ITEMS),
+    chunkPaymentRecordChanges(counted, MAX_TRANSACTION_ITEMS),
     {
-      counters: (changes) =>
-        sumPaymentCountChanges(changes).map(({ cell, delta }) => paymentCountAddItem(cell, delta)),
+      counters: (changes) => [
+        ...sumPaymentCountChanges(changes.map((c) => c.counts)).map(({ cell, delta }) =>
+          paymentCountAddItem(cell, delta),
+        ),
+        ...sumDayChanges(changes.map((c) => c.day)).map(({ cell, delta }) => paymentDayAddItem(cell, delta)),
+      ],
       marker: paymentCountMarkerItem,
     },
     clock(),

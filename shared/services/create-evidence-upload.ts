@@ -10,6 +10,7 @@ import {
   EVIDENCE_UPLOAD_TTL_SECONDS,
   type EvidenceDeclaration,
   newEvidenceRecord,
+  pendingEvidenceExpiresAt,
   serializeUploadGrant,
 } from '../domain/med-evidence.ts';
 import type { MerchantScope } from '../domain/scope.ts';
@@ -44,7 +45,7 @@ export async function createEvidenceUpload(
     evidence.fileSize,
     EVIDENCE_UPLOAD_TTL_SECONDS,
   );
-  const result = await transact({ evidence: newEvidenceItem(evidence) });
+  const result = await transact({ evidence: newEvidenceItem(evidence, pendingEvidenceExpiresAt(evidence)) });
   if (!result.committed) throw new Error(`Evidence ${evidence.id} already exists`);
   return serializeUploadGrant(evidence, uploadUrl);
 }

@@ -16,8 +16,11 @@ import {
   canApplyMedStep,
   chargeTriggerOf,
   isUndecided,
+  MED_STEPS,
   type MedCaseRecord,
+  type MedDecision,
   type MedStep,
+  medDecisions,
   medEventTypesOf,
   medMetadataOf,
 } from '../domain/med-cases.ts';
@@ -33,7 +36,16 @@ import { chargeTransitionItems, eventContext } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 8;
 
-export type MedCaseChange = { step: MedStep; appealReason?: string } | { step: 'requestEvidence' };
+/**
+ * A step of the case table (`reviewed`: an operator applies a decision that waited for review),
+ * or an evidence request.
+ */
+export type MedCaseChange =
+  | { step: MedStep; appealReason?: string; reviewed?: boolean }
+  | { step: 'requestEvidence' };
+
+const isDecision = (step: MedCaseChange['step']): step is MedDecision =>
+  (medDecisions as readonly string[]).includes(step);
 
 /** 400 when the case's status does not allow the change (Part 2: appeal/accept only from open). */
 function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
@@ -45,6 +57,29 @@ function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
     throw new InvalidInput(`This MED case is ${medCase.status}: ${change.step} is not allowed.`, {
       param: 'status',
     });
+  // A reported amount under review holds nothing yet: no step may decide where that money goes.
+  const decides = change.step !== 'requestEvidence' && MED_STEPS[change.step].outcome !== null;
+  if (medCase.pendingReview?.kind === 'amount_mismatch' && decides)
+    throw new InvalidInput('This MED case waits for an operations review of its amount.', {
+      param: 'status',
+    });
+  const reviewed = 'reviewed' in change && change.reviewed === true;
+  if (isDecision(change.step) && medCase.pendingReview?.kind === 'decision' && !reviewed)
+    throw new InvalidInput('A decision on this MED case already waits for an operations review.', {
+      param: 'outcome',
+    });
+}
+
+/** A decision of the MED channel on a case opened with `review` waits for an operator. */
+const waitsForReview = (medCase: MedCaseRecord, change: MedCaseChange): change is { step: MedDecision } =>
+  isDecision(change.step) && medCase.review === true && !('reviewed' in change && change.reviewed);
+
+/** The case after the change: a step that decides the case ends any review, and so does applying it. */
+function nextCase(medCase: MedCaseRecord, change: MedCaseChange, at: string): MedCaseRecord {
+  if (change.step === 'requestEvidence') return { ...medCase, evidenceRequestedAt: at, updatedAt: at };
+  const { pendingReview, ...next } = applyMedStep(medCase, change.step, at, change.appealReason);
+  const keepsReview = pendingReview && !change.reviewed && next.moneyOutcome === null;
+  return keepsReview ? { ...next, pendingReview } : next;
 }
 
 export async function changeMedCase(
@@ -56,13 +91,23 @@ export async function changeMedCase(
     const medCase = await getMedCase(scope, caseId);
     if (!medCase) throw new NotFound('No such MED case.');
     assertAllowed(medCase, change);
+    const at = new Date().toISOString();
+    if (waitsForReview(medCase, change)) {
+      // Nothing the merchant sees changes (same status, no event) until an operator applies it.
+      const waiting = {
+        ...medCase,
+        pendingReview: { kind: 'decision' as const, outcome: change.step, since: at },
+        updatedAt: at,
+      };
+      const result = await transactRetryingConflicts({
+        medCase: replaceMedCaseItem(waiting, medCase.status, medCase.updatedAt),
+      });
+      if (result.committed) return waiting;
+      continue;
+    }
     const charge = await getCharge(scope, medCase.chargeId);
     if (!charge) throw new Error(`MED case ${caseId} names a missing charge ${medCase.chargeId}`);
-    const at = new Date().toISOString();
-    const next: MedCaseRecord =
-      change.step === 'requestEvidence'
-        ? { ...medCase, evidenceRequestedAt: at, updatedAt: at }
-        : applyMedStep(medCase, change.step, at, 'appealReason' in change ? change.appealReason : undefined);
+    const next = nextCase(medCase, change, at);
     const step = change.step === 'requestEvidence' ? undefined : change.step;
     const med = medMetadataOf(next, charge.endToEndId, at, step);
     const outcome = next.moneyOutcome;

@@ -4,8 +4,13 @@
  * the case (open), the charge → DISPUTE (`openDispute`: public `disputed`, refunds and cancels
  * refused) with its `metadata.med`, the hold journal (the contested amount from `available`,
  * which may go negative, to `retained`) and `med_case.created`. No `charge.*` event (Part 2).
+ *
+ * A reported amount other than the charge's (Part 2, `amountMismatch`) opens the case without
+ * any of that: nothing held, the charge keeps its status (only its `metadata.med` says so), and
+ * the case waits for operations (`apply-med-review.ts`).
  */
 
+import type { ChargeRecord } from '../domain/charges.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { medCaseEvents } from '../domain/events.ts';
 import { medHoldJournal } from '../domain/ledger.ts';
@@ -18,14 +23,47 @@ import {
 import type { MerchantScope } from '../domain/scope.ts';
 import { canApply, nextStatus } from '../domain/transaction-status.ts';
 import { newJournalId, newMedCaseId } from '../ids.ts';
-import { getCharge } from '../store/charges.ts';
-import { transactRetryingConflicts } from '../store/client.ts';
+import { getCharge, replaceChargeItem } from '../store/charges.ts';
+import { type NamedItems, transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { newMedCaseItem } from '../store/med-cases.ts';
 import { chargeTransitionItems, eventContext } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 8;
+
+/** 400 unless a MED case may open against the charge: paid, and no case of it undecided. */
+export function assertDisputable(charge: ChargeRecord): void {
+  const undecidedCase = charge.med !== undefined && charge.med.closedAt === null;
+  if (charge.status === 'DISPUTE' || charge.status === 'CHARGEBACK' || undecidedCase)
+    throw new InvalidInput('This charge is already disputed.', { param: 'id' });
+  if (!canApply('openDispute', charge.status))
+    throw new InvalidInput(`A MED case needs a paid charge; this one is ${charge.status}.`, { param: 'id' });
+}
+
+/**
+ * What holding a case's amount writes: the charge → DISPUTE with the case's `metadata.med` (and
+ * the transition's events), and the hold journal of `medCase.amount`.
+ */
+export function disputeItems(charge: ChargeRecord, medCase: MedCaseRecord, at: string) {
+  const scope: MerchantScope = { accountId: medCase.accountId, mode: medCase.mode };
+  const after = {
+    ...charge,
+    status: nextStatus('openDispute', charge.status),
+    med: medMetadataOf(medCase, charge.endToEndId, at),
+    updatedAt: at,
+  };
+  const transition = chargeTransitionItems(charge, 'openDispute', after, at);
+  return {
+    ...transition,
+    wallet: journalItems(
+      scope,
+      medHoldJournal(charge.id, medCase.currency, medCase.amount),
+      at,
+      newJournalId(),
+    ),
+  };
+}
 
 export async function openMedCase(request: {
   scope: MerchantScope;
@@ -37,28 +75,17 @@ export async function openMedCase(request: {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const charge = await getCharge(scope, chargeId);
     if (!charge) throw new NotFound('No such charge.');
-    if (!canApply('openDispute', charge.status))
-      throw new InvalidInput(
-        charge.status === 'DISPUTE' || charge.status === 'CHARGEBACK'
-          ? 'This charge is already disputed.'
-          : `A MED case needs a paid charge; this one is ${charge.status}.`,
-        { param: 'id' },
-      );
-    // A reported amount other than the charge's waits for operations (Part 2, amountMismatch):
-    // not built yet, so it is refused rather than half-applied.
-    if (body.amount !== undefined && body.amount !== charge.amount)
-      throw new InvalidInput('A MED amount different from the charge amount is not supported yet.', {
-        param: 'amount',
-      });
+    assertDisputable(charge);
     const now = Date.now();
     const at = new Date(now).toISOString();
+    const mismatch = body.amount !== undefined && body.amount !== charge.amount;
     const medCase: MedCaseRecord = {
       id: newMedCaseId(now),
       accountId: scope.accountId,
       mode: scope.mode,
       type: body.type ?? 'med',
       status: 'open',
-      amount: charge.amount,
+      amount: body.amount ?? charge.amount,
       currency: charge.currency,
       chargeId,
       reason: body.reason ?? null,
@@ -75,29 +102,30 @@ export async function openMedCase(request: {
       closedAt: null,
       createdAt: at,
       updatedAt: at,
+      ...(body.review && { review: true }),
+      ...(mismatch && {
+        amountMismatch: true,
+        pendingReview: { kind: 'amount_mismatch', reportedAmount: body.amount as number, since: at },
+      }),
     };
-    const after = {
-      ...charge,
-      status: nextStatus('openDispute', charge.status),
-      med: medMetadataOf(medCase, charge.endToEndId, at),
-      updatedAt: at,
-    };
-    const transition = chargeTransitionItems(charge, 'openDispute', after, at);
-    const result = await transactRetryingConflicts({
-      medCase: newMedCaseItem(medCase),
-      charge: transition.charge,
-      liveCounter: transition.liveCounter,
-      wallet: journalItems(
-        scope,
-        medHoldJournal(chargeId, charge.currency, charge.amount),
-        at,
-        newJournalId(),
-      ),
-      events: [
-        ...transition.events,
-        ...outboxItems(scope, medCaseEvents(medEventTypesOf('open'), medCase, eventContext(at))),
-      ],
-    });
+    const created = outboxItems(scope, medCaseEvents(medEventTypesOf('open'), medCase, eventContext(at)));
+    let items: NamedItems<'charge' | 'liveCounter' | 'wallet' | 'events'>;
+    if (mismatch) {
+      const med = medMetadataOf(medCase, charge.endToEndId, at);
+      items = {
+        charge: replaceChargeItem({ ...charge, med, updatedAt: at }, [charge.status]),
+        events: created,
+      };
+    } else {
+      const dispute = disputeItems(charge, medCase, at);
+      items = {
+        charge: dispute.charge,
+        liveCounter: dispute.liveCounter,
+        wallet: dispute.wallet,
+        events: [...dispute.events, ...created],
+      };
+    }
+    const result = await transactRetryingConflicts({ medCase: newMedCaseItem(medCase), ...items });
     if (result.committed) return medCase;
     // The charge moved since it was read (a refund, another case): decide again.
     if (result.failed.includes('charge')) continue;

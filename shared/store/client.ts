@@ -207,6 +207,41 @@ export const isTransactionConflict = (error: unknown): boolean =>
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/**
+ * An `UpdateItem` for a transaction that sets `fields` and `ADD`s `delta` (zeros left out): how
+ * every counter item is written, created on first use.
+ */
+export function counterUpdate(
+  key: ItemKey,
+  fields: Record<string, unknown>,
+  delta: Readonly<Record<string, number | undefined>>,
+): TransactItem {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const adds: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  }
+  for (const [name, value] of Object.entries(delta)) {
+    if (!value) continue;
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    adds.push(`#${name} :${name}`);
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
 /** A transaction's items by role: each name holds one item, several, or none. */
 export type NamedItems<N extends string> = { [K in N]?: TransactItem | TransactItem[] | undefined };
 

@@ -35,6 +35,7 @@ export const PREFIX = {
   delivery: 'DELIVERY#',
   deliveryCount: 'DELIVERYCOUNT#',
   paymentCount: 'PAYCOUNT#',
+  paymentDay: 'PAYDAY#',
   medCase: 'MEDCASE#',
   medEvidence: 'MEDEVIDENCE#',
 } as const;
@@ -159,11 +160,37 @@ export function paymentCountRange(level: string, from?: string, to?: string): { 
   return { from: `${prefix}${from ?? ''}`, to: to === undefined ? prefixEnd(prefix) : `${prefix}${to}` };
 }
 
-// ── Due-work queues (GSI2, sparse): charges to expire, tranches to release ────────────────────
+/**
+ * Per-day payment aggregates (stats and metrics), in the scope's partition: one item per São Paulo
+ * calendar day, currency and method (`PAYDAY#2026-11-20#BRL#PIX`), so a window of days is one
+ * `BETWEEN` over the dates, O(days) items whatever the number of payments.
+ */
+export const paymentDayKey = (
+  scope: MerchantScope,
+  date: string,
+  currency: string,
+  method: string,
+): ItemKey => ({
+  pk: scopePk(scope),
+  sk: `${PREFIX.paymentDay}${date}#${currency}#${method}`,
+});
+/** The sort keys of the day items from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive). */
+export const paymentDayRange = (fromDate: string, toDate: string): { from: string; to: string } => ({
+  from: `${PREFIX.paymentDay}${fromDate}#`,
+  to: prefixEnd(`${PREFIX.paymentDay}${toDate}#`),
+});
+/** The date, currency and method of a day item's sort key. */
+export function parsePaymentDaySk(sk: string): { date: string; currency: string; method: string } {
+  const [date = '', currency = '', method = ''] = sk.slice(PREFIX.paymentDay.length).split('#');
+  return { date, currency, method };
+}
+
+// ── Due-work queues (GSI2, sparse): charges to expire, tranches to release, refunds to advance,
+//    MED cases awaiting an operations review ───────────────────────────────────────────────────
 
 const EXPIRY_SHARDS = 4;
 const RELEASE_SHARDS = 2;
-export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND';
+export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND' | 'MEDREVIEW';
 /** Every shard of a due queue (the scheduler drains them all). */
 export const dueShards = (queue: DueQueue): string[] =>
   Array.from({ length: queue === 'EXPIRY' ? EXPIRY_SHARDS : RELEASE_SHARDS }, (_, i) => `DUE#${queue}#${i}`);

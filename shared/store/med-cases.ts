@@ -2,14 +2,17 @@
  * MED cases: item builders for the MED use cases' transactions, and reads. Nothing here decides
  * (the rules: domain/med-cases.ts).
  * - the case, `ACCOUNT#<id>#<mode>` / `MEDCASE#<med_id>` (ids are UUIDv7: the sort key orders a
- *   scope's cases by creation, so the list reads newest first down a key range).
+ *   scope's cases by creation, so the list reads newest first down a key range);
+ * - while something waits for an operator (`pendingReview`), the case is also on the `MEDREVIEW`
+ *   due queue (GSI2), which `npm run admin -- med-review list` reads.
  */
 
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { MedCaseListQuery, MedCaseRecord, MedCaseStatus } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
+import { dueEntries } from './charges.ts';
 import { db, recordOf, type TransactItem, tableName } from './client.ts';
-import { medCaseKey, medCaseSkRange, scopePk } from './keys.ts';
+import { dueIndex, medCaseKey, medCaseSkRange, scopePk } from './keys.ts';
 
 /** The item's `type` is the entity's (as on every item); the case's own type is `caseType`. */
 const toMedCase = (item: Record<string, unknown>): MedCaseRecord =>
@@ -28,6 +31,9 @@ const medCaseItem = ({ type, ...medCase }: MedCaseRecord) => ({
   ...medCase,
   type: 'medCase',
   caseType: type,
+  ...(medCase.pendingReview && {
+    ...dueIndex('MEDREVIEW', medCase.pendingReview.since, scopeOfCase({ type, ...medCase }), medCase.id, 0),
+  }),
 });
 
 /** A new case (never overwrites one). */
@@ -117,4 +123,12 @@ export async function queryMedCases(
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey && cases.length <= query.limit);
   return { cases: cases.slice(0, query.limit), hasMore: cases.length > query.limit };
+}
+
+/** Every case waiting for an operations review, oldest first, across accounts and modes. */
+export async function casesAwaitingReview(now: Date): Promise<MedCaseRecord[]> {
+  const entries = await dueEntries('MEDREVIEW', now);
+  return entries
+    .map((entry) => toMedCase(entry.item))
+    .sort((a, b) => (a.pendingReview?.since ?? '').localeCompare(b.pendingReview?.since ?? ''));
 }

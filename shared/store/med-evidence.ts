@@ -7,29 +7,30 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { MedEvidenceRecord } from '../domain/med-evidence.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { db, queryAll, type TransactItem, tableName } from './client.ts';
+import { db, queryAll, recordOf, type TransactItem, tableName } from './client.ts';
 import { medCaseKey, medEvidenceCasePrefix, medEvidenceKey, scopePk } from './keys.ts';
 
 const scopeOf = (e: MedEvidenceRecord): MerchantScope => ({ accountId: e.accountId, mode: e.mode });
 
-const toEvidence = ({ pk: _pk, sk: _sk, type: _type, ...rest }: Record<string, unknown>): MedEvidenceRecord =>
-  rest as unknown as MedEvidenceRecord;
+const toEvidence = (item: Record<string, unknown>): MedEvidenceRecord =>
+  recordOf<MedEvidenceRecord>(item, ['expiresAt']);
 
-/** A new pending evidence item (never overwrites one). */
-export const newEvidenceItem = (evidence: MedEvidenceRecord): TransactItem => ({
+/** A new pending evidence item (never overwrites one), removed by TTL at `expiresAt` unless confirmed. */
+export const newEvidenceItem = (evidence: MedEvidenceRecord, expiresAt: number): TransactItem => ({
   Put: {
     TableName: tableName(),
     Item: {
       ...medEvidenceKey(scopeOf(evidence), evidence.caseId, evidence.id),
       ...evidence,
       type: 'medEvidence',
+      expiresAt,
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
 
 /**
- * The confirmation: the item becomes `uploaded` (only if still pending) and the case's
+ * The confirmation: the item becomes `uploaded` (only if still pending; kept, no TTL) and the case's
  * `evidenceCount` grows by one, its `updatedAt` moved so a case change read before it retries.
  */
 export function confirmEvidenceItems(
@@ -42,7 +43,7 @@ export function confirmEvidenceItems(
       Update: {
         TableName: tableName(),
         Key: medEvidenceKey(scope, evidence.caseId, evidence.id),
-        UpdateExpression: 'SET #status = :uploaded, uploadedAt = :at',
+        UpdateExpression: 'SET #status = :uploaded, uploadedAt = :at REMOVE expiresAt',
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':uploaded': 'uploaded', ':pending': 'pending', ':at': uploadedAt },

@@ -9,30 +9,12 @@
 import type { CounterRange, PaymentCountCell, PaymentCountDelta } from '../domain/payment-counts.ts';
 import { paymentCountNames } from '../domain/payment-counts.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { queryAll, type TransactItem, tableName } from './client.ts';
+import { counterUpdate, queryAll, type TransactItem, tableName } from './client.ts';
 import { countedMarkerKey, paymentCountKey, paymentCountRange, scopePk } from './keys.ts';
 
 /** `ADD` of `delta` to one counter item (created on first use). */
-export function paymentCountAddItem(cell: PaymentCountCell, delta: PaymentCountDelta): TransactItem {
-  const names: Record<string, string> = { '#type': 'type' };
-  const values: Record<string, unknown> = { ':type': 'paymentCount' };
-  const adds: string[] = [];
-  for (const [name, value] of Object.entries(delta)) {
-    if (!value) continue;
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    adds.push(`#${name} :${name}`);
-  }
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: paymentCountKey(cell.scope, cell.level, cell.label),
-      UpdateExpression: `SET #type = :type${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  };
-}
+export const paymentCountAddItem = (cell: PaymentCountCell, delta: PaymentCountDelta): TransactItem =>
+  counterUpdate(paymentCountKey(cell.scope, cell.level, cell.label), { type: 'paymentCount' }, delta);
 
 /**
  * The marker of one counted stream record, put only if new, in the transaction of the counters

@@ -37,6 +37,7 @@ import {
 import { streamItemTypes } from '../resources.ts';
 import {
   batchGetConsistent,
+  counterUpdate,
   db,
   type ItemKey,
   isConditionFailure,
@@ -133,32 +134,16 @@ export const toStoredDelivery = (item: Record<string, unknown>): StoredDelivery 
 // ── Counters ──────────────────────────────────────────────────────────────────────────────────
 
 /** `ADD` of `delta` to one counter item (created on first use, with the cell it counts). */
-export function counterAddItem(cell: CounterCell, delta: CountDelta): TransactItem {
-  const names: Record<string, string> = { '#type': 'type', '#eventType': 'eventType' };
-  const values: Record<string, unknown> = { ':type': 'webhookDeliveryCount', ':eventType': cell.eventType };
-  const adds: string[] = [];
-  for (const [name, value] of Object.entries(delta)) {
-    if (!value) continue;
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    adds.push(`#${name} :${name}`);
-  }
-  const sets = ['#type = :type', '#eventType = :eventType'];
-  if (cell.endpointId !== undefined) {
-    names['#endpointId'] = 'endpointId';
-    values[':endpointId'] = cell.endpointId;
-    sets.push('#endpointId = :endpointId');
-  }
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: deliveryCountKey(cell.scope, cell, cell.shard),
-      UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+export const counterAddItem = (cell: CounterCell, delta: CountDelta): TransactItem =>
+  counterUpdate(
+    deliveryCountKey(cell.scope, cell, cell.shard),
+    {
+      type: 'webhookDeliveryCount',
+      eventType: cell.eventType,
+      ...(cell.endpointId !== undefined && { endpointId: cell.endpointId }),
     },
-  };
-}
+    delta,
+  );
 
 /**
  * The marker of one counted stream record, put only if it is not there yet: in the transaction

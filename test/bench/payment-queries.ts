@@ -61,7 +61,7 @@ export interface PaymentQueryResults {
   samples: number;
 }
 
-async function loadStore(runtime: BenchRuntime) {
+export async function loadStore(runtime: BenchRuntime) {
   useBenchDynamoDb(runtime.settings);
   const [accounts, apiKeys, client, keys, seed, qrImage, ddb] = await Promise.all([
     import('../../shared/store/accounts.ts'),
@@ -74,7 +74,7 @@ async function loadStore(runtime: BenchRuntime) {
   ]);
   return { accounts, apiKeys, client, keys, seed, qrImage, ddb };
 }
-type Store = Awaited<ReturnType<typeof loadStore>>;
+export type Store = Awaited<ReturnType<typeof loadStore>>;
 
 /** Of every 100 payments: mostly paid, as in a healthy account. */
 function statusFields(n: number, createdAtMs: number): Partial<ChargeRecord> {
@@ -94,8 +94,14 @@ function statusFields(n: number, createdAtMs: number): Partial<ChargeRecord> {
     : { status: 'REFUSED', brCode: undefined, qrCodeBase64: undefined };
 }
 
-/** `count` payments over the last week in a new account's test scope; its API key. */
-async function seedScope(store: Store, count: number, qr: { brCode: string; qrCodeBase64: string }) {
+/** `count` payments over the last `spanMs` (a week) in a new account's test scope; its API key. */
+export async function seedScope(
+  store: Store,
+  count: number,
+  extra: Partial<ChargeRecord> = {},
+  spanMs: number = SPAN_MS,
+  put: (charges: ChargeRecord[]) => Promise<void> = (charges) => store.seed.putCharges(charges),
+) {
   const account = await store.accounts.createAccount({ name: `Bench payments ${count}` });
   const { apiKey } = await store.apiKeys.issueApiKey({
     accountId: account.id,
@@ -105,20 +111,20 @@ async function seedScope(store: Store, count: number, qr: { brCode: string; qrCo
   });
   const scope = { accountId: account.id, mode: 'test' as const };
   const end = Date.now() - 60_000;
-  const step = SPAN_MS / count;
+  const step = spanMs / count;
   for (let from = 0; from < count; from += SEED_CHUNK) {
     const charges = Array.from({ length: Math.min(SEED_CHUNK, count - from) }, (_, i) => {
       const n = from + i;
-      const createdAtMs = Math.round(end - SPAN_MS + n * step);
+      const createdAtMs = Math.round(end - spanMs + n * step);
       return store.seed.seededCharge(scope, createdAtMs, {
         amount: 1000 + ((n * 7919) % 100_000),
         customer: { name: `Customer ${n % 97}`, document: '52998224725' },
         metadata: { order: `A-${n}` },
-        ...qr,
+        ...extra,
         ...statusFields(n, createdAtMs),
       });
     });
-    await store.seed.putCharges(charges);
+    await put(charges);
   }
   return { apiKey, accountId: account.id, size: count };
 }
@@ -145,56 +151,62 @@ async function countAll(store: Store, accountId: string): Promise<number> {
   return count;
 }
 
-export async function measurePaymentQueries(
-  runtime: BenchRuntime,
-  step: (message: string) => void,
-): Promise<PaymentQueryResults> {
-  const store = await loadStore(runtime);
-  const brCode = `00020101021226850014br.gov.bcb.pix2563pay.example.com/pix/${'A'.repeat(22)}52040000530398654071000.005802BR5913BENCH PAYMENT6009SAO PAULO62070503***6304ABCD`;
-  const qr = { brCode, qrCodeBase64: await store.qrImage.qrPngBase64(brCode) };
-  const baseUrl = runtime.settings.baseUrl;
-  const get = async (apiKey: string, path: string, requestId: string) => {
-    const sentAt = performance.now();
-    const response = await fetch(`${baseUrl}${path}`, {
-      headers: { apikey: apiKey, 'x-request-id': requestId },
-    });
-    const body = (await response.json()) as { total?: number; data?: unknown[] };
-    if (response.status !== 200)
-      throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-    return { ms: performance.now() - sentAt, total: body.total, returned: body.data?.length };
-  };
-
-  const scopes: { apiKey: string; accountId: string; size: number }[] = [];
-  const seedSeconds: number[] = [];
-  const countedSeconds: number[] = [];
-  for (const size of PAYMENT_SCOPE_SIZES) {
-    step(`payments: seeding ${size} payments over a week in one scope (batch writes)`);
-    const startedAt = performance.now();
-    const scope = await seedScope(store, size, qr);
-    seedSeconds.push(round((performance.now() - startedAt) / 1000));
-    scopes.push(scope);
-    const seededAt = performance.now();
-    step(`payments: waiting for the outbox to count them from the stream`);
-    for (;;) {
-      if ((await get(scope.apiKey, '/v1/payments?limit=1', 'pq-wait')).total === size) break;
-      if (performance.now() - seededAt > COUNTED_WAIT_MS)
-        throw new Error(`payments: ${size} seeded payments not counted after ${COUNTED_WAIT_MS / 1000} s`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    countedSeconds.push(round((performance.now() - seededAt) / 1000));
+/** Seconds until `counted()` reaches `size` (the outbox counting seeded payments from the stream). */
+export async function secondsUntilCounted(
+  counted: () => Promise<unknown>,
+  size: number,
+  timeoutMs: number,
+  progress?: (counted: unknown) => void,
+): Promise<number> {
+  const startedAt = performance.now();
+  for (let n = 1; ; n++) {
+    const now = await counted();
+    if (now === size) return round((performance.now() - startedAt) / 1000);
+    if (performance.now() - startedAt > timeoutMs)
+      throw new Error(`${size} seeded payments not counted after ${timeoutMs / 1000} s (${String(now)})`);
+    if (n % 50 === 0) progress?.(now);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await waitForQuietRuntime(runtime.pid, { maxSeconds: 60 });
-  await runtime.settle();
+}
 
-  const queries: PaymentQueryResults['queries'] = [];
-  for (const [q, query] of PAYMENT_QUERIES.entries()) {
-    step(`payments: ${query.label}, ${WARMUP} + ${SAMPLES} requests per scope, alternating`);
+/** A GET with the API key, timed from this process; 200 or it throws. */
+export async function timedGet(baseUrl: string, apiKey: string, path: string, requestId: string) {
+  const sentAt = performance.now();
+  const response = await fetch(`${baseUrl}${path}`, {
+    headers: { apikey: apiKey, 'x-request-id': requestId },
+  });
+  const body = (await response.json()) as Record<string, unknown> & { total?: number; data?: unknown[] };
+  if (response.status !== 200)
+    throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return { ms: performance.now() - sentAt, body, total: body.total, returned: body.data?.length };
+}
+
+/**
+ * Each query against every scope, `WARMUP` + `SAMPLES` times, alternating between the scopes so
+ * that a busy moment of the machine hits them alike; client percentiles and, from the runtime's
+ * request log, DynamoDB calls, round trips and handler time per request.
+ */
+export async function timeQueriesAlternating(
+  runtime: BenchRuntime,
+  scopes: readonly { apiKey: string }[],
+  list: readonly { label: string; path: string }[],
+  idPrefix: string,
+  step: (message: string) => void,
+): Promise<{ label: string; bySize: QueryFigures[] }[]> {
+  const queries: { label: string; bySize: QueryFigures[] }[] = [];
+  for (const [q, query] of list.entries()) {
+    step(`${query.label}, ${WARMUP} + ${SAMPLES} requests per scope, alternating`);
     const times: number[][] = scopes.map(() => []);
     const totals: (number | undefined)[] = scopes.map(() => undefined);
     const returned: (number | undefined)[] = scopes.map(() => undefined);
     for (let n = 0; n < WARMUP + SAMPLES; n++) {
       for (const [s, scope] of scopes.entries()) {
-        const r = await get(scope.apiKey, query.path, `pq-${q}-${s}-${n}`);
+        const r = await timedGet(
+          runtime.settings.baseUrl,
+          scope.apiKey,
+          query.path,
+          `${idPrefix}-${q}-${s}-${n}`,
+        );
         if (n >= WARMUP) times[s]?.push(r.ms);
         totals[s] = r.total;
         returned[s] = r.returned;
@@ -205,21 +217,16 @@ export async function measurePaymentQueries(
       label: query.label,
       bySize: scopes.map((_, s) => {
         const logs = runtime.requestLogs
-          .filter((log) => log.requestId.startsWith(`pq-${q}-${s}-`))
+          .filter((log) => log.requestId.startsWith(`${idPrefix}-${q}-${s}-`))
           .slice(WARMUP);
         const ms = times[s] ?? [];
+        const perRequest = (sum: number) => round(sum / Math.max(1, logs.length), 2);
         return {
           p50: round(percentile(ms, 50)),
           p90: round(percentile(ms, 90)),
           p99: round(percentile(ms, 99)),
-          dynamodbCalls: round(
-            logs.reduce((sum, log) => sum + log.dynamodbCalls, 0) / Math.max(1, logs.length),
-            2,
-          ),
-          roundTrips: round(
-            logs.reduce((sum, log) => sum + log.dynamodbRoundTrips, 0) / Math.max(1, logs.length),
-            2,
-          ),
+          dynamodbCalls: perRequest(logs.reduce((sum, log) => sum + log.dynamodbCalls, 0)),
+          roundTrips: perRequest(logs.reduce((sum, log) => sum + log.dynamodbRoundTrips, 0)),
           handlerP50: round(
             percentile(
               logs.map((log) => log.durationMs),
@@ -232,6 +239,43 @@ export async function measurePaymentQueries(
       }),
     });
   }
+  return queries;
+}
+
+export async function measurePaymentQueries(
+  runtime: BenchRuntime,
+  step: (message: string) => void,
+): Promise<PaymentQueryResults> {
+  const store = await loadStore(runtime);
+  const brCode = `00020101021226850014br.gov.bcb.pix2563pay.example.com/pix/${'A'.repeat(22)}52040000530398654071000.005802BR5913BENCH PAYMENT6009SAO PAULO62070503***6304ABCD`;
+  const qr = { brCode, qrCodeBase64: await store.qrImage.qrPngBase64(brCode) };
+  const get = (apiKey: string, path: string, requestId: string) =>
+    timedGet(runtime.settings.baseUrl, apiKey, path, requestId);
+
+  const scopes: { apiKey: string; accountId: string; size: number }[] = [];
+  const seedSeconds: number[] = [];
+  const countedSeconds: number[] = [];
+  for (const size of PAYMENT_SCOPE_SIZES) {
+    step(`payments: seeding ${size} payments over a week in one scope (batch writes)`);
+    const startedAt = performance.now();
+    const scope = await seedScope(store, size, qr);
+    seedSeconds.push(round((performance.now() - startedAt) / 1000));
+    scopes.push(scope);
+    step('payments: waiting for the outbox to count them from the stream');
+    countedSeconds.push(
+      await secondsUntilCounted(
+        async () => (await get(scope.apiKey, '/v1/payments?limit=1', 'pq-wait')).total,
+        size,
+        COUNTED_WAIT_MS,
+      ),
+    );
+  }
+  await waitForQuietRuntime(runtime.pid, { maxSeconds: 60 });
+  await runtime.settle();
+
+  const queries = await timeQueriesAlternating(runtime, scopes, PAYMENT_QUERIES, 'pq', (message) =>
+    step(`payments: ${message}`),
+  );
 
   step('payments: without counters (every payment of the scope counted per request), 5 reads per scope');
   const countAllResults: PaymentQueryResults['countAll'] = [];

@@ -11,6 +11,7 @@ import type { DeliveryQueryResults } from './delivery-queries.ts';
 import type { RoundTrip, RouteCalls } from './dynamodb-calls.ts';
 import type { MeasuredLoad } from './load.ts';
 import type { PaymentQueryResults } from './payment-queries.ts';
+import type { PaymentStatsResults } from './payment-stats.ts';
 import type { PaymentProbeRow } from './payments.ts';
 import { round } from './stats.ts';
 import type { Percentiles, RateRun, WebhookResults } from './webhooks.ts';
@@ -427,6 +428,25 @@ export function paymentQuerySection(p: PaymentQueryResults): string {
     `  without counters (a COUNT query of every payment of the scope per request): ${p.countAll
       .map((r) => `${count(r.items)} items p50 ${r.p50} ms, p99 ${r.p99} ms`)
       .join('; ')}`,
+  ].join('\n');
+}
+
+export function paymentStatsSection(p: PaymentStatsResults): string {
+  const sizes = p.sizes.map(count);
+  return [
+    `Stats and metrics at ${sizes.join(' and ')} payments of one scope over 30 days (${p.seededAggregates ? 'their day aggregates written as the stream would' : 'seeded'} in ${p.seedSeconds.join(' / ')} s, ${p.seededAggregates ? 'read back' : 'counted from the stream into the day aggregates'} in ${p.countedSeconds.join(' / ')} s; sequential, the scopes alternating): client p50 / p90 / p99 ms, DynamoDB calls (auth included), handler p50 ms, and the p50 ratio (goal at most ${p.ratioGoal}×)`,
+    table(
+      [
+        'request',
+        ...p.sizes.flatMap((size) => [`@${count(size)} p50/p90/p99`, 'calls', 'handler']),
+        'p50 ratio',
+      ],
+      p.queries.map((q) => [
+        q.label,
+        ...q.bySize.flatMap((f) => [`${f.p50} / ${f.p90} / ${f.p99}`, f.dynamodbCalls, f.handlerP50]),
+        `${q.p50Ratio}×`,
+      ]),
+    ),
   ].join('\n');
 }
 

@@ -10,8 +10,11 @@
  * list and stats at 100 and 10 000 deliveries of a scope (delivery-queries.ts, about a minute)
  * and writes .bench/deliveries.json; `--only payments` the refunds and payment reads one at a
  * time (payments.ts, about 20 s) and the payment list at 100 and 10 000 payments of a scope
- * (payment-queries.ts), and writes .bench/payments.json; `--only cost` the DynamoDB capacity
- * units of one charge's lifecycle (cost.ts, about 30 s) and writes .bench/cost.json.
+ * (payment-queries.ts), and writes .bench/payments.json; `--only stats` the stats and metrics at
+ * 1 000 and 100 000 payments of a scope counted by the outbox into the day aggregates
+ * (payment-stats.ts, several minutes: the stream counts 100 000 seeded payments first), and writes
+ * .bench/stats.json; it fails when a p50 at 100 000 is over 1.5× the one at 1 000; `--only cost`
+ * the DynamoDB capacity units of one charge's lifecycle (cost.ts, about 45 s), .bench/cost.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +36,7 @@ import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-qu
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
 import { assertAllOk, type LoadTarget, measureLoad, runLoad } from './load.ts';
 import { measurePaymentQueries, type PaymentQueryResults } from './payment-queries.ts';
+import { measurePaymentStats, type PaymentStatsResults, STATS_RATIO_GOAL } from './payment-stats.ts';
 import { type PaymentProbeRow, probePayments } from './payments.ts';
 import {
   type BenchResults,
@@ -41,6 +45,7 @@ import {
   formatReport,
   machine,
   paymentQuerySection,
+  paymentStatsSection,
   paymentsSection,
   webhookSection,
   writeResults,
@@ -53,11 +58,12 @@ const RESULTS_FILE = join(repoRoot, '.bench', 'results.json');
 const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
 const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
 const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
+const STATS_RESULTS_FILE = join(repoRoot, '.bench', 'stats.json');
 const COST_RESULTS_FILE = join(repoRoot, '.bench', 'cost.json');
 /** Lifecycles the cost section averages over. */
 const COST_CHARGES = 50;
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries', 'payments', 'cost'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments', 'stats', 'cost'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -91,6 +97,8 @@ const WEBHOOKS: WebhookPlan = {
 const ROUND_TRIP_CALLS = 200;
 /** The run takes about 7 minutes; past this something hangs, and the runtime must still be stopped. */
 const WATCHDOG_MS = 720_000;
+/** `--only stats` seeds 100 000 payments and waits for the stream to count them: far longer. */
+const STATS_WATCHDOG_MS = 1_800_000;
 
 let runtime: BenchRuntime | undefined;
 /** A check failed after the report was written (it is still printed, with every figure). */
@@ -306,30 +314,42 @@ async function benchCost(
   return { machine: machine(), cost: await measureCost(runtime, COST_CHARGES, step) };
 }
 
+/** Stats and metrics at 1 k and 100 k payments alone, on their own runtime: what `--only stats` runs. */
+async function benchStats(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; paymentStats: PaymentStatsResults }> {
+  step('starting node bin/local.ts --in-memory');
+  runtime = await startBenchRuntime(benchSettings(dataDir));
+  const seedAggregates = process.argv.includes('--seed-aggregates');
+  return { machine: machine(), paymentStats: await measurePaymentStats(runtime, step, seedAggregates) };
+}
+
 /**
- * One section alone (`--only`), on its own runtime and data folder: prints its report under
- * `title` and writes its figures to `file`.
+ * One section alone, on its own fresh runtime (`--only`): its report printed and its figures
+ * written to `file`; `failures` (besides the webhooks') fail the run after the report.
  */
-async function runAlone<R extends { machine: ReturnType<typeof machine> }>(
+async function runAlone<R extends { machine: ReturnType<typeof machine>; webhooks?: WebhookResults }>(
   title: string,
   file: string,
-  measure: (dataDir: string) => Promise<R>,
+  bench: (dataDir: string) => Promise<R>,
   sections: (results: R) => string[],
+  failures: (results: R) => string[] = () => [],
 ): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
   tempDirs.push(dataDir);
   try {
-    const generatedAt = new Date().toISOString();
-    const measured = await measure(dataDir);
-    const results = { generatedAt, ...measured };
+    const results = { generatedAt: new Date().toISOString(), ...(await bench(dataDir)) };
     const m = results.machine;
     const report = [
       `Pix service benchmark (${title}), ${results.generatedAt}`,
       `${m.cpuModel}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, node ${m.node} (${m.platform})`,
       '',
-      ...sections(measured),
+      ...sections(results),
     ].join('\n');
     publish(file, report, results);
+    const more = failures(results);
+    for (const failure of more) step(`FAILED (${failure})`);
+    failed ||= more.length > 0;
   } finally {
     await cleanUp();
   }
@@ -337,7 +357,8 @@ async function runAlone<R extends { machine: ReturnType<typeof machine> }>(
 
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
-  setTimeout(() => void abort(`gave up after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
+  const watchdogMs = only === 'stats' ? STATS_WATCHDOG_MS : WATCHDOG_MS;
+  setTimeout(() => void abort(`gave up after ${watchdogMs / 1000} s`, 1), watchdogMs).unref();
   // The runtime runs in its own process group: Ctrl-C reaches only us, so we stop it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void abort(`${signal}: stopping`, 130));
@@ -358,6 +379,17 @@ async function main(): Promise<void> {
       '',
       paymentQuerySection(r.paymentQueries),
     ]);
+  if (only === 'stats')
+    return runAlone(
+      'stats and metrics only',
+      STATS_RESULTS_FILE,
+      benchStats,
+      (r) => [paymentStatsSection(r.paymentStats)],
+      (r) =>
+        r.paymentStats.queries
+          .filter((q) => q.p50Ratio > r.paymentStats.ratioGoal)
+          .map((q) => `stats: ${q.label} p50 ratio ${q.p50Ratio}× > ${STATS_RATIO_GOAL}×`),
+    );
   // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
   // repository, unless modules are left external, which then resolve from node_modules as they
   // would from the Lambda runtime (.bench/ is gitignored).

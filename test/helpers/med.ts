@@ -1,7 +1,7 @@
 /** MED helpers for the integration tests: drive cases through the sandbox, read their stored events. */
 
 import { expect } from 'vitest';
-import { newCharge, pay, rawId, storedEvents } from './charges.ts';
+import { balance, merchant, newCharge, pay, rawId, storedEvents } from './charges.ts';
 import { api } from './http.ts';
 
 export const openMed = (apikey: string, chargeId: string, body: Record<string, unknown> = {}) =>
@@ -23,4 +23,14 @@ export async function paidCharge(apikey: string, amount = 10_000): Promise<strin
 /** The MED events stored for a charge (public or raw id), oldest first. */
 export async function medEvents(accountId: string, chargeId: string) {
   return (await storedEvents(accountId, rawId(chargeId))).filter((e) => /^med/.test(e.eventType));
+}
+
+/** A new merchant, a paid charge of `amount`, its balance before the case, and a case opened with `body`. */
+export async function disputed(amount = 10_000, body: Record<string, unknown> = {}) {
+  const m = await merchant();
+  const chargeId = await paidCharge(m.apikey, amount);
+  const before = await balance(m.apikey);
+  const opened = await openMed(m.apikey, chargeId, body);
+  expect(opened.status).toBe(201);
+  return { ...m, chargeId, before, medCase: opened.body as Record<string, any> };
 }

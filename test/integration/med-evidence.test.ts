@@ -7,7 +7,7 @@
  */
 
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/store/client.ts';
 import { medEvidenceKey } from '../../shared/store/keys.ts';
@@ -88,6 +88,12 @@ describe('evidence upload (three steps)', () => {
     expect(stored?.objectKey).not.toContain(m.caseId.slice(4));
     expect(stored?.objectKey).not.toContain(g.body.id.slice(6));
     expect(new URL(g.body.upload_url).pathname).toBe(`/${BUCKET}/${stored?.objectKey}`);
+    // A pending grant is removed by TTL a day after its URL expires; a confirmed one is kept.
+    const key = medEvidenceKey({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
+    const ttlOf = async () =>
+      (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item
+        ?.expiresAt;
+    expect(await ttlOf()).toBe(Math.floor(Date.parse(stored?.uploadExpiresAt ?? '') / 1000) + 86_400);
 
     // Complete before the upload: not uploaded.
     expectError(
@@ -115,6 +121,7 @@ describe('evidence upload (three steps)', () => {
     expect((await upload(g.body.upload_url, file, g.body.upload_headers)).status).toBe(200);
     const first = await complete(m.apikey, m.caseId, g.body.id);
     expect(first.status).toBe(200);
+    expect(await ttlOf()).toBeUndefined();
     expect(first.body).toEqual({
       id: g.body.id,
       object: 'med_case_evidence',

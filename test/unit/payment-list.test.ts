@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { saoPauloDate } from '../../shared/domain/business-calendar.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { InvalidInput } from '../../shared/domain/errors.ts';
+import { chunkPaymentRecordChanges } from '../../shared/domain/payment-aggregates.ts';
 import {
   bucketsOf,
   type CountLevel,
-  chunkPaymentCountChanges,
   type PaymentCountChange,
   paymentCountDelta,
   planWindowCount,
@@ -98,22 +99,34 @@ describe('payment counters', () => {
     ).toEqual([]);
   });
 
-  it('chunks changes so that markers and distinct counter items fit one transaction', () => {
-    const changes = Array.from({ length: 150 }, (_, n) => ({
-      change: {
-        scope,
-        createdAt: new Date(Date.UTC(2026, 4, 1, 0, n)).toISOString(),
-        delta: { total: 1 },
-      },
-    }));
-    const chunks = chunkPaymentCountChanges(changes, 100);
+  it('chunks changes so that markers, distinct counter items and day aggregates fit one transaction', () => {
+    const changes = Array.from({ length: 150 }, (_, n) => {
+      const createdAt = new Date(Date.UTC(2026, 4, 1, n % 3 === 0 ? 2 : 12, n)).toISOString();
+      return {
+        change: {
+          counts: { scope, createdAt, delta: { total: 1 } },
+          day: {
+            cell: { scope, date: saoPauloDate(Date.parse(createdAt)), currency: 'BRL', method: 'PIX' },
+            delta: { created: 1 },
+          },
+        },
+      };
+    });
+    const chunks = chunkPaymentRecordChanges(changes, 100);
     expect(chunks.flat()).toEqual(changes);
     for (const chunk of chunks) {
       const cells = new Set(
-        chunk.flatMap((c) => bucketsOf(c.change.createdAt).map((b) => `${b.level}${b.label}`)),
+        chunk.flatMap((c) => [
+          ...bucketsOf(c.change.counts.createdAt).map((b) => `${b.level}${b.label}`),
+          `day ${c.change.day.cell.date}`,
+        ]),
       );
       expect(chunk.length + cells.size).toBeLessThanOrEqual(100);
     }
+    // Both São Paulo days of 1 May (00:00–02:59 UTC is still 30 April there) are written.
+    expect(new Set(changes.map((c) => c.change.day.cell.date))).toEqual(
+      new Set(['2026-04-30', '2026-05-01']),
+    );
   });
 
   it('reads an open window from the month counters alone', () => {

@@ -1,0 +1,633 @@
+/**
+ * A local PSP speaking the central bank's API Pix 2.9.0 (the subset the adapter uses), for
+ * tests and for trying live mode on one machine (`npm run psp`):
+ * - HTTPS that requires a client certificate from its own test CA (made at start, `pki.ts`);
+ * - `POST /oauth/token`: OAuth2 client credentials (HTTP Basic), the client certificate's
+ *   subject must be the client id;
+ * - under `/v2`: `PUT|GET|PATCH /cob/{txid}`, `GET /pix/{e2eid}`, `GET /pix`,
+ *   `PUT|GET /pix/{e2eid}/devolucao/{id}`, `PUT|GET /webhook/{chave}`, each body checked
+ *   against the standard's schemas (`schemas.ts`) and its rules (`bank.ts`), refusals answered
+ *   with the standard's problem documents;
+ * - callbacks: `POST {webhookUrl}/pix` with `{"pix": [...]}` when a Pix arrives or a devolution
+ *   becomes final;
+ * - test controls under `/_control` (same TLS, no token), see `controls` below.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TLSSocket } from 'node:tls';
+import type { ValidateFunction } from 'ajv';
+import type { Problema } from '../../../shared/providers/api-pix/wire.ts';
+import { Bank, pixJson, problem, type Result, type StoredPix } from './bank.ts';
+import { makeTestPki, type PkiFiles, type TestPki, writePki } from './pki.ts';
+import { type ApiPixSchemas, loadApiPixSchemas, violations } from './schemas.ts';
+
+export interface LocalPspOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Where the PEM files are written (default a new temporary folder). */
+  dataDir?: string;
+  clientId?: string;
+  /** Default a random one. */
+  clientSecret?: string;
+  /** The merchant's Pix key this PSP holds. */
+  pixKey?: string;
+  /** Lifetime of issued access tokens (default 3600 s; `/_control/token` changes it). */
+  tokenTtlSeconds?: number;
+  /** How long a devolution stays `EM_PROCESSAMENTO` (default 1 s). */
+  devolutionSettleMs?: number;
+  /** The BCB OpenAPI file (default: `findApiPixSpec()`). */
+  specPath?: string;
+  /** Certificates to serve with instead of a fresh set (a test's server from another CA). */
+  pki?: TestPki;
+  /** One line per request and callback; silent by default. */
+  log?: (line: string) => void;
+}
+
+export type PspMode = 'up' | 'down' | 'error5xx' | 'slow';
+
+export interface CallbackAttempt {
+  url: string;
+  body: { pix: Record<string, unknown>[] };
+  status?: number;
+  error?: string;
+  at: string;
+}
+
+export interface LocalPsp {
+  origin: string;
+  /** The API Pix base URL, `https://127.0.0.1:<port>/v2`. */
+  baseUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  pixKey: string;
+  pki: TestPki;
+  files: PkiFiles;
+  bank: Bank;
+  /**
+   * Counters the tests read (also `GET /_control/stats`): TCP connections, requests answered by
+   * an outage (`/_control/mode`), token requests and API requests that got past it.
+   */
+  stats: { connections: number; outages: number; tokenRequests: number; apiRequests: number };
+  callbacks: CallbackAttempt[];
+  stop(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const CALLBACK_ATTEMPTS = 3;
+const CALLBACK_TIMEOUT_MS = 5000;
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) reject(new BodyTooLarge());
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const sendJson = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => {
+  const isProblem = body !== null && typeof body === 'object' && 'type' in body && 'status' in body;
+  res
+    .writeHead(status, {
+      'content-type': isProblem ? 'application/problem+json' : 'application/json',
+      ...headers,
+    })
+    .end(body === undefined ? '' : JSON.stringify(body));
+};
+
+const sendResult = <T>(
+  res: ServerResponse,
+  result: Result<T>,
+  render: (value: T) => unknown,
+  okStatus = 200,
+) => {
+  if (result.ok) sendJson(res, result.status ?? okStatus, render(result.value));
+  else sendJson(res, result.problem.status, result.problem);
+};
+
+/** A JSON object body, or the route's problem for anything else. */
+function jsonObject(
+  text: string,
+  onInvalid: () => { ok: false; problem: Problema },
+): Result<Record<string, unknown>> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return { ok: true, value: value as Record<string, unknown> };
+  } catch {}
+  return onInvalid();
+}
+
+/** Parses and schema-checks a body; refusals are the route's problem type with `violacoes`. */
+function validBody(
+  text: string,
+  validate: ValidateFunction,
+  root: string,
+  refuse: { tipo: string; title: string },
+): Result<Record<string, unknown>> {
+  const parsed = jsonObject(text, () =>
+    problem(400, refuse.tipo, refuse.title, 'O corpo da requisição não é um objeto JSON.'),
+  );
+  if (!parsed.ok) return parsed;
+  if (validate(parsed.value)) return parsed;
+  return problem(
+    400,
+    refuse.tipo,
+    refuse.title,
+    'A requisição não respeita o schema.',
+    violations(root, validate.errors),
+  );
+}
+
+const COB_REFUSED = { tipo: 'CobOperacaoInvalida', title: 'Cobrança inválida.' };
+
+/** A path parameter the standard's schema refuses (a txid, a devolution id): the route's problem naming it. */
+const badParameter = (
+  refuse: { tipo: string; title: string },
+  propriedade: string,
+  valor: string,
+): Problema =>
+  problem(400, refuse.tipo, refuse.title, undefined, [
+    { razao: 'Não respeita o schema.', propriedade, valor },
+  ]).problem;
+const DEVOLUCAO_REFUSED = { tipo: 'PixDevolucaoInvalida', title: 'Devolução inválida.' };
+const WEBHOOK_REFUSED = { tipo: 'WebhookOperacaoInvalida', title: 'Webhook inválido.' };
+
+/** `GET /pix`'s query, checked as the standard says (`PixConsultaInvalida`). */
+function pixQuery(
+  params: URLSearchParams,
+  schemas: ApiPixSchemas,
+): Result<{
+  inicio: string;
+  fim: string;
+  cpf?: string;
+  cnpj?: string;
+  txid?: string;
+  page: number;
+  size: number;
+}> {
+  const violacoes: { razao: string; propriedade: string }[] = [];
+  const get = (name: string) => params.get(name) ?? undefined;
+  const [inicio, fim, cpf, cnpj, txid] = ['inicio', 'fim', 'cpf', 'cnpj', 'txid'].map(get);
+  const check = (name: string, value: string | undefined, validate: ValidateFunction, required = false) => {
+    if (value === undefined) {
+      if (required) violacoes.push({ razao: 'Parâmetro obrigatório.', propriedade: name });
+    } else if (!validate(value)) violacoes.push({ razao: 'Não respeita o schema.', propriedade: name });
+  };
+  check('inicio', inicio, schemas.dateTime, true);
+  check('fim', fim, schemas.dateTime, true);
+  check('cpf', cpf, schemas.cpf);
+  check('cnpj', cnpj, schemas.cnpj);
+  check('txid', txid, schemas.txid);
+  if (inicio && fim && Date.parse(fim) < Date.parse(inicio))
+    violacoes.push({ razao: 'fim é anterior a inicio.', propriedade: 'fim' });
+  if (cpf !== undefined && cnpj !== undefined)
+    violacoes.push({ razao: 'cpf e cnpj não podem ser usados juntos.', propriedade: 'cnpj' });
+  const integer = (name: string, fallback: number, min: number, max: number) => {
+    const raw = get(name);
+    const value = raw === undefined ? fallback : Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max)
+      violacoes.push({ razao: `Deve ser um inteiro entre ${min} e ${max}.`, propriedade: name });
+    return value;
+  };
+  const page = integer('paginacao.paginaAtual', 0, 0, Number.MAX_SAFE_INTEGER);
+  const size = integer('paginacao.itensPorPagina', 100, 1, 1000);
+  if (violacoes.length > 0)
+    return problem(400, 'PixConsultaInvalida', 'Consulta inválida.', undefined, violacoes);
+  return {
+    ok: true,
+    value: {
+      inicio: inicio as string,
+      fim: fim as string,
+      ...(cpf !== undefined && { cpf }),
+      ...(cnpj !== undefined && { cnpj }),
+      ...(txid !== undefined && { txid }),
+      page,
+      size,
+    },
+  };
+}
+
+interface RouteContext {
+  query: URLSearchParams;
+  /** The raw body (API routes parse it against their schema). */
+  body: string;
+  /** The parsed body of a control. */
+  json: Record<string, unknown>;
+  res: ServerResponse;
+}
+
+type Route = [method: string, path: RegExp, handle: (params: string[], context: RouteContext) => void];
+
+/** Runs the first route of this method whose pattern matches; false when none does. */
+function dispatch(routes: Route[], method: string, path: string, context: RouteContext): boolean {
+  for (const [routeMethod, pattern, handle] of routes) {
+    const match = routeMethod === method ? pattern.exec(path) : null;
+    if (match) {
+      handle(match.slice(1).map(decodeURIComponent), context);
+      return true;
+    }
+  }
+  return false;
+}
+
+export async function startLocalPsp(options: LocalPspOptions = {}): Promise<LocalPsp> {
+  const host = options.host ?? '127.0.0.1';
+  const clientId = options.clientId ?? 'local-psp-client';
+  const clientSecret = options.clientSecret ?? randomBytes(18).toString('base64url');
+  const pixKey = options.pixKey ?? 'loja@example.com';
+  const log = options.log ?? (() => {});
+  const schemas = loadApiPixSchemas(options.specPath);
+  const pki = options.pki ?? makeTestPki(clientId);
+  // A folder of our own making goes with the server; a given one is the caller's.
+  const ownDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'local-psp-')) : undefined;
+  const files = writePki(options.dataDir ?? (ownDir as string), pki);
+
+  let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
+  const tokens = new Map<string, number>();
+  let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
+  const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
+  const callbacks: CallbackAttempt[] = [];
+  const stopping = new AbortController();
+
+  const notify = async (pix: StoredPix) => {
+    const hook = bank.webhooks.get(pix.chave);
+    if (!hook) return;
+    const url = `${hook.webhookUrl.replace(/\/+$/, '')}/pix`;
+    const body = { pix: [pixJson(pix)] };
+    for (let attempt = 1; attempt <= CALLBACK_ATTEMPTS && !stopping.signal.aborted; attempt++) {
+      const record: CallbackAttempt = { url, body, at: new Date().toISOString() };
+      callbacks.push(record);
+      try {
+        const answer = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(CALLBACK_TIMEOUT_MS)]),
+        });
+        record.status = answer.status;
+        log(`callback ${url} → ${answer.status}`);
+        if (answer.ok) return;
+      } catch (error) {
+        record.error = error instanceof Error ? error.message : String(error);
+        log(`callback ${url} failed: ${record.error}`);
+      }
+      await sleep(500 * attempt, undefined, { signal: stopping.signal }).catch(() => {});
+    }
+  };
+
+  const server: Server = createServer({
+    key: pki.server.key,
+    cert: pki.server.cert,
+    ca: pki.ca.cert,
+    requestCert: true,
+    rejectUnauthorized: true,
+  });
+  server.on('connection', () => {
+    stats.connections++;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `https://${host}:${port}`;
+
+  const bank = new Bank({
+    pixKey,
+    locationHost: `${host}:${port}`,
+    ispb: '99999999',
+    merchantName: 'Loja Local',
+    merchantCity: 'Sao Paulo',
+    devolutionSettleMs: options.devolutionSettleMs ?? 1000,
+    onNotify: (pix) => void notify(pix),
+  });
+
+  /** `/oauth/token`: client credentials by HTTP Basic, from the certificate issued to that client. */
+  const issueToken = (req: IncomingMessage, res: ServerResponse, body: string) => {
+    stats.tokenRequests++;
+    const oauthError = (status: number, error: string, description: string) =>
+      sendJson(res, status, { error, error_description: description });
+    const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
+    const [id, secret] = Buffer.from(encoded ?? '', 'base64')
+      .toString('utf8')
+      .split(':')
+      .map((part) => decodeURIComponent(part));
+    if (scheme !== 'Basic' || id !== clientId || secret !== clientSecret)
+      return oauthError(401, 'invalid_client', 'Client authentication failed.');
+    const subject = (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
+    if (subject !== clientId)
+      return oauthError(401, 'invalid_client', 'The client certificate was not issued to this client.');
+    const form = new URLSearchParams(body);
+    if (form.get('grant_type') !== 'client_credentials')
+      return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported.');
+    const token = randomBytes(24).toString('base64url');
+    tokens.set(token, Date.now() + tokenTtlSeconds * 1000);
+    sendJson(res, 200, {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: tokenTtlSeconds,
+      scope: form.get('scope') ?? 'cob.write cob.read pix.write pix.read webhook.write webhook.read',
+    });
+  };
+
+  const authorized = (req: IncomingMessage): boolean => {
+    const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+    const expiresAt = match?.[1] ? tokens.get(match[1]) : undefined;
+    return expiresAt !== undefined && Date.now() < expiresAt;
+  };
+
+  const notFound = (res: ServerResponse, tipo: string, title: string) =>
+    sendJson(res, 404, problem(404, tipo, title).problem);
+
+  /** `GET /cob/{txid}`, also a control so a cob can be looked at without a token. */
+  const showCob: Route[2] = ([txid = ''], { res }) => {
+    const cob = bank.cobs.get(txid);
+    if (!cob) return notFound(res, 'CobNaoEncontrado', 'Cobrança não encontrada.');
+    sendJson(res, 200, bank.cobJson(cob));
+  };
+
+  /** The API Pix routes under `/v2`: `[method, path pattern, handler of the decoded path parameters]`. */
+  const apiRoutes: Route[] = [
+    ['GET', /^\/cob\/([^/]+)$/, showCob],
+    [
+      'PUT',
+      /^\/cob\/([^/]+)$/,
+      ([txid = ''], { body, res }) => {
+        if (!schemas.txid(txid)) return sendJson(res, 400, badParameter(COB_REFUSED, 'cob.txid', txid));
+        const parsed = validBody(body, schemas.cobSolicitada, 'cob', COB_REFUSED);
+        if (!parsed.ok) return sendJson(res, 400, parsed.problem);
+        sendResult(res, bank.putCob(txid, parsed.value), (cob) => bank.cobJson(cob));
+      },
+    ],
+    [
+      'PATCH',
+      /^\/cob\/([^/]+)$/,
+      ([txid = ''], { body, res }) => {
+        const parsed = validBody(body, schemas.cobRevisada, 'cob', COB_REFUSED);
+        if (!parsed.ok) return sendJson(res, 400, parsed.problem);
+        sendResult(res, bank.patchCob(txid, parsed.value), (cob) => bank.cobJson(cob));
+      },
+    ],
+    [
+      'PUT',
+      /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/,
+      ([endToEndId = '', id = ''], { body, res }) => {
+        if (!schemas.devolucaoId(id))
+          return sendJson(res, 400, badParameter(DEVOLUCAO_REFUSED, 'devolucao.id', id));
+        const parsed = validBody(body, schemas.devolucaoSolicitada, 'devolucao', DEVOLUCAO_REFUSED);
+        if (!parsed.ok) return sendJson(res, 400, parsed.problem);
+        const request = parsed.value as { valor: string; descricao?: string };
+        sendResult(res, bank.requestDevolucao(endToEndId, id, request), (devolucao) => devolucao);
+      },
+    ],
+    [
+      'GET',
+      /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/,
+      ([endToEndId = '', id = ''], { res }) => {
+        const devolucao = bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === id);
+        if (!devolucao) return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
+        sendJson(res, 200, devolucao);
+      },
+    ],
+    [
+      'GET',
+      /^\/pix\/([^/]+)$/,
+      ([endToEndId = ''], { res }) => {
+        const pix = bank.pix.get(endToEndId);
+        if (!pix) return notFound(res, 'PixNaoEncontrado', 'Pix não encontrado.');
+        sendJson(res, 200, pixJson(pix));
+      },
+    ],
+    [
+      'GET',
+      /^\/pix$/,
+      (_, { query, res }) => {
+        const parsed = pixQuery(query, schemas);
+        if (!parsed.ok) return sendJson(res, 400, parsed.problem);
+        const { page, size, ...filter } = parsed.value;
+        const all = bank.listPix(filter);
+        sendJson(res, 200, {
+          parametros: {
+            ...filter,
+            paginacao: {
+              paginaAtual: page,
+              itensPorPagina: size,
+              quantidadeDePaginas: Math.max(1, Math.ceil(all.length / size)),
+              quantidadeTotalDeItens: all.length,
+            },
+          },
+          pix: all.slice(page * size, (page + 1) * size).map(pixJson),
+        });
+      },
+    ],
+    [
+      'PUT',
+      /^\/webhook\/([^/]+)$/,
+      ([chave = ''], { body, res }) => {
+        const parsed = validBody(body, schemas.webhookSolicitado, 'webhook', WEBHOOK_REFUSED);
+        if (!parsed.ok) return sendJson(res, 400, parsed.problem);
+        sendResult(res, bank.putWebhook(chave, String(parsed.value.webhookUrl)), () => undefined);
+      },
+    ],
+    [
+      'GET',
+      /^\/webhook\/([^/]+)$/,
+      ([chave = ''], { res }) => {
+        const hook = bank.webhooks.get(chave);
+        if (!hook) return notFound(res, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
+        sendJson(res, 200, hook);
+      },
+    ],
+  ];
+
+  const controlBody = (text: string): Result<Record<string, unknown>> =>
+    text === ''
+      ? { ok: true, value: {} }
+      : jsonObject(text, () => problem(400, 'RequisicaoInvalida', 'JSON inválido.'));
+  const badControl = (res: ServerResponse, detail: string) =>
+    sendJson(res, 400, problem(400, 'RequisicaoInvalida', 'Controle inválido.', detail).problem);
+  const optionalText = (body: Record<string, unknown>, name: string): Record<string, string> =>
+    typeof body[name] === 'string' ? { [name]: body[name] } : {};
+
+  /**
+   * Test controls under `/_control` (see the README):
+   * - `POST /cob/{txid}/pay` `{payerDocument?, payerName?, amount? (centavos), infoPagador?}`: a Pix arrives;
+   * - `POST /devolucao/{id}/fail` `{motivo?}` | `hold` | `complete`: steer a devolution, before or after it is requested;
+   * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
+   * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
+   * - `POST /token` `{expiresIn?, revoke?: true}`;
+   * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
+   */
+  const controlRoutes: Route[] = [
+    [
+      'POST',
+      /^\/cob\/([^/]+)\/pay$/,
+      ([txid = ''], { json, res }) => {
+        const { amount } = json;
+        if (amount !== undefined && (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0))
+          return badControl(res, 'amount must be a positive integer (centavos).');
+        const result = bank.pay(txid, {
+          ...(amount !== undefined && { amount }),
+          ...optionalText(json, 'payerDocument'),
+          ...optionalText(json, 'payerName'),
+          ...optionalText(json, 'infoPagador'),
+        });
+        sendResult(res, result, (pix) => ({ ...pixJson(pix), payer: pix.payer }));
+      },
+    ],
+    [
+      'POST',
+      /^\/devolucao\/([^/]+)\/(fail|hold|complete)$/,
+      ([id = '', action], { json, res }) => {
+        const motivo = typeof json.motivo === 'string' ? json.motivo : undefined;
+        const result = bank.steerDevolucao(id, action as 'fail' | 'hold' | 'complete', motivo);
+        sendResult(res, result, (state) => ({ state }));
+      },
+    ],
+    [
+      'POST',
+      /^\/infraction$/,
+      (_, { json, res }) => {
+        if (typeof json.endToEndId !== 'string') return badControl(res, 'endToEndId is required.');
+        const result = bank.reportInfraction({
+          endToEndId: json.endToEndId,
+          ...optionalText(json, 'infractionType'),
+          ...optionalText(json, 'reportDetails'),
+        });
+        sendResult(res, result, (infraction) => infraction);
+      },
+    ],
+    ['GET', /^\/infractions$/, (_, { res }) => sendJson(res, 200, { infractions: bank.infractions })],
+    [
+      'POST',
+      /^\/mode$/,
+      (_, { json, res }) => {
+        const next = json.mode;
+        if (next !== 'up' && next !== 'down' && next !== 'error5xx' && next !== 'slow')
+          return badControl(res, 'mode must be up, down, error5xx or slow.');
+        mode = {
+          mode: next,
+          delayMs: typeof json.delayMs === 'number' ? json.delayMs : 3000,
+          ...(typeof json.count === 'number' && { remaining: json.count }),
+        };
+        sendJson(res, 200, mode);
+      },
+    ],
+    [
+      'POST',
+      /^\/token$/,
+      (_, { json, res }) => {
+        if (typeof json.expiresIn === 'number' && json.expiresIn > 0) tokenTtlSeconds = json.expiresIn;
+        if (json.revoke === true) tokens.clear();
+        sendJson(res, 200, { expiresIn: tokenTtlSeconds });
+      },
+    ],
+    ['GET', /^\/stats$/, (_, { res }) => sendJson(res, 200, { ...stats, callbacks: callbacks.length })],
+    ['GET', /^\/callbacks$/, (_, { res }) => sendJson(res, 200, { callbacks })],
+    ['GET', /^\/cob\/([^/]+)$/, showCob],
+  ];
+
+  /** An outage applies to the API and the token endpoint, never to the controls that end it. */
+  const outage = async (res: ServerResponse): Promise<boolean> => {
+    const current = mode;
+    if (current.mode === 'up') return false;
+    if (current.remaining !== undefined && --current.remaining <= 0) mode = { mode: 'up', delayMs: 0 };
+    stats.outages++;
+    if (current.mode === 'down') {
+      res.socket?.destroy();
+      return true;
+    }
+    if (current.mode === 'error5xx') {
+      sendJson(res, 503, problem(503, 'ServicoIndisponivel', 'Serviço indisponível.').problem);
+      return true;
+    }
+    await sleep(current.delayMs, undefined, { signal: stopping.signal }).catch(() => {});
+    return false;
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', origin);
+      const method = req.method ?? 'GET';
+      try {
+        const body = await readBody(req);
+        log(`${method} ${url.pathname}`);
+        if (url.pathname.startsWith('/_control/')) {
+          const json = controlBody(body);
+          if (!json.ok) return sendJson(res, 400, json.problem);
+          const context = { query: url.searchParams, body, json: json.value, res };
+          if (!dispatch(controlRoutes, method, url.pathname.slice('/_control'.length), context))
+            notFound(res, 'NaoEncontrado', 'Controle não encontrado.');
+          return;
+        }
+        if (await outage(res)) return;
+        if (url.pathname === '/oauth/token' && method === 'POST') return issueToken(req, res, body);
+        if (!url.pathname.startsWith('/v2/'))
+          return sendJson(res, 404, problem(404, 'NaoEncontrado', 'Não encontrado.').problem);
+        stats.apiRequests++;
+        if (!authorized(req))
+          return sendJson(
+            res,
+            401,
+            problem(401, 'AcessoNegado', 'Token de acesso ausente, inválido ou expirado.').problem,
+            {
+              'www-authenticate': 'Bearer error="invalid_token"',
+            },
+          );
+        const context = { query: url.searchParams, body, json: {}, res };
+        if (!dispatch(apiRoutes, method, url.pathname.slice('/v2'.length), context))
+          notFound(res, 'NaoEncontrado', 'Não encontrado.');
+      } catch (error) {
+        if (error instanceof BodyTooLarge)
+          return sendJson(res, 413, problem(413, 'RequisicaoInvalida', 'Corpo grande demais.').problem);
+        log(`error ${error instanceof Error ? error.stack : String(error)}`);
+        if (!res.headersSent)
+          sendJson(res, 500, problem(500, 'ErroInternoDoServidor', 'Erro interno.').problem);
+      }
+    })();
+  });
+
+  return {
+    origin,
+    baseUrl: `${origin}/v2`,
+    tokenUrl: `${origin}/oauth/token`,
+    clientId,
+    clientSecret,
+    pixKey,
+    pki,
+    files,
+    bank,
+    stats,
+    callbacks,
+    async stop() {
+      stopping.abort();
+      bank.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * The live acquirer: any receiving PSP through the central bank's standard API Pix 2.9.0
+ * (`shared/reference/bcb-api-pix-2.9.0.openapi.yaml`). Implements the `PixProvider` port over
+ * `transport.ts` (mutual TLS, OAuth2, retries); failures are the port's typed errors
+ * (`errors.ts`). It keeps no state: the PSP holds the charges.
+ */
+
+import { log } from '../../log.ts';
+import {
+  type CobSnapshot,
+  type CreateCobInput,
+  type CreatedCob,
+  type DevolutionInput,
+  DevolutionRefusedError,
+  type DevolutionState,
+  type PixProvider,
+  ProviderRejectedError,
+  type ReceivedPix,
+  type ReceivedPixQuery,
+} from '../provider.ts';
+import { fromDecimalString, toDecimalString } from './money.ts';
+import { type ApiPixCredentials, apiPixTransport, type TransportOptions } from './transport.ts';
+import type { CobRequest, CobResponse, DevolucaoResponse, PixConsultados, PixResponse } from './wire.ts';
+
+export interface ApiPixConfig extends ApiPixCredentials, TransportOptions {
+  /** The merchant's Pix key (DICT `chave`) the charges are paid to and callbacks are registered for. */
+  pixKey: string;
+  /** Items per `GET /pix` page (default the standard's maximum, 1000). */
+  pixPageSize?: number;
+}
+
+/** The adapter offers every optional read of the port. */
+export type ApiPixProvider = PixProvider &
+  Required<Pick<PixProvider, 'getPix' | 'listPix' | 'registerWebhook'>>;
+
+/** API Pix caps `solicitacaoPagador` at 140 characters. */
+const PAYER_REQUEST_MAX = 140;
+/** `GET /pix` pages at the standard's maximum, and a bound on pages so a broken PSP cannot loop us forever. */
+const PIX_PAGE_SIZE = 1000;
+const MAX_PIX_PAGES = 1000;
+
+const digitsAndLetters = (document: string): string => document.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
+
+/** CPF by its 11 characters, otherwise CNPJ (14, alphanumeric since 2026). */
+const documentField = (document: string): { cpf: string } | { cnpj: string } => {
+  const normalized = digitsAndLetters(document);
+  return normalized.length === 11 ? { cpf: normalized } : { cnpj: normalized };
+};
+
+/** The `PUT /cob/{txid}` body of a charge. */
+export function cobRequest(input: CreateCobInput, pixKey: string): CobRequest {
+  return {
+    calendario: { expiracao: input.expiresIn },
+    // The standard's PessoaFisica/PessoaJuridica require a name with the document: without one
+    // the payer is not named to the PSP (the service's own payer lock still applies).
+    ...(input.payerDocument !== undefined &&
+      input.payerName !== undefined && {
+        devedor: { ...documentField(input.payerDocument), nome: input.payerName },
+      }),
+    valor: { original: toDecimalString(input.amount) },
+    chave: pixKey,
+    ...(input.description !== undefined && {
+      solicitacaoPagador: input.description.slice(0, PAYER_REQUEST_MAX),
+    }),
+  };
+}
+
+const devolutionState = (devolucao: DevolucaoResponse): DevolutionState => ({
+  status: devolucao.status,
+  ...(devolucao.motivo !== undefined && { reason: devolucao.motivo }),
+});
+
+const receivedPix = (pix: PixResponse): ReceivedPix => ({
+  endToEndId: pix.endToEndId,
+  ...(pix.txid !== undefined && { txid: pix.txid }),
+  amount: fromDecimalString(pix.valor),
+  receivedAt: pix.horario,
+  ...(pix.infoPagador !== undefined && { payerMessage: pix.infoPagador }),
+  devolutions: (pix.devolucoes ?? []).map((d) => ({
+    ...devolutionState(d),
+    returnId: d.id,
+    amount: fromDecimalString(d.valor),
+  })),
+});
+
+const at = (...segments: string[]): string => `/${segments.map(encodeURIComponent).join('/')}`;
+
+export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
+  const api = apiPixTransport(config, config);
+
+  const getCob = async (txid: string): Promise<CobSnapshot> => {
+    log.info('provider.getCob', { provider: 'api-pix', txid });
+    const cob = await api.call<CobResponse>({
+      operation: 'getCob',
+      method: 'GET',
+      path: at('cob', txid),
+      idempotent: true,
+    });
+    return { status: cob.status, raw: cob };
+  };
+
+  const getDevolution = async ({
+    endToEndId,
+    returnId,
+  }: Pick<DevolutionInput, 'endToEndId' | 'returnId'>) => {
+    const devolucao = await api.call<DevolucaoResponse>({
+      operation: 'getDevolution',
+      method: 'GET',
+      path: at('pix', endToEndId, 'devolucao', returnId),
+      idempotent: true,
+    });
+    return devolucao;
+  };
+
+  return {
+    name: 'api-pix',
+
+    async createCob(input): Promise<CreatedCob> {
+      log.info('provider.createCob', { provider: 'api-pix', txid: input.txid });
+      const cob = await api.call<CobResponse>({
+        operation: 'createCob',
+        method: 'PUT',
+        path: at('cob', input.txid),
+        body: cobRequest(input, config.pixKey),
+        idempotent: true,
+      });
+      return {
+        providerChargeId: cob.txid,
+        txid: cob.txid,
+        ...(cob.pixCopiaECola !== undefined && { pixCopiaECola: cob.pixCopiaECola }),
+        ...(cob.location !== undefined && { location: cob.location }),
+      };
+    },
+
+    getCob,
+
+    async cancelCob(txid) {
+      log.info('provider.cancelCob', { provider: 'api-pix', txid });
+      try {
+        await api.call({
+          operation: 'cancelCob',
+          method: 'PATCH',
+          path: at('cob', txid),
+          body: { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' },
+          idempotent: true,
+        });
+      } catch (error) {
+        // The standard refuses to remove a cob that is no longer ATIVA, so a retry whose first
+        // attempt did remove it is refused: read it back before calling that a failure.
+        if (!(error instanceof ProviderRejectedError)) throw error;
+        const current = await getCob(txid).catch(() => undefined);
+        if (current?.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') throw error;
+      }
+    },
+
+    async requestDevolution(input) {
+      log.info('provider.requestDevolution', {
+        provider: 'api-pix',
+        endToEndId: input.endToEndId,
+        returnId: input.returnId,
+      });
+      const valor = toDecimalString(input.amount);
+      try {
+        await api.call({
+          operation: 'requestDevolution',
+          method: 'PUT',
+          path: at('pix', input.endToEndId, 'devolucao', input.returnId),
+          body: { valor },
+          idempotent: true,
+        });
+      } catch (error) {
+        // The standard refuses an `{id}` already used, so a retry of a devolution the PSP took
+        // is refused: the same id with the same amount is that devolution.
+        if (!(error instanceof DevolutionRefusedError)) throw error;
+        const existing = await getDevolution(input).catch(() => undefined);
+        if (existing?.valor !== valor) throw error;
+      }
+    },
+
+    async getDevolution(input) {
+      return devolutionState(await getDevolution(input));
+    },
+
+    async getPix(endToEndId) {
+      const pix = await api.call<PixResponse>({
+        operation: 'getPix',
+        method: 'GET',
+        path: at('pix', endToEndId),
+        idempotent: true,
+      });
+      return receivedPix(pix);
+    },
+
+    async listPix(query: ReceivedPixQuery) {
+      const filters: Record<string, string> = {
+        inicio: query.from.toISOString(),
+        fim: query.to.toISOString(),
+        'paginacao.itensPorPagina': String(config.pixPageSize ?? PIX_PAGE_SIZE),
+        ...(query.payerDocument !== undefined && documentField(query.payerDocument)),
+        ...(query.txid !== undefined && { txid: query.txid }),
+      };
+      const received: ReceivedPix[] = [];
+      for (let page = 0; page < MAX_PIX_PAGES; page++) {
+        const answer = await api.call<PixConsultados>({
+          operation: 'listPix',
+          method: 'GET',
+          path: '/pix',
+          query: { ...filters, 'paginacao.paginaAtual': String(page) },
+          idempotent: true,
+        });
+        received.push(...(answer.pix ?? []).map(receivedPix));
+        if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return received;
+      }
+      throw new Error(`API Pix GET /pix has more than ${MAX_PIX_PAGES} pages for one period`);
+    },
+
+    async registerWebhook(webhookUrl) {
+      log.info('provider.registerWebhook', { provider: 'api-pix' });
+      await api.call({
+        operation: 'registerWebhook',
+        method: 'PUT',
+        path: at('webhook', config.pixKey),
+        body: { webhookUrl },
+        idempotent: true,
+      });
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * How API Pix failures become the port's typed errors. Every non-2xx answer goes through ONE
+ * factory, `fromResponse()`, tested as a table (test/unit/api-pix-errors.test.ts); a request
+ * that got no answer goes through `fromNetworkError()`.
+ *
+ * | Answer | Error |
+ * |---|---|
+ * | no answer, timeout, 5xx, 429 | `ProviderUnavailableError` (retried where idempotent) |
+ * | 401, 403 (credentials, scopes) | `ProviderRequestError` |
+ * | 404 on a read or a cancel | `ProviderNotFoundError` |
+ * | other 4xx on `PUT/PATCH /cob` | `ProviderRejectedError` (the charge fails) |
+ * | other 4xx on `PUT …/devolucao/{id}` | `DevolutionRefusedError` (the refund fails) |
+ * | any other 4xx | `ProviderRequestError` |
+ *
+ * The code is the problem's type without its URI prefix (`CobOperacaoInvalida`), an OAuth2
+ * error's `error` (`invalid_client`), or `http_<status>` when the body is neither.
+ */
+
+import {
+  DevolutionRefusedError,
+  ProviderNotFoundError,
+  ProviderRejectedError,
+  ProviderRequestError,
+  ProviderUnavailableError,
+} from '../provider.ts';
+import type { Problema } from './wire.ts';
+
+export type ApiPixOperation =
+  | 'token'
+  | 'createCob'
+  | 'getCob'
+  | 'cancelCob'
+  | 'getPix'
+  | 'listPix'
+  | 'requestDevolution'
+  | 'getDevolution'
+  | 'registerWebhook';
+
+const READS_AND_CANCELS: ReadonlySet<ApiPixOperation> = new Set([
+  'getCob',
+  'cancelCob',
+  'getPix',
+  'getDevolution',
+]);
+
+/** What the body says, whichever of the two error formats (RFC 7807, RFC 6749) it is in. */
+function describe(status: number, body: unknown): { code: string; text: string } {
+  if (body !== null && typeof body === 'object') {
+    const problem = body as Partial<Problema> & { error?: unknown; error_description?: unknown };
+    if (typeof problem.type === 'string') {
+      const violations = (problem.violacoes ?? [])
+        .map((v) => [v.propriedade, v.razao].filter(Boolean).join(': '))
+        .filter(Boolean);
+      const text = [problem.title, problem.detail, ...violations].filter(Boolean).join('; ');
+      return { code: problem.type.slice(problem.type.lastIndexOf('/') + 1) || `http_${status}`, text };
+    }
+    if (typeof problem.error === 'string') {
+      const text = typeof problem.error_description === 'string' ? problem.error_description : problem.error;
+      return { code: problem.error, text };
+    }
+  }
+  return { code: `http_${status}`, text: `HTTP ${status}` };
+}
+
+/** The typed error for a non-2xx answer of `operation` (the body parsed as JSON, or the raw text). */
+export function fromResponse(operation: ApiPixOperation, status: number, body: unknown): Error {
+  const { code, text } = describe(status, body);
+  const message = `API Pix ${operation} answered ${status}: ${text}`;
+  if (status >= 500 || status === 429) return new ProviderUnavailableError(message);
+  if (status === 401 || status === 403) return new ProviderRequestError(message, code);
+  if (status === 404 && READS_AND_CANCELS.has(operation)) return new ProviderNotFoundError(message, code);
+  if (operation === 'createCob' || operation === 'cancelCob') return new ProviderRejectedError(message, code);
+  if (operation === 'requestDevolution') return new DevolutionRefusedError(message, code);
+  return new ProviderRequestError(message, code);
+}
+
+/** Node's codes for a server certificate that does not chain to the configured CA, or names another host. */
+const CERTIFICATE_REFUSED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** The request got no answer: refused, reset, timed out, or the TLS handshake failed. */
+export function fromNetworkError(operation: ApiPixOperation, error: unknown): ProviderUnavailableError {
+  // node's request rejects with an AbortError whose cause is the signal's TimeoutError.
+  const timedOut = [error, (error as { cause?: unknown } | undefined)?.cause].some(
+    (e) => e instanceof Error && e.name === 'TimeoutError',
+  );
+  const reason = timedOut ? 'timed out' : `failed: ${error instanceof Error ? error.message : String(error)}`;
+  return new ProviderUnavailableError(`API Pix ${operation} ${reason}`, { cause: error });
+}
+
+/**
+ * Worth another attempt: the acquirer was unavailable, but not because its certificate was
+ * refused (that is configuration, and would fail the same way again).
+ */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof ProviderUnavailableError)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return !(typeof code === 'string' && CERTIFICATE_REFUSED.has(code));
+}

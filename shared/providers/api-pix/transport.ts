@@ -1,0 +1,278 @@
+/**
+ * The wire under the API Pix adapter: HTTPS with the merchant's client certificate (mutual TLS,
+ * server verification always on), an OAuth2 client-credentials token cached per credential
+ * set, a timeout on every attempt and retries with backoff and jitter for idempotent calls.
+ */
+
+import { createHash } from 'node:crypto';
+import { Agent, request } from 'node:https';
+import pRetry from 'p-retry';
+import { ProviderUnavailableError } from '../provider.ts';
+import { type ApiPixOperation, fromNetworkError, fromResponse, isTransient } from './errors.ts';
+
+/** What a PSP issues to a merchant for its API Pix. PEM strings, never file paths. */
+export interface ApiPixCredentials {
+  /** API Pix base URL, e.g. `https://pix.psp.example/api/v2`. */
+  baseUrl: string;
+  /** OAuth2 token endpoint (client credentials over the same mutual TLS). */
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** The merchant's client certificate and its private key. */
+  cert: string;
+  key: string;
+  /** The PSP's CA when it is not a public one. */
+  ca?: string;
+  /** Space-separated OAuth2 scopes, when the PSP wants them named. */
+  scopes?: string;
+}
+
+export interface TransportOptions {
+  /** Bound on each attempt (default 10 s). */
+  timeoutMs?: number;
+  /** Further attempts of an idempotent call after a transient failure (default 3). */
+  retries?: number;
+  /** First backoff delay; doubles each time, randomized (default 200 ms). */
+  minRetryDelayMs?: number;
+  /** The clock the token's lifetime is measured with (tests move it instead of waiting). */
+  now?: () => number;
+}
+
+interface HttpAnswer {
+  status: number;
+  body: string;
+}
+
+/** Longest answer read (a `GET /pix` page of 1,000 items is far below). */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
+function send(
+  agent: Agent,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, agent, headers, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) req.destroy(new Error('API Pix answer too large'));
+        else chunks.push(chunk);
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const parseJson = (text: string): unknown => {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+/**
+ * One access token per credential set, shared by every caller: a cached token is used until
+ * shortly before it expires, and concurrent callers that find none wait for the same request.
+ */
+class TokenCache {
+  private token: { value: string; refreshAt: number } | undefined;
+  private pending: Promise<string> | undefined;
+
+  private readonly requestToken: () => Promise<{ value: string; expiresInSeconds: number }>;
+  private readonly now: () => number;
+
+  constructor(requestToken: () => Promise<{ value: string; expiresInSeconds: number }>, now: () => number) {
+    this.requestToken = requestToken;
+    this.now = now;
+  }
+
+  get(): Promise<string> {
+    if (this.token && this.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
+    this.pending ??= this.requestToken()
+      .then(({ value, expiresInSeconds }) => {
+        // Renew a minute early, or a tenth of a short lifetime, so no request leaves with a dying token.
+        const margin = Math.min(60_000, expiresInSeconds * 100);
+        this.token = { value, refreshAt: this.now() + expiresInSeconds * 1000 - margin };
+        return value;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  /** The PSP refused this token before its time (revoked, PSP restarted): forget it. */
+  invalidate(value: string): void {
+    if (this.token?.value === value) this.token = undefined;
+  }
+}
+
+export interface ApiPixRequest {
+  operation: ApiPixOperation;
+  method: 'GET' | 'PUT' | 'PATCH';
+  /** Below the base URL, already encoded: `/cob/abc…`. */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Repeating it has the effect of doing it once (PUT by id, GET, the cancelling PATCH): then it is retried. */
+  idempotent: boolean;
+}
+
+export interface ApiPixTransport {
+  /** The answer's JSON on 2xx; the typed error of `fromResponse` otherwise. */
+  call<T>(req: ApiPixRequest): Promise<T>;
+}
+
+/** One request with its own timeout; no answer at all is the port's unavailable error. */
+async function exchange(
+  agent: Agent,
+  timeoutMs: number,
+  operation: ApiPixOperation,
+  request: { method: string; url: URL; headers: Record<string, string>; body?: string | undefined },
+): Promise<HttpAnswer> {
+  try {
+    return await send(
+      agent,
+      request.method,
+      request.url,
+      request.headers,
+      request.body,
+      AbortSignal.timeout(timeoutMs),
+    );
+  } catch (error) {
+    throw fromNetworkError(operation, error);
+  }
+}
+
+/** `POST {tokenUrl}` with the client credentials in HTTP Basic (RFC 6749 §2.3.1). */
+async function requestToken(
+  credentials: ApiPixCredentials,
+  agent: Agent,
+  timeoutMs: number,
+): Promise<{ value: string; expiresInSeconds: number }> {
+  const basic = Buffer.from(
+    `${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`,
+  ).toString('base64');
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (credentials.scopes) form.set('scope', credentials.scopes);
+  const answer = await exchange(agent, timeoutMs, 'token', {
+    method: 'POST',
+    url: new URL(credentials.tokenUrl),
+    headers: {
+      authorization: `Basic ${basic}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    },
+    body: form.toString(),
+  });
+  const body = parseJson(answer.body) as { access_token?: unknown; expires_in?: unknown } | undefined;
+  if (answer.status !== 200) throw fromResponse('token', answer.status, body);
+  if (typeof body?.access_token !== 'string' || typeof body.expires_in !== 'number')
+    throw new ProviderUnavailableError('API Pix token answer has no access_token or expires_in');
+  return { value: body.access_token, expiresInSeconds: body.expires_in };
+}
+
+interface Session {
+  agent: Agent;
+  tokens: TokenCache;
+}
+
+/**
+ * One agent (keep-alive TLS connections) and one token cache per credential set, across adapter
+ * instances: a Lambda builds an adapter per request, and they all share the token.
+ */
+const sessions = new Map<string, Session>();
+
+function sessionFor(credentials: ApiPixCredentials, timeoutMs: number, now: () => number): Session {
+  // Hashed, so no secret or key sits in clear in the map's keys.
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        credentials.tokenUrl,
+        credentials.clientId,
+        credentials.clientSecret,
+        credentials.cert,
+        credentials.key,
+        credentials.ca ?? '',
+        credentials.scopes ?? '',
+      ]),
+    )
+    .digest('hex');
+  const known = sessions.get(key);
+  if (known) return known;
+  // rejectUnauthorized is explicit so NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn verification off.
+  const agent = new Agent({
+    cert: credentials.cert,
+    key: credentials.key,
+    ...(credentials.ca !== undefined && { ca: credentials.ca }),
+    rejectUnauthorized: true,
+    keepAlive: true,
+  });
+  // Not retried on its own: it runs inside the attempt of the call that needs it, which is.
+  const session = { agent, tokens: new TokenCache(() => requestToken(credentials, agent, timeoutMs), now) };
+  sessions.set(key, session);
+  return session;
+}
+
+export function apiPixTransport(
+  credentials: ApiPixCredentials,
+  options: TransportOptions = {},
+): ApiPixTransport {
+  for (const url of [credentials.baseUrl, credentials.tokenUrl]) {
+    // The client secret and the bearer token must never travel in clear.
+    if (new URL(url).protocol !== 'https:') throw new Error(`API Pix URLs must be https: ${url}`);
+  }
+  const { timeoutMs = 10_000, retries = 3, minRetryDelayMs = 200, now = Date.now } = options;
+  const session = sessionFor(credentials, timeoutMs, now);
+  const base = credentials.baseUrl.replace(/\/+$/, '');
+
+  return {
+    call<T>(req: ApiPixRequest): Promise<T> {
+      const url = new URL(`${base}${req.path}`);
+      for (const [name, value] of Object.entries(req.query ?? {})) url.searchParams.set(name, value);
+      const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+      const attempt = async (): Promise<T> => {
+        // A token refused before its time is renewed once, within the same attempt.
+        for (let renewed = false; ; renewed = true) {
+          const token = await session.tokens.get();
+          const answer = await exchange(session.agent, timeoutMs, req.operation, {
+            method: req.method,
+            url,
+            headers: {
+              authorization: `Bearer ${token}`,
+              accept: 'application/json',
+              ...(body !== undefined && { 'content-type': 'application/json' }),
+            },
+            body,
+          });
+          if (answer.status === 401 && !renewed) {
+            session.tokens.invalidate(token);
+            continue;
+          }
+          const parsed = parseJson(answer.body);
+          if (answer.status >= 200 && answer.status < 300) return parsed as T;
+          throw fromResponse(req.operation, answer.status, parsed);
+        }
+      };
+      return pRetry(attempt, {
+        retries: req.idempotent ? retries : 0,
+        minTimeout: minRetryDelayMs,
+        maxTimeout: minRetryDelayMs * 16,
+        factor: 2,
+        randomize: true,
+        shouldRetry: ({ error }) => isTransient(error),
+      });
+    },
+  };
+}
