@@ -12,29 +12,27 @@ import { eventKey, type MerchantScope } from './keys.ts';
 import { sentBody, storedBody } from './stored-body.ts';
 
 export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): TransactItem[] {
-  return events.map((event) => {
-    // The event as the exact JSON every delivery sends (stored once, as JSON: a map's key order
-    // is not kept by DynamoDB), compactly (stored-body.ts).
-    return {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...eventKey(scope, event.createdAt, event.id),
-          type: streamItemTypes.event,
-          id: event.id,
-          eventType: event.type,
-          family: event.family,
-          chargeId: event.chargeId,
-          accountId: scope.accountId,
-          mode: scope.mode,
-          createdAt: event.createdAt,
-          ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
-          ...storedBody(event.payload),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
+  return events.map((event) => ({
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...eventKey(scope, event.createdAt, event.id),
+        type: streamItemTypes.event,
+        id: event.id,
+        eventType: event.type,
+        family: event.family,
+        chargeId: event.chargeId,
+        accountId: scope.accountId,
+        mode: scope.mode,
+        createdAt: event.createdAt,
+        ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
+        // The event as the exact JSON every delivery sends (stored once, as JSON: a map's key
+        // order is not kept by DynamoDB), compactly: `body` and `qrAt` (stored-body.ts).
+        ...storedBody(event.payload),
       },
-    };
-  });
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  }));
 }
 
 /** The exact JSON body of an outbox event item, as its deliveries send it. */
