@@ -36,17 +36,53 @@ export interface BackgroundFunctions {
   schedules: { name: string; everyMs: number; handler: () => Promise<unknown> }[];
 }
 
-export const loadBackgroundFunctions = async (): Promise<BackgroundFunctions> => ({
-  tableStream: [
-    { handler: (await import('../../functions/outbox/index.ts')).handler, filters: outboxStreamFilters },
-  ],
-  webhookQueue: [(await import('../../functions/webhook-dispatcher/index.ts')).handler],
-  schedules: [
-    {
-      name: 'scheduler',
-      // The stack runs it every minute; locally more often so expiry is visible quickly.
-      everyMs: Number(process.env.SCHEDULER_INTERVAL_MS ?? 5_000),
-      handler: (await import('../../functions/scheduler/index.ts')).handler,
-    },
-  ],
-});
+export async function loadBackgroundFunctions(): Promise<BackgroundFunctions> {
+  const measured = await invocationLogger();
+  return {
+    tableStream: [
+      {
+        handler: measured('outbox', (await import('../../functions/outbox/index.ts')).handler),
+        filters: outboxStreamFilters,
+      },
+    ],
+    webhookQueue: [
+      measured('webhook-dispatcher', (await import('../../functions/webhook-dispatcher/index.ts')).handler),
+    ],
+    schedules: [
+      {
+        name: 'scheduler',
+        // The stack runs it every minute; locally more often so expiry is visible quickly.
+        everyMs: Number(process.env.SCHEDULER_INTERVAL_MS ?? 5_000),
+        handler: measured('scheduler', (await import('../../functions/scheduler/index.ts')).handler),
+      },
+    ],
+  };
+}
+
+/**
+ * Wraps a background handler so each invocation is one DynamoDB usage scope, logged (debug) as
+ * `invocation` with its calls and capacity units, split by named parts: the request log's
+ * figures for the work no request makes (the bench adds them up per lifecycle).
+ */
+async function invocationLogger() {
+  const [{ countDynamoDbCalls }, { log }] = await Promise.all([
+    import('../../shared/store/client.ts'),
+    import('../../shared/log.ts'),
+  ]);
+  return <A extends unknown[], R>(name: string, handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const startedAt = Date.now();
+      const { result, calls, readUnits, writeUnits, parts } = await countDynamoDbCalls(() =>
+        handler(...args),
+      );
+      log.debug('invocation', {
+        function: name,
+        durationMs: Date.now() - startedAt,
+        dynamodbCalls: calls,
+        dynamodbReadUnits: readUnits,
+        dynamodbWriteUnits: writeUnits,
+        ...(parts && { parts }),
+      });
+      return result;
+    };
+}

@@ -130,6 +130,8 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
    * own event would not do: restore the tag so handlers see what they would see on AWS.
    */
   const restoreEmptyMaps = (value: unknown): unknown => {
+    // A Binary value (an event's compressed body): base64 in Lambda's JSON event.
+    if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
     if (Array.isArray(value)) return value.map(restoreEmptyMaps);
     if (value === null || typeof value !== 'object') return value;
     const entries = Object.entries(value as Record<string, unknown>);

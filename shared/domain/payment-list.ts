@@ -22,8 +22,8 @@ export const PAYMENT_LIST_DEFAULT_LIMIT = 20;
 export const PAYMENT_LIST_MAX_LIMIT = 100;
 /**
  * The deepest item a page may reach (`page × limit`): a key-ordered page reads what lies before
- * it, and a charge item (its QR image included) is about 7 KB, so a query page (1 MB) passes
- * over about 140 of them. As deep as the delivery list's `offset`; further back, narrow the dates.
+ * it, and a charge item is about 1 KB (7 KB while it stored its QR image), so a query page
+ * (1 MB) passes over about 1 000 of them. As deep as the delivery list's `offset`; further back, narrow the dates.
  */
 export const PAYMENT_LIST_MAX_DEPTH = 1_000;
 /** The most payments an in-memory sort may read (all matches of the filters). */

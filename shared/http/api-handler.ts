@@ -11,7 +11,12 @@ import { config } from '../config.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { log } from '../log.ts';
 import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
-import { countDynamoDbCalls, dynamoDbCallsSoFar, dynamoDbRoundTripsSoFar } from '../store/client.ts';
+import {
+  countDynamoDbCalls,
+  dynamoDbCallsSoFar,
+  dynamoDbRoundTripsSoFar,
+  dynamoDbUnitsSoFar,
+} from '../store/client.ts';
 import { authenticateApiKey, authenticateUser } from './authenticate.ts';
 import { toErrorEnvelope } from './errors.ts';
 import type {
@@ -62,6 +67,8 @@ const requestEnvelope = (): ApiMiddleware => {
       durationMs: Date.now() - state.startedAt,
       dynamodbCalls: dynamoDbCallsSoFar(),
       dynamodbRoundTrips: dynamoDbRoundTripsSoFar(),
+      dynamodbReadUnits: dynamoDbUnitsSoFar().readUnits,
+      dynamodbWriteUnits: dynamoDbUnitsSoFar().writeUnits,
       ...(principal?.kind === 'apikey' && {
         accountId: principal.accountId,
         mode: principal.mode,

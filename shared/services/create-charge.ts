@@ -7,7 +7,6 @@
  * race, or a retry after a 5xx, replays the stored response.
  */
 
-import QRCode from 'qrcode';
 import type { AccountSettings } from '../domain/account-settings.ts';
 import { buildDynamicBrCode } from '../domain/br-code.ts';
 import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
@@ -40,6 +39,7 @@ import {
 } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
+import { qrPngBase64 } from '../store/qr-image.ts';
 import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
 
@@ -229,9 +229,3 @@ async function newChargeRecord(
   }
   return charge;
 }
-
-/** The QR image of a BR Code, as the base64 PNG the Charge carries. */
-export const qrPngBase64 = async (brCode: string): Promise<string> =>
-  (await QRCode.toBuffer(brCode, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 })).toString(
-    'base64',
-  );

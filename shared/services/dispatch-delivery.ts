@@ -23,6 +23,7 @@ import {
 } from '../domain/delivery-attempt.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { batchGetConsistent, type ItemKey } from '../store/client.ts';
+import { eventBody } from '../store/events.ts';
 import { overrideSecretKey, parseScope, webhookEndpointKey } from '../store/keys.ts';
 import {
   changeDelivery,
@@ -68,13 +69,13 @@ interface Attempt {
   destination: Destination;
 }
 
-const attemptOf = (
+const attemptOf = async (
   delivery: StoredDelivery,
   event: Record<string, unknown> | undefined,
   destinationItem: Record<string, unknown> | undefined,
-): Attempt => ({
+): Promise<Attempt> => ({
   delivery,
-  body: delivery.body ?? (event?.body as string | undefined),
+  body: delivery.body ?? (event && (await eventBody(event))),
   destination: destinationOf(
     delivery,
     delivery.url !== undefined

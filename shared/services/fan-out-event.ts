@@ -12,6 +12,7 @@ import { fanOutTargets } from '../domain/fan-out.ts';
 import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { type Delivery, type DeliveryTarget, deliveryIdFor } from '../domain/webhook-deliveries.ts';
+import { dynamoDbPart } from '../store/client.ts';
 import { createDelivery, type DeliveryMessage, markEnqueued } from '../store/webhook-deliveries.ts';
 import { listEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '../webhooks/queue.ts';
@@ -63,11 +64,17 @@ export function newDelivery(event: OutboxEventRef, target: DeliveryTarget, now: 
 /**
  * Fans out the events of one stream batch (in stream order; `undefined` for records that are
  * not new events). On a failure the earliest failed event is reported: the stream retries from
- * there, and events after it that had succeeded find their deliveries already created.
+ * there, and events after it that had succeeded find their deliveries already created. Its
+ * DynamoDB usage is the `fan-out` part of the outbox invocation's (the bench splits by it).
  */
-export async function fanOutEvents(
+export const fanOutEvents = (
   events: readonly (OutboxEventRef | undefined)[],
   clock: () => Date = () => new Date(),
+): Promise<FanOutResult> => dynamoDbPart('fan-out', () => fanOutBatch(events, clock));
+
+async function fanOutBatch(
+  events: readonly (OutboxEventRef | undefined)[],
+  clock: () => Date,
 ): Promise<FanOutResult> {
   const endpointsByScope = new Map<string, Promise<WebhookEndpoint[]>>();
   const endpointsOf = (scope: MerchantScope) => {

@@ -44,11 +44,16 @@ import {
   scopePk,
   trancheKey,
 } from './keys.ts';
+import { qrPngBase64 } from './qr-image.ts';
+import { sentBody, storedBody } from './stored-body.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
-/** The charge item with its index attributes for its current status. */
-export function chargeItem(charge: ChargeRecord): Record<string, unknown> {
+/**
+ * The charge item with its index attributes for its current status. Without its QR image: the
+ * readers render it from the BR Code (qr-image.ts).
+ */
+export function chargeItem({ qrCodeBase64: _rendered, ...charge }: ChargeRecord): Record<string, unknown> {
   const scope = scopeOf(charge);
   return {
     ...chargeKey(scope, charge.id),
@@ -66,7 +71,16 @@ export function chargeItem(charge: ChargeRecord): Record<string, unknown> {
   };
 }
 
-export const toCharge = (item: Record<string, unknown>): ChargeRecord => recordOf<ChargeRecord>(item);
+/**
+ * The charge of an item, with its QR image rendered from its BR Code (an item written before
+ * the image was dropped from items still carries it: it is used as stored).
+ */
+export async function toCharge(item: Record<string, unknown>): Promise<ChargeRecord> {
+  const charge = recordOf<ChargeRecord>(item);
+  if (charge.brCode !== undefined && charge.qrCodeBase64 === undefined)
+    charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
+  return charge;
+}
 
 // ── Item builders ─────────────────────────────────────────────────────────────────────────────
 
@@ -121,18 +135,24 @@ export interface IdempotencyRecord {
   response: StoredResponse;
 }
 
-/** The stored response of a create, only if the key was never used (kept 24 h). */
+/**
+ * The stored response of a create, only if the key was never used (kept 24 h): its body as the
+ * JSON it was sent as, compactly (stored-body.ts).
+ */
 export function idempotencyItem(
   scope: MerchantScope,
   input: { routeId: string; key: string; record: IdempotencyRecord; chargeId: string; createdAt: string },
 ): TransactItem {
+  const { response } = input.record;
   return {
     Put: {
       TableName: tableName(),
       Item: {
         ...idempotencyKey(scope, input.routeId, input.key),
         type: 'idempotency',
-        ...input.record,
+        requestHash: input.record.requestHash,
+        status: response.status,
+        ...storedBody(response.body),
         chargeId: input.chargeId,
         createdAt: input.createdAt,
         expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + IDEMPOTENCY_TTL_SECONDS,
@@ -211,7 +231,7 @@ export async function readCreateContext(scope: MerchantScope, routeId: string, k
     pendingCounterKey(scope),
   ]);
   return {
-    idempotency: idem && ({ requestHash: idem.requestHash, response: idem.response } as IdempotencyRecord),
+    idempotency: idem && (await toIdempotencyRecord(idem)),
     account: account && toAccount(account),
     pendingCount: Number(counter?.count ?? 0),
   };
@@ -229,7 +249,14 @@ export async function readIdempotencyRecord(
       ConsistentRead: true,
     }),
   );
-  return Item && { requestHash: Item.requestHash, response: Item.response };
+  return Item && toIdempotencyRecord(Item);
+}
+
+/** The stored response as first sent (records written before bodies were stored as JSON keep `response`). */
+async function toIdempotencyRecord(item: Record<string, unknown>): Promise<IdempotencyRecord> {
+  const requestHash = String(item.requestHash);
+  if (item.body === undefined) return { requestHash, response: item.response as StoredResponse };
+  return { requestHash, response: { status: Number(item.status), body: JSON.parse(await sentBody(item)) } };
 }
 
 /** The longest customer velocity window an account may configure (one query covers any). */
@@ -262,7 +289,7 @@ export async function getCharge(scope: MerchantScope, rawId: string): Promise<Ch
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName(), Key: chargeKey(scope, rawId), ConsistentRead: true }),
   );
-  return Item && toCharge(Item);
+  return Item && (await toCharge(Item));
 }
 
 /** A charge by raw id alone, for public pages (checkout, Pix location). */
@@ -368,7 +395,7 @@ export async function listCharges(
         ExclusiveStartKey,
       }),
     );
-    charges.push(...(page.Items ?? []).map(toCharge));
+    charges.push(...(await Promise.all((page.Items ?? []).map(toCharge))));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey && charges.length <= q.limit);
   return { charges: charges.slice(0, q.limit), hasMore: charges.length > q.limit };

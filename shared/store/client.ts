@@ -19,27 +19,83 @@ import { config } from '../config.ts';
 import type { ItemKey } from './keys.ts';
 
 /**
- * Per request: the calls, and the sequential round trips (a call that starts while none of the
- * request's calls is in flight starts a new one; calls made together share it).
+ * Per request (or background invocation): the calls, the sequential round trips (a call that
+ * starts while none of the scope's calls is in flight starts a new one; calls made together
+ * share it) and the capacity units DynamoDB reports consuming (table and indexes).
  */
 interface CallCount {
   calls: number;
   roundTrips: number;
   inFlight: number;
+  readUnits: number;
+  writeUnits: number;
+  /** The scope this one is nested in: its calls count there too. */
+  parent?: CallCount;
+  /** The usage of the named parts run within it (`dynamoDbPart`). */
+  parts: Record<string, DynamoDbUsage>;
 }
 const callCounter = new AsyncLocalStorage<CallCount>();
 
+/** Commands that accept `ReturnConsumedCapacity`, and which kind of units each consumes. */
+const CAPACITY_KIND: Record<string, 'read' | 'write'> = {
+  GetItemCommand: 'read',
+  BatchGetItemCommand: 'read',
+  QueryCommand: 'read',
+  ScanCommand: 'read',
+  TransactGetItemsCommand: 'read',
+  PutItemCommand: 'write',
+  UpdateItemCommand: 'write',
+  DeleteItemCommand: 'write',
+  BatchWriteItemCommand: 'write',
+  TransactWriteItemsCommand: 'write',
+};
+
+interface ConsumedCapacity {
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+}
+
+/** Read and write units of a response's `ConsumedCapacity` (one, or one per table). */
+function unitsOf(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined, kind: 'read' | 'write') {
+  let read = 0;
+  let write = 0;
+  for (const c of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
+    // TOTAL gives `CapacityUnits`; the split, when present, is what a transaction mixes.
+    if (c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined) {
+      read += c.ReadCapacityUnits ?? 0;
+      write += c.WriteCapacityUnits ?? 0;
+    } else if (kind === 'read') read += c.CapacityUnits ?? 0;
+    else write += c.CapacityUnits ?? 0;
+  }
+  return { read, write };
+}
+
 const base = new DynamoDBClient({});
 base.middlewareStack.add(
-  (next) => async (args) => {
+  (next, context) => async (args) => {
+    const kind = CAPACITY_KIND[context.commandName ?? ''];
+    // A copy: the caller's command input stays as it built it.
+    if (kind) args = { ...args, input: { ReturnConsumedCapacity: 'TOTAL', ...args.input } };
     const counter = callCounter.getStore();
     if (!counter) return next(args);
-    counter.calls++;
-    if (counter.inFlight++ === 0) counter.roundTrips++;
+    for (let c: CallCount | undefined = counter; c; c = c.parent) {
+      c.calls++;
+      if (c.inFlight++ === 0) c.roundTrips++;
+    }
     try {
-      return await next(args);
+      const result = await next(args);
+      if (kind) {
+        const output = result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
+        const { read, write } = unitsOf(output.ConsumedCapacity, kind);
+        for (let c: CallCount | undefined = counter; c; c = c.parent) {
+          c.readUnits += read;
+          c.writeUnits += write;
+        }
+      }
+      return result;
     } finally {
-      counter.inFlight--;
+      for (let c: CallCount | undefined = counter; c; c = c.parent) c.inFlight--;
     }
   },
   { step: 'initialize', name: 'countDynamoDbCalls' },
@@ -51,13 +107,57 @@ export const db = DynamoDBDocumentClient.from(base, {
 
 export const tableName = (): string => config.tableName;
 
-/** Runs `fn`, returning its result and how many DynamoDB calls it made. */
-export async function countDynamoDbCalls<T>(
-  fn: () => Promise<T>,
-): Promise<{ result: T; calls: number; roundTrips: number }> {
-  const counter = { calls: 0, roundTrips: 0, inFlight: 0 };
+export interface DynamoDbUsage {
+  calls: number;
+  roundTrips: number;
+  readUnits: number;
+  writeUnits: number;
+  parts?: Record<string, DynamoDbUsage>;
+}
+
+/**
+ * Runs `fn`, returning its result and the DynamoDB calls, round trips and capacity units it
+ * used. Nested in another scope, its usage counts in that one too.
+ */
+export async function countDynamoDbCalls<T>(fn: () => Promise<T>): Promise<{ result: T } & DynamoDbUsage> {
+  const parent = callCounter.getStore();
+  const counter: CallCount = {
+    calls: 0,
+    roundTrips: 0,
+    inFlight: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    parts: {},
+    ...(parent && { parent }),
+  };
   const result = await callCounter.run(counter, fn);
-  return { result, calls: counter.calls, roundTrips: counter.roundTrips };
+  const { calls, roundTrips, readUnits, writeUnits, parts } = counter;
+  return {
+    result,
+    calls,
+    roundTrips,
+    readUnits,
+    writeUnits,
+    ...(Object.keys(parts).length > 0 && { parts }),
+  };
+}
+
+/**
+ * Runs `fn` as a named part of the current scope (what the bench splits a Lambda's units by):
+ * its usage is added to the scope's `parts[name]` as well as to the scope itself.
+ */
+export async function dynamoDbPart<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const parent = callCounter.getStore();
+  if (!parent) return fn();
+  const { result, calls, roundTrips, readUnits, writeUnits } = await countDynamoDbCalls(fn);
+  const part = parent.parts[name] ?? { calls: 0, roundTrips: 0, readUnits: 0, writeUnits: 0 };
+  parent.parts[name] = {
+    calls: part.calls + calls,
+    roundTrips: part.roundTrips + roundTrips,
+    readUnits: part.readUnits + readUnits,
+    writeUnits: part.writeUnits + writeUnits,
+  };
+  return result;
 }
 
 /** The number of DynamoDB calls made so far within the current `countDynamoDbCalls` scope. */
@@ -65,6 +165,12 @@ export const dynamoDbCallsSoFar = (): number => callCounter.getStore()?.calls ??
 
 /** The sequential DynamoDB round trips so far within the current `countDynamoDbCalls` scope. */
 export const dynamoDbRoundTripsSoFar = (): number => callCounter.getStore()?.roundTrips ?? 0;
+
+/** The read and write units consumed so far within the current `countDynamoDbCalls` scope. */
+export const dynamoDbUnitsSoFar = (): { readUnits: number; writeUnits: number } => {
+  const counter = callCounter.getStore();
+  return { readUnits: counter?.readUnits ?? 0, writeUnits: counter?.writeUnits ?? 0 };
+};
 
 /** Every item of a query, following `LastEvaluatedKey` (for bounded result sets only). */
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, NativeAttributeValue>[]> {

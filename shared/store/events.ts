@@ -9,6 +9,7 @@ import { streamItemTypes } from '../resources.ts';
 import type { TransactItem } from './client.ts';
 import { tableName } from './client.ts';
 import { eventKey, type MerchantScope } from './keys.ts';
+import { sentBody, storedBody } from './stored-body.ts';
 
 export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): TransactItem[] {
   return events.map((event) => ({
@@ -25,11 +26,14 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
         mode: scope.mode,
         createdAt: event.createdAt,
         ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
-        // The event as the exact JSON every delivery sends (stored once, as a string: a map's key
-        // order is not kept by DynamoDB).
-        body: JSON.stringify(event.payload),
+        // The event as the exact JSON every delivery sends (stored once, as JSON: a map's key
+        // order is not kept by DynamoDB), compactly: `body` and `qrAt` (stored-body.ts).
+        ...storedBody(event.payload),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   }));
 }
+
+/** The exact JSON body of an outbox event item, as its deliveries send it. */
+export const eventBody = (item: Record<string, unknown>): Promise<string> => sentBody(item);

@@ -129,7 +129,7 @@ export async function readPaymentPage(
     start = skipped.next;
   }
   const { items } = await readMatches(scope, source, order, limit, start ? { start } : {});
-  return items.map(toCharge);
+  return Promise.all(items.map(toCharge));
 }
 
 /**
@@ -142,10 +142,13 @@ export async function readPaymentRows(
   attributes: readonly string[],
   max: number,
 ): Promise<Record<string, unknown>[] | undefined> {
+  // The QR image is not stored: rows read the BR Code and render it (qr-image.ts).
+  const withQr = attributes.includes('qrCodeBase64');
   const { items } = await readMatches(scope, source, 'asc', max + 1, {
-    attributes: [...new Set(['id', ...attributes])],
+    attributes: [...new Set(['id', ...attributes.map((a) => (a === 'qrCodeBase64' ? 'brCode' : a))])],
   });
-  return items.length > max ? undefined : items;
+  if (items.length > max) return undefined;
+  return withQr ? Promise.all(items.map(async (item) => ({ ...item, ...(await toCharge(item)) }))) : items;
 }
 
 /** How many charges `source` holds (keys only). */
@@ -167,5 +170,5 @@ export async function countPayments(scope: MerchantScope, source: PaymentSource)
 export async function getPayments(scope: MerchantScope, ids: readonly string[]): Promise<ChargeRecord[]> {
   if (ids.length === 0) return [];
   const items = await batchGetConsistent(ids.map((id) => chargeKey(scope, id)));
-  return items.flatMap((item) => (item ? [toCharge(item)] : []));
+  return Promise.all(items.flatMap((item) => (item ? [toCharge(item)] : [])));
 }

@@ -46,6 +46,7 @@ import {
   type TransactItem,
   tableName,
 } from './client.ts';
+import { eventBody } from './events.ts';
 import {
   countedMarkerKey,
   deliveryCellIndexes,
@@ -430,7 +431,14 @@ export async function serializeDeliveries(items: Record<string, unknown>[]) {
   ];
   const pk = String(items[0]?.pk);
   const events = eventSks.length === 0 ? [] : await batchGetConsistent(eventSks.map((sk) => ({ pk, sk })));
-  const bodies = new Map(eventSks.map((sk, n) => [sk, events[n]?.body as string | undefined]));
+  const bodies = new Map(
+    await Promise.all(
+      eventSks.map(async (sk, n) => {
+        const event = events[n];
+        return [sk, event && (await eventBody(event))] as const;
+      }),
+    ),
+  );
   return items.map((item) => {
     const { cycleAttempts: _internal, ...delivery } = toDelivery(item);
     const body = item.body ?? bodies.get(String(item.eventSk));

@@ -30,7 +30,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  */
 async function loadStore(s: LocalSettings) {
   useBenchDynamoDb(s);
-  const [accounts, apiKeys, charges, client, domainCharges, pixIds, ids, brCode, createCharge] =
+  const [accounts, apiKeys, charges, client, domainCharges, pixIds, ids, brCode, createCharge, qrImage] =
     await Promise.all([
       import('../../shared/store/accounts.ts'),
       import('../../shared/services/issue-api-key.ts'),
@@ -41,6 +41,7 @@ async function loadStore(s: LocalSettings) {
       import('../../shared/ids.ts'),
       import('../../shared/domain/br-code.ts'),
       import('../../shared/services/create-charge.ts'),
+      import('../../shared/store/qr-image.ts'),
     ]);
   return {
     accounts,
@@ -52,6 +53,7 @@ async function loadStore(s: LocalSettings) {
     ids,
     brCode,
     createCharge,
+    qrImage,
   };
 }
 
@@ -89,7 +91,7 @@ export async function prepareChargeBench(s: LocalSettings): Promise<ChargeBench>
     transact: async (items) => {
       await store.client.db.send(new TransactWriteCommand({ TransactItems: items }));
     },
-    renderQr: () => store.createCharge.qrPngBase64(template.brCode ?? ''),
+    renderQr: () => store.qrImage.renderQrPngBase64(template.brCode ?? ''),
   };
 }
 
@@ -125,7 +127,7 @@ async function chargeTemplate(
     provider: 'sandbox',
     txid: '',
     brCode,
-    qrCodeBase64: await store.createCharge.qrPngBase64(brCode),
+    qrCodeBase64: await store.qrImage.renderQrPngBase64(brCode),
     expiresAt: new Date(now.getTime() + settings.defaultExpiresIn * 1000).toISOString(),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),

@@ -63,16 +63,16 @@ export interface PaymentQueryResults {
 
 export async function loadStore(runtime: BenchRuntime) {
   useBenchDynamoDb(runtime.settings);
-  const [accounts, apiKeys, client, keys, seed, createCharge, ddb] = await Promise.all([
+  const [accounts, apiKeys, client, keys, seed, qrImage, ddb] = await Promise.all([
     import('../../shared/store/accounts.ts'),
     import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
     import('../../shared/store/keys.ts'),
     import('../helpers/payments.ts'),
-    import('../../shared/services/create-charge.ts'),
+    import('../../shared/store/qr-image.ts'),
     import('@aws-sdk/lib-dynamodb'),
   ]);
-  return { accounts, apiKeys, client, keys, seed, createCharge, ddb };
+  return { accounts, apiKeys, client, keys, seed, qrImage, ddb };
 }
 export type Store = Awaited<ReturnType<typeof loadStore>>;
 
@@ -248,7 +248,7 @@ export async function measurePaymentQueries(
 ): Promise<PaymentQueryResults> {
   const store = await loadStore(runtime);
   const brCode = `00020101021226850014br.gov.bcb.pix2563pay.example.com/pix/${'A'.repeat(22)}52040000530398654071000.005802BR5913BENCH PAYMENT6009SAO PAULO62070503***6304ABCD`;
-  const qr = { brCode, qrCodeBase64: await store.createCharge.qrPngBase64(brCode) };
+  const qr = { brCode, qrCodeBase64: await store.qrImage.qrPngBase64(brCode) };
   const get = (apiKey: string, path: string, requestId: string) =>
     timedGet(runtime.settings.baseUrl, apiKey, path, requestId);
 

@@ -23,14 +23,15 @@ export interface PaymentProbeRow {
   handlerMsP50: number;
 }
 
-interface Sent {
+export interface Sent {
   name: string;
   requestId: string;
   status: number;
   body: any;
 }
 
-async function send(
+/** One request with its own `x-request-id` (to find its log line); a status ≥ 300 throws. */
+export async function send(
   baseUrl: string,
   apiKey: string,
   name: string,

@@ -13,7 +13,8 @@
  * (payment-queries.ts), and writes .bench/payments.json; `--only stats` the stats and metrics at
  * 1 000 and 100 000 payments of a scope counted by the outbox into the day aggregates
  * (payment-stats.ts, several minutes: the stream counts 100 000 seeded payments first), and writes
- * .bench/stats.json; it fails when a p50 at 100 000 is over 1.5× the one at 1 000.
+ * .bench/stats.json; it fails when a p50 at 100 000 is over 1.5× the one at 1 000; `--only cost`
+ * the DynamoDB capacity units of one charge's lifecycle (cost.ts, about 45 s), .bench/cost.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +30,7 @@ import {
   probeCreates,
 } from './charges.ts';
 import { type ColdTarget, coldStartRequest, measureColdStarts } from './cold-start.ts';
+import { type CostResults, costSection, measureCost } from './cost.ts';
 import { cpuShares, sampleCpu, waitForQuietRuntime } from './cpu.ts';
 import { type DeliveryQueryResults, measureDeliveryQueries } from './delivery-queries.ts';
 import { callsPerRoute, measureDynamoDbRoundTrip, runDashboardPath } from './dynamodb-calls.ts';
@@ -57,8 +59,11 @@ const WEBHOOK_RESULTS_FILE = join(repoRoot, '.bench', 'webhooks.json');
 const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
 const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
 const STATS_RESULTS_FILE = join(repoRoot, '.bench', 'stats.json');
+const COST_RESULTS_FILE = join(repoRoot, '.bench', 'cost.json');
+/** Lifecycles the cost section averages over. */
+const COST_CHARGES = 50;
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries', 'payments', 'stats'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments', 'stats', 'cost'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -300,6 +305,15 @@ async function benchPayments(dataDir: string): Promise<{
   return { machine: machine(), payments, paymentQueries: await measurePaymentQueries(runtime, step) };
 }
 
+/** The cost section alone, on its own runtime logging its background invocations: `--only cost`. */
+async function benchCost(
+  dataDir: string,
+): Promise<{ machine: ReturnType<typeof machine>; cost: CostResults }> {
+  step('starting node bin/local.ts --in-memory (LOG_LEVEL=debug: background invocations)');
+  runtime = await startBenchRuntime(benchSettings(dataDir), { logLevel: 'debug' });
+  return { machine: machine(), cost: await measureCost(runtime, COST_CHARGES, step) };
+}
+
 /** Stats and metrics at 1 k and 100 k payments alone, on their own runtime: what `--only stats` runs. */
 async function benchStats(
   dataDir: string,
@@ -357,6 +371,8 @@ async function main(): Promise<void> {
     return runAlone('delivery list and stats only', DELIVERY_RESULTS_FILE, benchDeliveries, (r) => [
       deliveryQuerySection(r.deliveryQueries),
     ]);
+  if (only === 'cost')
+    return runAlone('cost per charge only', COST_RESULTS_FILE, benchCost, (r) => [costSection(r.cost)]);
   if (only === 'payments')
     return runAlone('payments only', PAYMENT_RESULTS_FILE, benchPayments, (r) => [
       paymentsSection(r.payments),

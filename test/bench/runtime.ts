@@ -39,6 +39,22 @@ export interface RequestLog {
   durationMs: number;
   dynamodbCalls: number;
   dynamodbRoundTrips: number;
+  dynamodbReadUnits: number;
+  dynamodbWriteUnits: number;
+}
+
+/** Units of one DynamoDB usage scope, or of a named part of it. */
+export interface Units {
+  dynamodbReadUnits: number;
+  dynamodbWriteUnits: number;
+}
+
+/** One `"message":"invocation"` line: a background function's invocation (logged at debug). */
+export interface InvocationLog extends Units {
+  function: string;
+  durationMs: number;
+  dynamodbCalls: number;
+  parts?: Record<string, { readUnits: number; writeUnits: number }>;
 }
 
 export interface BenchRuntime {
@@ -48,6 +64,8 @@ export interface BenchRuntime {
   demo: DemoAccount;
   /** Every request log line seen so far, in order. */
   requestLogs: RequestLog[];
+  /** Every background invocation line so far (only with `logLevel: 'debug'`). */
+  invocationLogs: InvocationLog[];
   /** Resolves once the child's stdout has been quiet for a moment (its log lines lag the responses). */
   settle(): Promise<void>;
   stop(): Promise<void>;
@@ -65,7 +83,7 @@ export function benchSettings(dataDir: string): LocalSettings {
   };
 }
 
-function runtimeEnvironment(s: LocalSettings): NodeJS.ProcessEnv {
+function runtimeEnvironment(s: LocalSettings, logLevel: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     PORT: String(s.apiPort),
@@ -73,7 +91,7 @@ function runtimeEnvironment(s: LocalSettings): NodeJS.ProcessEnv {
     SQS_PORT: String(s.sqsPort),
     S3_PORT: String(s.s3Port),
     DATA_DIR: s.dataDir,
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: logLevel,
     // The load test sends thousands of requests a minute with one key: it must not be throttled.
     RATE_LIMIT_PER_MINUTE: '100000000',
   };
@@ -91,7 +109,18 @@ function parseRequestLog(line: string): RequestLog | undefined {
       durationMs: Number(entry.durationMs),
       dynamodbCalls: Number(entry.dynamodbCalls),
       dynamodbRoundTrips: Number(entry.dynamodbRoundTrips),
+      dynamodbReadUnits: Number(entry.dynamodbReadUnits),
+      dynamodbWriteUnits: Number(entry.dynamodbWriteUnits),
     };
+  } catch {
+    return undefined;
+  }
+}
+
+function parseInvocationLog(line: string): InvocationLog | undefined {
+  if (!line.startsWith('{') || !line.includes('"message":"invocation"')) return undefined;
+  try {
+    return JSON.parse(line) as InvocationLog;
   } catch {
     return undefined;
   }
@@ -151,11 +180,14 @@ function waitForReady(
 }
 
 /** Boots the runtime and resolves once it printed its ready line and wrote demo.json. */
-export async function startBenchRuntime(s: LocalSettings): Promise<BenchRuntime> {
+export async function startBenchRuntime(
+  s: LocalSettings,
+  options: { logLevel?: 'info' | 'debug' } = {},
+): Promise<BenchRuntime> {
   // detached: its own process group, so stop() can reach the JVM too (and Ctrl-C is ours to relay).
   const child = spawn(process.execPath, ['bin/local.ts', '--in-memory'], {
     cwd: repoRoot,
-    env: runtimeEnvironment(s),
+    env: runtimeEnvironment(s, options.logLevel ?? 'info'),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -164,6 +196,7 @@ export async function startBenchRuntime(s: LocalSettings): Promise<BenchRuntime>
   process.once('exit', killOnExit);
 
   const requestLogs: RequestLog[] = [];
+  const invocationLogs: InvocationLog[] = [];
   const recent: string[] = [];
   let lastOutputAt = Date.now();
   const remember = (line: string) => {
@@ -180,6 +213,11 @@ export async function startBenchRuntime(s: LocalSettings): Promise<BenchRuntime>
     if (log) {
       lastOutputAt = Date.now();
       requestLogs.push(log);
+      return;
+    }
+    const invocation = parseInvocationLog(line);
+    if (invocation) {
+      invocationLogs.push(invocation);
       return;
     }
     remember(line);
@@ -200,6 +238,7 @@ export async function startBenchRuntime(s: LocalSettings): Promise<BenchRuntime>
       pid: child.pid ?? -1,
       demo,
       requestLogs,
+      invocationLogs,
       settle: () => settle(() => lastOutputAt),
       stop,
     };

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.ts';
+import { eventBody } from '../../shared/store/events.ts';
 import { chargeKey, type Mode, PREFIX, scopePk } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from './accounts.ts';
 import { type ApiReply, api } from './http.ts';
@@ -41,7 +42,7 @@ export async function merchant(settings: Parameters<typeof newAccount>[0] = {}) 
   return { accountId: account.id, apikey: await newKey(account.id, 'test') };
 }
 
-/** Stored outbox events of a charge (raw id), oldest first, with their body parsed as `payload`. */
+/** Stored outbox events of a charge (raw id), oldest first, with their body as sent parsed as `payload`. */
 export async function storedEvents(accountId: string, rawId: string, mode: Mode = 'test') {
   const { Items = [] } = await db.send(
     new QueryCommand({
@@ -56,7 +57,11 @@ export async function storedEvents(accountId: string, rawId: string, mode: Mode 
       ConsistentRead: true,
     }),
   );
-  return Items.map((item): Record<string, any> => ({ ...item, payload: JSON.parse(item.body) }));
+  return Promise.all(
+    Items.map(
+      async (item): Promise<Record<string, any>> => ({ ...item, payload: JSON.parse(await eventBody(item)) }),
+    ),
+  );
 }
 
 export async function storedCharge(accountId: string, rawId: string, mode: Mode = 'test') {

@@ -17,9 +17,7 @@ import {
   generateKeyPair,
   type JSONWebKeySet,
 } from 'jose';
-import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
-import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import type { PublicCharge } from '../../shared/domain/charges.ts';
 import { locationToken } from '../../shared/domain/pix-ids.ts';
@@ -29,9 +27,7 @@ import { expire, newCharge, pay } from '../helpers/charges.ts';
 import { parseBrCode } from '../helpers/emv-parser.ts';
 import { api, demo, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
-
-/** jsqr is CommonJS typed with `export default`: under nodenext its default import is the function itself. */
-const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
+import { decodeQr } from '../helpers/qr.ts';
 
 const AMOUNT = 1050;
 const EXPIRES_IN = 900;
@@ -74,11 +70,6 @@ async function settle(charge: PublicCharge, action: 'pay' | 'expire'): Promise<v
   const reply = await (action === 'pay' ? pay : expire)(demo().test_api_key, charge.id);
   if (reply.status !== 200)
     throw new Error(`sandbox ${action}: ${reply.status} ${JSON.stringify(reply.body)}`);
-}
-
-function decodeQr(png: Buffer): string | undefined {
-  const image = PNG.sync.read(png);
-  return jsQR(new Uint8ClampedArray(image.data), image.width, image.height)?.data;
 }
 
 /** Intl writes "R$ 10,50" with a non-breaking space: compare with plain spaces. */

@@ -1,0 +1,35 @@
+/**
+ * The QR image of a BR Code is not stored: it is a deterministic function of the BR Code (the
+ * same renderer and options give the same PNG bytes), so items keep the BR Code and readers
+ * render the image (about 4 KB of base64, which made every charge, idempotency record and
+ * charge event item 4–5 write units larger, in the table and in each index projecting it).
+ * Rendering costs about 10 ms of CPU: a small in-process cache keeps the recent ones.
+ */
+
+import QRCode from 'qrcode';
+
+/** Recent images (about 5 KB each): a Lambda serving one charge's reads renders it once. */
+const CACHE_SIZE = 500;
+const cache = new Map<string, Promise<string>>();
+
+/** The QR image of a BR Code, as the base64 PNG the Charge carries (rendered now). */
+export const renderQrPngBase64 = async (brCode: string): Promise<string> =>
+  (await QRCode.toBuffer(brCode, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 })).toString(
+    'base64',
+  );
+
+/** `renderQrPngBase64`, from the cache when it was rendered recently. */
+export function qrPngBase64(brCode: string): Promise<string> {
+  const cached = cache.get(brCode);
+  if (cached) {
+    // Most recently used last: the oldest is the first evicted.
+    cache.delete(brCode);
+    cache.set(brCode, cached);
+    return cached;
+  }
+  const image = renderQrPngBase64(brCode);
+  cache.set(brCode, image);
+  image.catch(() => cache.delete(brCode));
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  return image;
+}
