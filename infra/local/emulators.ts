@@ -1,10 +1,14 @@
-/** The in-process SQS and S3 emulators (`local-aws-sqs`, `@20minutes/s3rver`) on loopback. */
+/**
+ * The in-process SQS, S3 and SES emulators (`local-aws-sqs`, `@20minutes/s3rver`,
+ * `aws-ses-v2-local`) on loopback.
+ */
 
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
+import sesEmulator from 'aws-ses-v2-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { evidenceBucket } from '../../shared/resources.ts';
 import { LOCAL_CREDENTIALS, type LocalSettings } from './settings.ts';
@@ -60,4 +64,20 @@ export async function startS3(s: LocalSettings): Promise<Closable> {
   });
   await server.run();
   return server;
+}
+
+/**
+ * The SES v2 emulator: keeps every message in memory, shows them at `http://<host>:<port>/` and
+ * lists them as JSON at `GET /store` (what the tests read).
+ */
+export async function startSes(s: LocalSettings): Promise<Closable> {
+  // A CommonJS module: its `default` export is the server factory.
+  const server = await sesEmulator.default({ host: s.host, port: s.sesPort });
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve(undefined));
+        server.closeAllConnections();
+      }),
+  };
 }

@@ -12,7 +12,11 @@ export const testPorts = {
   DYNAMODB_PORT: port(8310),
   SQS_PORT: port(9330),
   S3_PORT: port(4590),
+  SES_PORT: port(7310),
 } as const;
+
+/** The SES emulator's HTTP side (`GET /store`: every e-mail sent). */
+export const testSesUrl = `http://127.0.0.1:${testPorts.SES_PORT}`;
 
 export const testBaseUrl = `http://127.0.0.1:${testPorts.PORT}`;
 
