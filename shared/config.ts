@@ -76,6 +76,10 @@ export const config = {
   get evidenceBucket() {
     return required('EVIDENCE_BUCKET');
   },
+  /** The sender of MED notices: an address of the SES identity the stack grants `ses:SendEmail` on. */
+  get emailFrom() {
+    return required('EMAIL_FROM');
+  },
   get webhookQueueUrl() {
     return required('WEBHOOK_QUEUE_URL');
   },

@@ -5,6 +5,8 @@
  * a payment's `webhookUrl` for its legacy events, then one queue message per new delivery), the
  * delivery counters (`shared/services/count-delivery-changes.ts`) and the payment counters
  * (`shared/services/count-payment-changes.ts`), each creation and status change counted once.
+ * Beside them, MED openings and resolutions are e-mailed (`shared/services/email-med-notices.ts`),
+ * which never fails the batch.
  * Then it reports the earliest record that failed in any, where the stream must retry from: all
  * are idempotent (deliveries by their derived ids, counting by a marker per record), so records
  * after it that had succeeded change nothing the second time.
@@ -13,12 +15,14 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { isMedNoticeEventType } from '#shared/domain/med-emails.ts';
 import type { TxStatus } from '#shared/domain/transaction-status.ts';
 import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
 import { streamItemTypes } from '#shared/resources.ts';
 import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
 import { countPaymentChanges, type PaymentChangeRecord } from '#shared/services/count-payment-changes.ts';
+import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
@@ -42,6 +46,21 @@ function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
 }
 
 type Image = Record<string, AttributeValue> | undefined;
+
+/** A new MED event that is also e-mailed, with the med_case its body carries. */
+function medNotice(record: DynamoDBRecord): MedNotice | undefined {
+  const image = record.dynamodb?.NewImage as Image;
+  const eventType = image?.eventType?.S;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event || !eventType)
+    return undefined;
+  if (!isMedNoticeEventType(eventType) || !image.body?.S) return undefined;
+  return {
+    eventId: String(image.id?.S),
+    eventType,
+    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    medCase: JSON.parse(image.body.S).data.object,
+  };
+}
 
 /** The status of a delivery image (`undefined` when there is no image). */
 const statusOf = (image: Image): DeliveryStatus | undefined => image?.status?.S as DeliveryStatus | undefined;
@@ -99,6 +118,8 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
     fanOutEvents(stream.Records.map(outboxEvent)),
     countDeliveryChanges(stream.Records.map(deliveryChange)),
     countPaymentChanges(stream.Records.map(paymentChange)),
+    // Never fails the batch: an e-mail that cannot be sent is logged and dropped.
+    emailMedNotices(stream.Records.map(medNotice)),
   ]);
   const failures: number[] = [];
   if (!fanOut.ok) {

@@ -3,6 +3,8 @@
  * settlement hold, velocity limits and the profile printed in BR Codes.
  */
 
+import * as v from 'valibot';
+
 export interface FeePlan {
   /** The acquirer's fee: basis points of the amount plus a fixed part, in centavos. */
   providerFeeBps: number;
@@ -26,6 +28,8 @@ export interface AccountSettings {
   /** The merchant's CNPJ (or CPF), normalised; printed on payment receipts when set. */
   merchantDocument?: string;
   merchantCity: string;
+  /** Where MED notices are e-mailed; none are sent without it. */
+  contactEmail?: string;
   mcc: string;
   defaultExpiresIn: number;
   settlementHoldDays: number;
@@ -73,3 +77,6 @@ export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'veloci
   feePlan?: Partial<AccountSettings['feePlan']>;
   velocity?: Partial<AccountSettings['velocity']>;
 };
+
+/** The account's contact e-mail (MED notices go there): an address SES accepts, at most 254 characters. */
+export const contactEmailSchema = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email());

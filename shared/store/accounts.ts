@@ -12,7 +12,7 @@ import {
   type AccountSettings,
   DEFAULT_SETTINGS,
 } from '../domain/account-settings.ts';
-import { db, tableName } from './client.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
 import { accountKey } from './keys.ts';
 
 export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
@@ -102,4 +102,23 @@ export async function setSandboxAcquirer(
       },
     }),
   );
+}
+
+/** Sets the account's contact e-mail (already validated); false when there is no such account. */
+export async function setContactEmail(accountId: string, email: string): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: accountKey(accountId),
+        UpdateExpression: 'SET settings.contactEmail = :email',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':email': email },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
