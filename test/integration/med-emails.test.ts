@@ -4,8 +4,11 @@
  * nothing; a replayed stream record sends nothing twice.
  */
 
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { merchant } from '../helpers/charges.ts';
+import { handler as outbox } from '../../functions/outbox/index.ts';
+import { merchant, rawId, storedEvents } from '../helpers/charges.ts';
 import { emailsTo, newContactEmail, type SentEmail, sentEmails } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { decideMed, openMed, paidCharge } from '../helpers/med.ts';
@@ -83,5 +86,25 @@ describe('MED e-mails', () => {
     await eventually(async () => expect(await emailsTo(contactEmail)).toHaveLength(2));
 
     expect((await sentEmails()).filter((email) => mentions(email, silentCase.id))).toEqual([]);
+  });
+
+  it('sends nothing twice when the stream delivers the event again (a replayed batch)', async () => {
+    const { accountId, contactEmail, chargeId } = await disputedWithContact(2_000);
+    await eventually(async () => expect(await emailsTo(contactEmail)).toHaveLength(1));
+    const [created] = (await storedEvents(accountId, rawId(chargeId))).filter(
+      (e) => e.eventType === 'med_case.created',
+    );
+    const { payload: _parsed, ...item } = created as Record<string, any>;
+    const record = (n: number) =>
+      ({
+        eventID: `replay-${n}`,
+        eventName: 'INSERT',
+        dynamodb: { NewImage: marshall(item), SequenceNumber: `${n}` },
+      }) as DynamoDBRecord;
+
+    // The outbox handler returns only once its e-mails are sent: nothing can arrive later.
+    expect(await outbox({ Records: [record(1)] })).toEqual({ batchItemFailures: [] });
+    expect(await outbox({ Records: [record(2)] })).toEqual({ batchItemFailures: [] });
+    expect(await emailsTo(contactEmail)).toHaveLength(1);
   });
 });
