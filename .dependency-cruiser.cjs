@@ -32,7 +32,9 @@ module.exports = {
         'never a use case, the edge or an outbound adapter.',
       severity: 'error',
       from: { path: '^shared/store/' },
-      to: { path: '^(shared/(services|http|providers|webhooks|auth|documents|storage|email)/|functions/|infra/)' },
+      to: {
+        path: '^(shared/(services|http|providers|webhooks|auth|documents|storage|email)/|functions/|infra/)',
+      },
     },
     {
       name: 'services-below-the-edge',

@@ -13,7 +13,6 @@ import pRetry, { AbortError } from 'p-retry';
 import type { MedCaseObject } from '../domain/med-cases.ts';
 import { type MedNoticeEventType, medNoticeEmail } from '../domain/med-emails.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { sendEmail } from '../email/ses-mailer.ts';
 import { errorFields, log } from '../log.ts';
 import { getAccount } from '../store/accounts.ts';
 import { claimEmailNotice, releaseEmailNotice } from '../store/email-notices.ts';
@@ -41,6 +40,8 @@ async function emailOne(notice: MedNotice, now: Date): Promise<void> {
   const account = await getAccount(notice.scope.accountId);
   const to = account?.settings.contactEmail;
   if (!account || !to) return;
+  // Loaded on the first notice only: most outbox batches carry none.
+  const { sendEmail } = await import('../email/ses-mailer.ts');
   const expiresAt = Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS;
   if (!(await claimEmailNotice(notice.eventId, expiresAt))) return;
   const message = medNoticeEmail(notice.eventType, notice.medCase, {
