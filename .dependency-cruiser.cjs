@@ -6,7 +6,7 @@
  *      ↓
  *   shared/http/ (the edge)   shared/services/ (one use case per file)
  *                                ↓                 ↓
- *                  shared/store/ (keys, items, reads, commits)   shared/providers/, shared/webhooks/, shared/documents/, shared/storage/ (outbound adapters)
+ *                  shared/store/ (keys, items, reads, commits)   shared/providers/, shared/webhooks/, shared/documents/, shared/storage/, shared/email/ (outbound adapters)
  *                                ↓
  *                           shared/domain/ (pure rules)
  */
@@ -36,7 +36,9 @@ module.exports = {
         'never a use case, the edge or an outbound adapter.',
       severity: 'error',
       from: { path: '^shared/store/' },
-      to: { path: '^(shared/(services|http|providers|webhooks|auth|documents|storage)/|functions/|infra/)' },
+      to: {
+        path: '^(shared/(services|http|providers|webhooks|auth|documents|storage|email)/|functions/|infra/)',
+      },
     },
     {
       name: 'services-below-the-edge',
@@ -49,18 +51,18 @@ module.exports = {
       name: 'adapters-are-leaves',
       comment:
         'Outbound adapters (acquirer, webhook HTTP/queue, crypto helpers, document renderers such as the ' +
-        'pdf-lib receipt, the evidence bucket) call no use case, no handler and no edge.',
+        'pdf-lib receipt, the evidence bucket, the SES mailer) call no use case, no handler and no edge.',
       severity: 'error',
-      from: { path: '^shared/(providers|webhooks|auth|documents|storage)/' },
+      from: { path: '^shared/(providers|webhooks|auth|documents|storage|email)/' },
       to: { path: '^(shared/(services|http)/|functions/|infra/)' },
     },
     {
       name: 'adapters-keep-no-state',
       comment:
-        'The acquirer, crypto, document and evidence-storage adapters read and write no table: what ' +
+        'The acquirer, crypto, document, evidence-storage and e-mail adapters read and write no table: what ' +
         "they need (the sandbox's view of a charge, an object key) is handed to them by the use case.",
       severity: 'error',
-      from: { path: '^shared/(providers|auth|documents|storage)/' },
+      from: { path: '^shared/(providers|auth|documents|storage|email)/' },
       to: { path: '^shared/store/' },
     },
     {

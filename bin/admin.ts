@@ -11,6 +11,8 @@ import { localEnvironment, localSettings } from '../infra/local/settings.ts';
 const usage = `Usage: npm run admin -- <command> [options]
   create-account --name <name> [--rate-limit <requests per minute>] [--city <city>] [--mcc <4 digits>]
                  [--hold-days <days>] [--max-pending <live charges>] [--document <CNPJ or CPF>]
+                 [--contact-email <e-mail>]   (MED notices are e-mailed there)
+  set-contact-email --account <acct_…> --email <e-mail>
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]
@@ -35,6 +37,7 @@ const { positionals, values } = parseArgs({
     'hold-days': { type: 'string' },
     'max-pending': { type: 'string' },
     document: { type: 'string' },
+    'contact-email': { type: 'string' },
     email: { type: 'string' },
     password: { type: 'string' },
     account: { type: 'string' },
@@ -76,11 +79,19 @@ if (!process.env.TABLE_NAME) {
 }
 
 const { hashPassword } = await import('../shared/auth/password.ts');
-const { createAccount, getAccount } = await import('../shared/store/accounts.ts');
+const { createAccount, getAccount, setContactEmail } = await import('../shared/store/accounts.ts');
 const { issueApiKey } = await import('../shared/services/issue-api-key.ts');
 const { createUser, findUserByEmail, putMembership } = await import('../shared/store/users.ts');
 const { roles } = await import('../shared/domain/auth.ts');
 const { classifyTaxId, normalizeTaxId } = await import('../shared/domain/tax-id.ts');
+const { contactEmailSchema } = await import('../shared/domain/account-settings.ts');
+const { safeParse } = await import('valibot');
+
+/** A valid contact e-mail, trimmed; exits with the usage otherwise. */
+function contactEmail(option: 'contact-email' | 'email'): string {
+  const parsed = safeParse(contactEmailSchema, need(option));
+  return parsed.success ? parsed.output : fail(`--${option} must be an e-mail address`);
+}
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
@@ -102,6 +113,7 @@ switch (positionals[0]) {
             ? fail('--document must be a valid CNPJ or CPF')
             : normalizeTaxId(values.document),
       }),
+      ...(values['contact-email'] !== undefined && { contactEmail: contactEmail('contact-email') }),
     };
     const rateLimit = values['rate-limit'] === undefined ? undefined : positiveInteger('rate-limit');
     print(
@@ -220,6 +232,13 @@ switch (positionals[0]) {
       // A refused change (the case moved since): the operator reads why; nothing was written.
       fail(error instanceof Error ? error.message : String(error));
     }
+    break;
+  }
+  case 'set-contact-email': {
+    const accountId = need('account');
+    const email = contactEmail('email');
+    if (!(await setContactEmail(accountId, email))) fail(`No account ${accountId}`);
+    print({ id: accountId, contactEmail: email });
     break;
   }
   default:

@@ -21,6 +21,7 @@ const { demo } = service;
 console.log(`
 Pix service ready on ${settings.baseUrl} in ${Date.now() - startedAt} ms
   DynamoDB Local :${settings.dynamoDbPort}  SQS :${settings.sqsPort}  S3 :${settings.s3Port}  data: ${settings.inMemory ? 'in memory' : settings.dataDir}
+  E-mails sent (SES emulator)  http://${settings.host}:${settings.sesPort}/
 
 Demo account ${demo.account_id} (also in ${settings.dataDir}/demo.json)
   dashboard login  ${demo.email} / ${demo.password}

@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import * as v from 'valibot';
 import { fallbackGroup, type Group } from '#shared/routes.ts';
 import { AlarmTopic } from './constructs/alarm-topic.ts';
 import { HttpApi } from './constructs/api.ts';
@@ -19,6 +20,40 @@ export interface PixServiceStackProps extends StackProps {
    * from the request's domain name. `bin/app.ts` reads it from the `publicBaseUrl` context value.
    */
   readonly publicBaseUrl?: string;
+  /**
+   * The sender of MED notice e-mails (`EMAIL_FROM`), an address of a verified SES identity, e.g.
+   * `Pix <no-reply@pay.example.com>`. `bin/app.ts` reads it from the `emailFrom` context value.
+   * @default 'no-reply@example.com' (SES refuses it: notices fail and are logged, nothing else is affected)
+   */
+  readonly emailFrom?: string;
+  /**
+   * The verified SES identity the outbox may send as (`ses:SendEmail` on its ARN only): the
+   * sender's domain or the address itself. Context value `emailIdentity`.
+   * @default the domain of `emailFrom`
+   */
+  readonly emailIdentity?: string;
+}
+
+/** The sender address and the SES identity it belongs to; a mismatch fails the synth. */
+export function parseEmailSender(
+  from: unknown = 'no-reply@example.com',
+  identity?: unknown,
+): { from: string; identity: string } {
+  if (typeof from !== 'string') throw new Error('emailFrom must be a string');
+  // `Name <address>` or a bare address.
+  const address = /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+  if (!v.is(v.pipe(v.string(), v.email()), address))
+    throw new Error(`emailFrom ${JSON.stringify(from)} is not an e-mail address`);
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  const chosen = identity === undefined || identity === '' ? domain : identity;
+  if (
+    typeof chosen !== 'string' ||
+    (chosen.toLowerCase() !== domain && chosen.toLowerCase() !== address.toLowerCase())
+  )
+    throw new Error(
+      `emailIdentity ${JSON.stringify(identity)} must be ${domain} or ${address} (the sender's)`,
+    );
+  return { from, identity: chosen.toLowerCase() };
 }
 
 /** Checks and normalises `publicBaseUrl`: a mistyped value fails the synth, not a payer's scan. */
@@ -57,7 +92,7 @@ export class PixServiceStack extends Stack {
   readonly api: HttpApi;
 
   constructor(scope: Construct, id: string, props: PixServiceStackProps = {}) {
-    const { publicBaseUrl, ...stackProps } = props;
+    const { publicBaseUrl, emailFrom, emailIdentity, ...stackProps } = props;
     super(scope, id, { description: 'Pix payment service', ...stackProps });
 
     this.table = new SingleTable(this, 'Table');
@@ -89,6 +124,7 @@ export class PixServiceStack extends Stack {
       table: this.table,
       deliveryQueue: this.webhookQueues.deliveryQueue,
       outboxFailureQueue: this.webhookQueues.outboxFailureQueue,
+      emailSender: parseEmailSender(emailFrom, emailIdentity),
     });
 
     this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup });

@@ -86,6 +86,10 @@ export const config = {
   get acquirerSecretsDir() {
     return optional('ACQUIRER_SECRETS_DIR');
   },
+  /** The sender of MED notices: an address of the SES identity the stack grants `ses:SendEmail` on. */
+  get emailFrom() {
+    return required('EMAIL_FROM');
+  },
   get webhookQueueUrl() {
     return required('WEBHOOK_QUEUE_URL');
   },

@@ -5,7 +5,8 @@
  * a payment's `webhookUrl` for its legacy events, then one queue message per new delivery), the
  * delivery counters (`shared/services/count-delivery-changes.ts`) and the payment counters
  * and the per-day aggregates of the stats and metrics (`shared/services/count-payment-changes.ts`),
- * each creation and change counted once.
+ * each creation and change counted once. Beside them, MED openings and resolutions are e-mailed
+ * (`shared/services/email-med-notices.ts`), which never fails the batch.
  * Then it reports the earliest record that failed in any, where the stream must retry from: all
  * are idempotent (deliveries by their derived ids, counting by a marker per record), so records
  * after it that had succeeded change nothing the second time.
@@ -14,6 +15,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { isMedNoticeEventType } from '#shared/domain/med-emails.ts';
 import {
   CHARGE_IMAGE_FIELDS,
   type ChargeImage,
@@ -25,7 +27,9 @@ import { errorFields, log } from '#shared/log.ts';
 import { streamItemTypes } from '#shared/resources.ts';
 import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
 import { countPaymentChanges, type PaymentChangeRecord } from '#shared/services/count-payment-changes.ts';
+import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
+import { sentBody } from '#shared/store/stored-body.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
 const OUTBOX_FIELDS = [
@@ -48,6 +52,27 @@ function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
 }
 
 type Image = Record<string, AttributeValue> | undefined;
+
+/** A new MED event that is also e-mailed, with the med_case its body carries. */
+async function medNotice(record: DynamoDBRecord): Promise<MedNotice | undefined> {
+  const image = record.dynamodb?.NewImage as Image;
+  const eventType = image?.eventType?.S;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event || !eventType)
+    return undefined;
+  if (!isMedNoticeEventType(eventType)) return undefined;
+  // The stored body: Brotli-compressed Binary (base64 in Lambda's JSON event), or a string on
+  // items written before bodies were compressed (stored-body.ts).
+  const stored = image.body?.S ?? image.body?.B;
+  if (stored === undefined) return undefined;
+  const body = typeof stored === 'string' && image.body?.B ? Buffer.from(stored, 'base64') : stored;
+  const json = await sentBody({ body, ...(image.qrAt?.N !== undefined && { qrAt: image.qrAt.N }) });
+  return {
+    eventId: String(image.id?.S),
+    eventType,
+    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    medCase: JSON.parse(json).data.object,
+  };
+}
 
 /** The status of a delivery image (`undefined` when there is no image). */
 const statusOf = (image: Image): DeliveryStatus | undefined => image?.status?.S as DeliveryStatus | undefined;
@@ -113,6 +138,10 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
     fanOutEvents(stream.Records.map(outboxEvent)),
     countDeliveryChanges(stream.Records.map(deliveryChange)),
     countPaymentChanges(stream.Records.map(paymentChange)),
+    // Never fails the batch: an e-mail that cannot be sent is logged and dropped.
+    Promise.all(stream.Records.map(medNotice))
+      .then(emailMedNotices)
+      .catch((error: unknown) => log.error('med notices not read; none e-mailed', errorFields(error))),
   ]);
   const failures: number[] = [];
   if (!fanOut.ok) {

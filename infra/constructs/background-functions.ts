@@ -39,6 +39,8 @@ export interface BackgroundFunctionsProps {
   readonly deliveryQueue: IQueue;
   /** On-failure destination of the outbox's stream mapping. */
   readonly outboxFailureQueue: IQueue;
+  /** Who MED notices come from, and the SES identity the outbox may send as. */
+  readonly emailSender: { readonly from: string; readonly identity: string };
 }
 
 /**
@@ -50,7 +52,10 @@ export class BackgroundFunctions extends Construct {
   readonly scheduler: ServiceFunction;
   /** The EventBridge rule that invokes the scheduler. */
   readonly schedulerRule: Rule;
-  /** Fans each new event item out (table stream) into deliveries and delivery-queue messages, and counts delivery changes. */
+  /**
+   * Fans each new event item out (table stream) into deliveries and delivery-queue messages,
+   * counts delivery changes, and e-mails MED notices.
+   */
   readonly outbox: ServiceFunction;
   /** Makes one delivery attempt per delivery-queue message. */
   readonly webhookDispatcher: ServiceFunction;
@@ -100,6 +105,8 @@ export class BackgroundFunctions extends Construct {
     // (counter ADDs and a marker per stream record, in one transaction).
     this.outbox.bindTable(props.table, { access: 'readWrite' });
     this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
+    // E-mails MED notices (opened, resolved) to the accounts' contact addresses.
+    this.outbox.allowSendEmail(props.emailSender.identity, props.emailSender.from);
     // Grants the stream read itself, and SendMessage on the on-failure destination.
     this.outbox.function.addEventSource(
       new DynamoEventSource(props.table.table, {

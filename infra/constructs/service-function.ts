@@ -156,6 +156,23 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /**
+   * `ses:SendEmail` as one SES identity only (its ARN: a domain or an address), and the sender
+   * address in `EMAIL_FROM`.
+   */
+  allowSendEmail(identity: string, from: string): this {
+    const identityArn = Stack.of(this).formatArn({
+      service: 'ses',
+      resource: 'identity',
+      resourceName: identity,
+    });
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ses:SendEmail'], resources: [identityArn] }),
+    );
+    this.function.addEnvironment('EMAIL_FROM', from);
+    return this;
+  }
+
   /** `UpdateItem` on the table's rate-limit counter items only (`RATE#` partition keys). */
   allowRateLimitCounters(table: SingleTable): this {
     table.grantRateLimitCounterUpdates(this.role);

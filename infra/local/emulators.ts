@@ -1,4 +1,7 @@
-/** The in-process SQS and S3 emulators (`local-aws-sqs`, `@20minutes/s3rver`) on loopback. */
+/**
+ * The in-process SQS, S3 and SES emulators (`local-aws-sqs`, `@20minutes/s3rver`,
+ * `aws-ses-v2-local`) on loopback.
+ */
 
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -60,4 +63,22 @@ export async function startS3(s: LocalSettings): Promise<Closable> {
   });
   await server.run();
   return server;
+}
+
+/**
+ * The SES v2 emulator: keeps every message in memory, shows them at `http://<host>:<port>/` and
+ * lists them as JSON at `GET /store` (what the tests read).
+ */
+export async function startSes(s: LocalSettings): Promise<Closable> {
+  // Imported here, not at the top (about 0.5 s of loading): it overlaps DynamoDB Local's JVM start.
+  // A CommonJS module: its `default` export is the server factory.
+  const { default: sesEmulator } = await import('aws-ses-v2-local');
+  const server = await sesEmulator.default({ host: s.host, port: s.sesPort });
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve(undefined));
+        server.closeAllConnections();
+      }),
+  };
 }

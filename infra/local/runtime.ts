@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { assertJava17, startDynamoDbLocal } from './dynamodb.ts';
-import { type Closable, startS3, startSqs } from './emulators.ts';
+import { type Closable, startS3, startSes, startSqs } from './emulators.ts';
 import {
   localStreamsClient,
   type Poller,
@@ -50,6 +50,7 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     [s.dynamoDbPort, 'DynamoDB Local'],
     [s.sqsPort, 'SQS'],
     [s.s3Port, 'S3'],
+    [s.sesPort, 'SES'],
   ] as const) {
     await assertPortFree(s.host, port, what);
   }
@@ -59,11 +60,17 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     for (const stopOne of stoppers.reverse()) await stopOne();
   };
   try {
-    const [dynamo, sqs, s3] = await Promise.all([startDynamoDbLocal(s), startSqs(s), startS3(s)]);
+    const [dynamo, sqs, s3, ses] = await Promise.all([
+      startDynamoDbLocal(s),
+      startSqs(s),
+      startS3(s),
+      startSes(s),
+    ]);
     stoppers.push(
       () => stopChild(dynamo),
       () => sqs.close(),
       () => (s3 as Closable).close(),
+      () => ses.close(),
     );
 
     await provisionTable(localDynamoDbClient(s), s.tableName);

@@ -32,7 +32,8 @@ export async function seedDemoAccount(dataDir: string, baseUrl: string): Promise
   }
   const email = 'demo@example.com';
   const password = randomBytes(12).toString('base64url');
-  const account = await createAccount({ name: 'Demo Store' });
+  // MED notices of the demo account show up in the SES emulator's viewer.
+  const account = await createAccount({ name: 'Demo Store', settings: { contactEmail: email } });
   const existing = await findUserByEmail(email);
   const user = existing ?? (await createUser(email, await hashPassword(password)));
   await putMembership(account.id, user.id, 'OWNER');

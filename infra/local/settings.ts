@@ -17,6 +17,9 @@ export interface LocalSettings {
   dynamoDbPort: number;
   sqsPort: number;
   s3Port: number;
+  sesPort: number;
+  /** Where the handlers send e-mail: the SES emulator, unless `SES_ENDPOINT_URL` says otherwise (tests). */
+  sesEndpoint: string;
   dataDir: string;
   inMemory: boolean;
   baseUrl: string;
@@ -29,12 +32,15 @@ export interface LocalSettings {
 export function localSettings(options: { inMemory?: boolean } = {}): LocalSettings {
   const host = '127.0.0.1';
   const apiPort = port('PORT', 3000);
+  const sesPort = port('SES_PORT', 8005);
   return {
     host,
     apiPort,
     dynamoDbPort: port('DYNAMODB_PORT', 8100),
     sqsPort: port('SQS_PORT', 9324),
     s3Port: port('S3_PORT', 4569),
+    sesPort,
+    sesEndpoint: process.env.SES_ENDPOINT_URL ?? `http://${host}:${sesPort}`,
     dataDir: resolve(process.env.DATA_DIR ?? '.data'),
     inMemory: options.inMemory ?? false,
     baseUrl: `http://${host}:${apiPort}`,
@@ -61,6 +67,8 @@ export function localEnvironment(s: LocalSettings, jwtSecret: string): Record<st
     AWS_ENDPOINT_URL_DYNAMODB_STREAMS: `http://${s.host}:${s.dynamoDbPort}`,
     AWS_ENDPOINT_URL_SQS: `http://${s.host}:${s.sqsPort}`,
     AWS_ENDPOINT_URL_S3: `http://${s.host}:${s.s3Port}`,
+    AWS_ENDPOINT_URL_SESV2: s.sesEndpoint,
+    EMAIL_FROM: 'Pix <no-reply@pix.localhost>',
     TABLE_NAME: s.tableName,
     EVIDENCE_BUCKET: s.bucketName,
     JWT_SECRET: jwtSecret,

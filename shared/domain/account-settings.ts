@@ -3,6 +3,7 @@
  * settlement hold, velocity limits and the profile printed in BR Codes.
  */
 
+import * as v from 'valibot';
 import type { AcquirerSettings } from './acquirer.ts';
 
 export interface FeePlan {
@@ -28,6 +29,8 @@ export interface AccountSettings {
   /** The merchant's CNPJ (or CPF), normalised; printed on payment receipts when set. */
   merchantDocument?: string;
   merchantCity: string;
+  /** Where MED notices are e-mailed; none are sent without it. */
+  contactEmail?: string;
   mcc: string;
   defaultExpiresIn: number;
   settlementHoldDays: number;
@@ -77,3 +80,6 @@ export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'veloci
   feePlan?: Partial<AccountSettings['feePlan']>;
   velocity?: Partial<AccountSettings['velocity']>;
 };
+
+/** The account's contact e-mail (MED notices go there): an address SES accepts, at most 254 characters. */
+export const contactEmailSchema = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email());

@@ -13,7 +13,7 @@ import {
   DEFAULT_SETTINGS,
 } from '../domain/account-settings.ts';
 import type { AcquirerSettings } from '../domain/acquirer.ts';
-import { db, type TransactItem, tableName } from './client.ts';
+import { db, isConditionFailure, type TransactItem, tableName } from './client.ts';
 import { accountKey, providerCallbackKey } from './keys.ts';
 
 export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
@@ -144,4 +144,23 @@ export async function accountOfCallback(tokenHash: string): Promise<string | und
     new GetCommand({ TableName: tableName(), Key: providerCallbackKey(tokenHash), ConsistentRead: true }),
   );
   return Item ? String(Item.accountId) : undefined;
+}
+
+/** Sets the account's contact e-mail (already validated); false when there is no such account. */
+export async function setContactEmail(accountId: string, email: string): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: accountKey(accountId),
+        UpdateExpression: 'SET settings.contactEmail = :email',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':email': email },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

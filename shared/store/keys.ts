@@ -386,6 +386,14 @@ export const countedMarkerKey = (streamEventId: string): ItemKey => ({
   sk: 'COUNTED',
 });
 /**
+ * The claim of one MED notice e-mail (by its event id): put on condition that it is new before
+ * sending, so a replayed stream batch does not e-mail twice. Its own partition; removed by TTL.
+ */
+export const emailNoticeKey = (eventId: string): ItemKey => ({
+  pk: `EMAILNOTICE#${eventId}`,
+  sk: 'EMAILNOTICE',
+});
+/**
  * Above every key that starts with `prefix` (keys are ASCII): `sk BETWEEN prefix AND
  * prefixEnd(prefix)` reads what `begins_with` would. DynamoDB Local answers a `begins_with` by
  * walking the partition (a counter query took 16 ms instead of 4 in a partition of 20 000 items,

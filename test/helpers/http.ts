@@ -11,6 +11,8 @@ export interface ApiCall {
   /** Sent as is (for malformed JSON tests); overrides `body`. */
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Another runtime than the suite's (a test that starts its own). */
+  baseUrl?: string;
 }
 
 export interface ApiReply<T = any> {
@@ -26,7 +28,7 @@ export async function api<T = any>(path: string, call: ApiCall = {}): Promise<Ap
   let body: string | undefined = call.rawBody;
   if (body === undefined && call.body !== undefined) body = JSON.stringify(call.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${testBaseUrl}${path}`, {
+  const response = await fetch(`${call.baseUrl ?? testBaseUrl}${path}`, {
     method: call.method ?? (body ? 'POST' : 'GET'),
     headers,
     body,

@@ -12,7 +12,11 @@ export const testPorts = {
   DYNAMODB_PORT: port(8310),
   SQS_PORT: port(9330),
   S3_PORT: port(4590),
+  SES_PORT: port(7310),
 } as const;
+
+/** The SES emulator's HTTP side (`GET /store`: every e-mail sent). */
+export const testSesUrl = `http://127.0.0.1:${testPorts.SES_PORT}`;
 
 export const testBaseUrl = `http://127.0.0.1:${testPorts.PORT}`;
 
@@ -24,6 +28,8 @@ export const testAwsEnv = {
   AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${testPorts.DYNAMODB_PORT}`,
   AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${testPorts.SQS_PORT}`,
   AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${testPorts.S3_PORT}`,
+  AWS_ENDPOINT_URL_SESV2: testSesUrl,
+  EMAIL_FROM: 'Pix <no-reply@pix.localhost>',
   TABLE_NAME: 'pix-service',
   /** Shared with the runtime so tests can sign expired or foreign tokens. */
   JWT_SECRET: 'integration-test-secret-not-used-anywhere-else',
@@ -32,7 +38,12 @@ export const testAwsEnv = {
 
 /** Refuse to run against anything but this machine. */
 export function assertLocalEndpoints(env: Record<string, string | undefined> = process.env): void {
-  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'AWS_ENDPOINT_URL_S3'] as const) {
+  for (const name of [
+    'AWS_ENDPOINT_URL_DYNAMODB',
+    'AWS_ENDPOINT_URL_SQS',
+    'AWS_ENDPOINT_URL_S3',
+    'AWS_ENDPOINT_URL_SESV2',
+  ] as const) {
     const value = env[name];
     if (!value || !/^http:\/\/(127\.0\.0\.1|localhost):\d+$/.test(value)) {
       throw new Error(`Integration tests run only against the local runtime: ${name} is ${value ?? 'unset'}`);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { groupAccess } from '#infra/constructs/api-functions.ts';
 import { dispatcherQueue, outboxStream } from '#infra/constructs/background-functions.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
-import { PixServiceStack, parsePublicBaseUrl } from '#infra/stack.ts';
+import { PixServiceStack, parseEmailSender, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
   apiThrottle,
   evidenceBucket,
@@ -751,6 +751,53 @@ describe('outbox', () => {
       JSON.stringify(statement.Resource).includes('*'),
     );
     expect(wildcard).toEqual([{ Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' }]);
+  });
+
+  it('may send e-mail as the configured SES identity only, from EMAIL_FROM; no other Lambda may send any', () => {
+    const identityArn = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':ses:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':identity/example.com',
+        ],
+      ],
+    };
+    const sends = statementsOf(outbox()).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('ses:')),
+    );
+    expect(sends).toEqual([{ Effect: 'Allow', Action: 'ses:SendEmail', Resource: identityArn }]);
+    expect(environmentOf(outbox())).toMatchObject({ EMAIL_FROM: 'no-reply@example.com' });
+    for (const fn of [...groups, pixStack.background.scheduler, pixStack.background.webhookDispatcher]) {
+      expect(JSON.stringify(statementsOf(fn))).not.toContain('ses:');
+    }
+  });
+
+  it('takes the sender and identity from the emailFrom / emailIdentity values, refusing a mismatch', () => {
+    expect(parseEmailSender('Pix <No-Reply@Pay.Example.com>')).toEqual({
+      from: 'Pix <No-Reply@Pay.Example.com>',
+      identity: 'pay.example.com',
+    });
+    expect(parseEmailSender('ops@example.org', 'ops@example.org')).toEqual({
+      from: 'ops@example.org',
+      identity: 'ops@example.org',
+    });
+    expect(() => parseEmailSender('not an address')).toThrow(/not an e-mail address/);
+    expect(() => parseEmailSender('ops@example.org', 'other.org')).toThrow(
+      /must be example.org or ops@example.org/,
+    );
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const custom = new PixServiceStack(app, 'Mail', { emailFrom: 'Pix <no-reply@pay.example.com>' });
+    const customTemplate = Template.fromStack(custom);
+    expect(environmentOf(custom.background.outbox, customTemplate)).toMatchObject({
+      EMAIL_FROM: 'Pix <no-reply@pay.example.com>',
+    });
+    expect(JSON.stringify(customTemplate.toJSON())).toContain(':identity/pay.example.com');
   });
 });
 

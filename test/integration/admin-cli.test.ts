@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { getAccount } from '../../shared/store/accounts.ts';
+import { emailsTo, newContactEmail } from '../helpers/email.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testPorts } from '../helpers/local-env.ts';
+import { openMed, paidCharge } from '../helpers/med.ts';
 
 const run = promisify(execFile);
 
@@ -49,5 +53,48 @@ describe('admin CLI', () => {
       'authentication_error',
       'unauthorized',
     );
+  });
+
+  it('sets the contact e-mail on create-account and with set-contact-email, where MED notices then go', async () => {
+    const first = newContactEmail();
+    const account = await admin('create-account', '--name', 'Acme Mail', '--contact-email', ` ${first} `);
+    expect(account.settings.contactEmail).toBe(first);
+
+    const second = newContactEmail();
+    expect(await admin('set-contact-email', '--account', account.id, '--email', second)).toEqual({
+      id: account.id,
+      contactEmail: second,
+    });
+    expect((await getAccount(account.id))?.settings.contactEmail).toBe(second);
+
+    const { apiKey } = await admin('issue-key', '--account', account.id, '--mode', 'test');
+    const medCase = (await openMed(apiKey, await paidCharge(apiKey))).body;
+    const [email] = await eventually(async () => {
+      const received = await emailsTo(second);
+      expect(received).toHaveLength(1);
+      return received;
+    });
+    expect(email?.subject).toContain(medCase.id);
+    expect(await emailsTo(first)).toEqual([]);
+  });
+
+  it('refuses a malformed contact e-mail and an unknown account with exit code 2, writing nothing', async () => {
+    const account = await admin('create-account', '--name', 'Acme Mail 2', '--contact-email', 'ops@acme.com');
+    await expect(
+      admin('set-contact-email', '--account', account.id, '--email', 'not an address'),
+    ).rejects.toMatchObject({ code: 2 });
+    await expect(admin('set-contact-email', '--account', account.id)).rejects.toMatchObject({ code: 2 });
+    await expect(
+      admin('set-contact-email', '--account', 'acct_000000000000000000000000', '--email', 'ops@acme.com'),
+    ).rejects.toMatchObject({ code: 2 });
+    expect((await getAccount(account.id))?.settings.contactEmail).toBe('ops@acme.com');
+    expect(await getAccount('acct_000000000000000000000000')).toBeUndefined();
+
+    await expect(
+      admin('create-account', '--name', 'Acme Mail 3', '--contact-email', 'ops@'),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--contact-email must be an e-mail address'),
+    });
   });
 });

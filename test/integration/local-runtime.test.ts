@@ -21,6 +21,7 @@ const ports = {
   DYNAMODB_PORT: `${8350 + offset}`,
   SQS_PORT: `${9350 + offset}`,
   S3_PORT: `${4650 + offset}`,
+  SES_PORT: `${7395 + offset}`,
 };
 
 function start(dataDir: string): Promise<ChildProcess> {

@@ -1,0 +1,110 @@
+/**
+ * MED notices by e-mail: opening and resolving a case e-mails the account's contact address
+ * through SES (the `aws-ses-v2-local` emulator of the test runtime); an account without one gets
+ * nothing; a replayed stream record sends nothing twice.
+ */
+
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { handler as outbox } from '../../functions/outbox/index.ts';
+import { merchant, rawId, storedEvents } from '../helpers/charges.ts';
+import { emailsTo, newContactEmail, type SentEmail, sentEmails } from '../helpers/email.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { decideMed, openMed, paidCharge } from '../helpers/med.ts';
+
+/** A merchant whose contact e-mail is a fresh address, with a MED case opened on a paid charge. */
+async function disputedWithContact(amount: number, body: Record<string, unknown> = {}) {
+  const contactEmail = newContactEmail();
+  const m = await merchant({ settings: { contactEmail } });
+  const chargeId = await paidCharge(m.apikey, amount);
+  const opened = await openMed(m.apikey, chargeId, body);
+  expect(opened.status).toBe(201);
+  return { ...m, contactEmail, chargeId, medCase: opened.body as Record<string, any> };
+}
+
+const mentions = (email: SentEmail, text: string) =>
+  email.subject.includes(text) ||
+  (email.body.text ?? '').includes(text) ||
+  (email.body.html ?? '').includes(text);
+
+describe('MED e-mails', () => {
+  it('e-mails the contact address once when a case opens, naming the case, charge, amount and deadline', async () => {
+    const { contactEmail, chargeId, medCase } = await disputedWithContact(123_456, {
+      type: 'chargeback',
+      response_deadline: '2030-01-15T18:30:00.000Z',
+    });
+
+    const [email] = await eventually(async () => {
+      const received = await emailsTo(contactEmail);
+      expect(received).toHaveLength(1);
+      return received;
+    });
+    expect(email?.from).toBe('Pix <no-reply@pix.localhost>');
+    expect(email?.subject).toBe(`[Teste] Novo caso MED ${medCase.id} na cobrança ${chargeId}`);
+    const text = email?.body.text ?? '';
+    expect(text).toContain(`Caso: ${medCase.id}`);
+    expect(text).toContain(`Cobrança: ${chargeId}`);
+    expect(text).toContain('Valor: R$ 1.234,56');
+    expect(text).toContain('Tipo: Chargeback');
+    expect(text).toContain('Situação: Aberto (open)');
+    // 18:30 UTC is 15:30 in São Paulo.
+    expect(text).toContain('Prazo de resposta: 15/01/2030 15:30');
+    expect(email?.body.html).toContain(`<td>${medCase.id}</td>`);
+    expect(email?.body.html).toContain('<td>R$ 1.234,56</td>');
+  });
+
+  it('e-mails the money outcome when the case is resolved, and the opening only once', async () => {
+    const { apikey, contactEmail, medCase } = await disputedWithContact(5_000);
+    expect((await decideMed(apikey, medCase.id, 'merchant_lost')).status).toBe(200);
+
+    const resolved = await eventually(async () => {
+      const found = (await emailsTo(contactEmail)).filter((e) => e.subject.includes('resolvido'));
+      expect(found).toHaveLength(1);
+      return found[0] as SentEmail;
+    });
+    expect(resolved.subject).toBe(`[Teste] Caso MED ${medCase.id} resolvido: Valor devolvido ao pagador`);
+    expect(resolved.body.text).toContain('Resultado: Valor devolvido ao pagador (lost)');
+    expect(resolved.body.text).toContain('Situação: Rejeitado (rejected)');
+    expect(resolved.body.text).toContain('Valor: R$ 50,00');
+    // The opening notice came before the resolution's (same stream, in order): exactly one.
+    expect((await emailsTo(contactEmail)).map((e) => e.subject.startsWith('[Teste] Novo caso MED'))).toEqual([
+      true,
+      false,
+    ]);
+  });
+
+  it('sends nothing for an account without a contact e-mail', async () => {
+    const silent = await merchant();
+    const silentCase = (await openMed(silent.apikey, await paidCharge(silent.apikey))).body;
+    expect(silentCase.id).toMatch(/^med_/);
+    // Positive controls, each written after the silent case's event: another account's opening
+    // notice, then (a later stream batch, once that one was handled) its resolution notice.
+    const { apikey, contactEmail, medCase } = await disputedWithContact(1_000);
+    await eventually(async () => expect(await emailsTo(contactEmail)).toHaveLength(1));
+    expect((await decideMed(apikey, medCase.id, 'merchant_won')).status).toBe(200);
+    await eventually(async () => expect(await emailsTo(contactEmail)).toHaveLength(2));
+
+    expect((await sentEmails()).filter((email) => mentions(email, silentCase.id))).toEqual([]);
+  });
+
+  it('sends nothing twice when the stream delivers the event again (a replayed batch)', async () => {
+    const { accountId, contactEmail, chargeId } = await disputedWithContact(2_000);
+    await eventually(async () => expect(await emailsTo(contactEmail)).toHaveLength(1));
+    const [created] = (await storedEvents(accountId, rawId(chargeId))).filter(
+      (e) => e.eventType === 'med_case.created',
+    );
+    const { payload: _parsed, ...item } = created as Record<string, any>;
+    const record = (n: number) =>
+      ({
+        eventID: `replay-${n}`,
+        eventName: 'INSERT',
+        dynamodb: { NewImage: marshall(item), SequenceNumber: `${n}` },
+      }) as DynamoDBRecord;
+
+    // The outbox handler returns only once its e-mails are sent: nothing can arrive later.
+    expect(await outbox({ Records: [record(1)] })).toEqual({ batchItemFailures: [] });
+    expect(await outbox({ Records: [record(2)] })).toEqual({ batchItemFailures: [] });
+    expect(await emailsTo(contactEmail)).toHaveLength(1);
+  });
+});
