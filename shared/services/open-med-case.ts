@@ -92,6 +92,8 @@ export async function openMedCase(request: {
         medHoldJournal(chargeId, charge.currency, charge.amount),
         at,
         newJournalId(),
+        // May take `available` below zero on this shard: only the sum is the merchant's balance.
+        { shard: charge.walletShard },
       ),
       events: [
         ...transition.events,

@@ -1,6 +1,7 @@
 /**
- * Runs after every integration test file: each wallet equals the sum of its ledger entries,
- * and each journal sums to zero (docs/data-model.md, "Every money movement").
+ * Runs after every integration test file: each wallet (the sum of its shard items) equals the
+ * sum of its ledger entries, and each journal sums to zero (docs/data-model.md, "Every money
+ * movement").
  */
 
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -40,15 +41,34 @@ export async function ledgerDiscrepancies(): Promise<string[]> {
     fromLedger.set(key, sums);
   }
   for (const [journal, sum] of journals) if (sum !== 0) problems.push(`journal ${journal} sums to ${sum}`);
-  const wallets = items.filter((i) => i.type === 'wallet');
+  // A wallet is every shard item of its scope and currency, summed.
+  const walletSums = new Map<
+    string,
+    { pk: string; currency: string; available: number; pending: number; retained: number }
+  >();
+  for (const shard of items.filter((i) => i.type === 'wallet')) {
+    const key = `${shard.pk}|${shard.currency}`;
+    const sum = walletSums.get(key) ?? {
+      pk: shard.pk,
+      currency: shard.currency,
+      available: 0,
+      pending: 0,
+      retained: 0,
+    };
+    sum.available += shard.available ?? 0;
+    sum.pending += shard.pending ?? 0;
+    // A shard written before `retained` existed has no such attribute: 0.
+    sum.retained += shard.retained ?? 0;
+    walletSums.set(key, sum);
+  }
+  const wallets = [...walletSums.values()];
   for (const wallet of wallets) {
     const sums = fromLedger.get(`${wallet.pk}|${wallet.currency}`) ?? {
       available: 0,
       pending: 0,
       retained: 0,
     };
-    // A wallet written before `retained` existed has no such attribute: 0.
-    const retained = wallet.retained ?? 0;
+    const retained = wallet.retained;
     if (
       wallet.available !== sums.available ||
       wallet.pending !== sums.pending ||
