@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { getAccount } from '../../shared/store/accounts.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testPorts } from '../helpers/local-env.ts';
 
@@ -33,6 +34,21 @@ describe('admin CLI', () => {
     const login = await api('/v1/auth/login', { body: { email, password: 'long-enough-password' } });
     expect(login.body).toMatchObject({ account_id: account.id, role: 'ADMIN' });
     expect((await api('/v1/api-keys', { token: login.body.token, body: { test: true } })).status).toBe(201);
+  });
+
+  it('sets an account’s wallet shards at creation and later, refusing counts outside 1–64', async () => {
+    const account = await admin('create-account', '--name', 'Acme Shards', '--wallet-shards', '8');
+    expect(account.settings.walletShards).toBe(8);
+    expect(await admin('set-wallet-shards', '--account', account.id, '--wallet-shards', '16')).toEqual({
+      id: account.id,
+      walletShards: 16,
+    });
+    expect((await getAccount(account.id))?.settings.walletShards).toBe(16);
+    for (const bad of ['0', '65', '2.5'])
+      await expect(
+        admin('set-wallet-shards', '--account', account.id, '--wallet-shards', bad),
+      ).rejects.toMatchObject({ code: 2 });
+    expect((await getAccount(account.id))?.settings.walletShards).toBe(16);
   });
 
   it('refuses unknown roles and missing users with exit code 2, writing nothing', async () => {
