@@ -6,7 +6,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { balance, merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
+import { readWalletShards } from '../../shared/store/wallets.ts';
+import { balance, merchant, newCharge, pay, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 
@@ -62,6 +63,72 @@ describe('concurrent refunds of one payment', () => {
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
     expect(await refunds(m.apikey, m.paymentId)).toHaveLength(1);
+  });
+});
+
+describe('refunds over a sharded balance', () => {
+  const shardsOf = (accountId: string) => readWalletShards({ accountId, mode: 'test' }, 'BRL');
+
+  it('takes a refund no single shard covers from several shards, and refuses only what the sum cannot cover', async () => {
+    const m = await merchant({ settings: { walletShards: 4 } });
+    const big = await newCharge(m.apikey, { amount: 10_000 });
+    const bigShard = (await storedCharge(m.accountId, rawId(big.id)))?.walletShard;
+    // A small charge whose money lands on another shard than the big one's.
+    let small = await newCharge(m.apikey, { amount: 1000 });
+    while ((await storedCharge(m.accountId, rawId(small.id)))?.walletShard === bigShard)
+      small = await newCharge(m.apikey, { amount: 1000 });
+    for (const charge of [big, small])
+      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    const before = await shardsOf(m.accountId);
+    // 9 800 and 980 net: no shard holds 10 000, together they do.
+    expect(before.every((s) => s.available < 10_000)).toBe(true);
+    expect(before.reduce((sum, s) => sum + s.available, 0)).toBe(10_780);
+
+    const refunded = await refund(m.apikey, rawId(big.id), { idempotencyKey: randomUUID() });
+
+    expect(refunded.status).toBe(201);
+    expect(refunded.body.amount).toBe(10_000);
+    expect((await balance(m.apikey)).available).toBe(780);
+    const after = await shardsOf(m.accountId);
+    expect(after.every((s) => s.available >= 0)).toBe(true);
+    expect(after.reduce((sum, s) => sum + s.available, 0)).toBe(780);
+    // The sum no longer covers a full refund of the small payment: refused, nothing moved.
+    expectError(
+      await refund(m.apikey, rawId(small.id), { idempotencyKey: randomUUID() }),
+      400,
+      'invalid_request_error',
+      'insufficient_balance',
+    );
+    expect((await balance(m.apikey)).available).toBe(780);
+  });
+
+  it('accepts exactly what the balance covers when refunds race at the exact total: 50 of 1 000 on 49 000 → 49', async () => {
+    const m = await merchant({ settings: { walletShards: 4 } });
+    const payments: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const charge = await newCharge(m.apikey, { amount: 10_000 });
+      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+      payments.push(rawId(charge.id));
+    }
+    // 5 × 9 800 net, spread over the shards as the settlements fell.
+    expect((await balance(m.apikey)).available).toBe(49_000);
+
+    // Ten per payment: each payment's own limit (10 000) allows all ten, the balance 49.
+    const replies = await Promise.all(
+      payments.flatMap((paymentId) =>
+        Array.from({ length: 10 }, () =>
+          refund(m.apikey, paymentId, { idempotencyKey: randomUUID(), amount: 1000 }),
+        ),
+      ),
+    );
+
+    const refused = replies.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(1);
+    for (const r of refused) expectError(r, 400, 'invalid_request_error', 'insufficient_balance');
+    expect((await balance(m.apikey)).available).toBe(0);
+    expect((await shardsOf(m.accountId)).every((s) => s.available === 0)).toBe(true);
+    const listed = await Promise.all(payments.map((id) => refunds(m.apikey, id)));
+    expect(listed.flat()).toHaveLength(49);
   });
 });
 
