@@ -17,7 +17,10 @@ export interface ShardCount {
   count: number;
 }
 
-/** One shard's part of a guarded debit: `amount` leaves it only if it still holds as much. */
+/**
+ * One shard's part of a guarded debit: a positive `amount` leaves it only if it still holds as
+ * much; a negative one is added to it (a negative shard brought back to zero).
+ */
 export interface ShardDebit {
   shard: number | undefined;
   amount: number;
@@ -68,33 +71,40 @@ export const totalCount = (counts: readonly ShardCount[]): number => counts.redu
 
 /**
  * Where a debit of `amount` that must not overdraw comes from, or `undefined` when the shards
- * together do not cover it. One shard that covers it alone if any (chosen by `seed`, so
- * concurrent debits spread); else the largest shards, each giving what it holds, until the
- * amount is covered: moving balance between shards and debiting in the same transaction, so
- * there is no separate rebalancing step and nothing half-moved.
+ * together (their sum, negative shards included) do not cover it. A shard may be negative (a
+ * MED hold takes its charge's shard below zero): the plan also brings every negative shard back
+ * to zero, so that the conditions on the shards it takes from guard the sum and not just those
+ * shards. What it takes (`amount` plus those debts) comes from one shard that holds it all if
+ * any (chosen by `seed`, so concurrent debits spread), else from the largest shards, each giving
+ * what it holds, until covered. Moving balance between shards and debiting happen in the same
+ * transaction: no separate rebalancing step, nothing half-moved. A negative part is such a
+ * credit to a negative shard (no condition).
  */
 export function planDebit(
   shards: readonly ShardBalance[],
   amount: number,
   seed: number,
 ): ShardDebit[] | undefined {
+  if (shards.reduce((t, s) => t + s.available, 0) < amount) return undefined;
+  const debts: ShardDebit[] = shards
+    .filter((s) => s.available < 0)
+    .map((s) => ({ shard: s.shard, amount: s.available }));
+  const needed = amount - debts.reduce((t, d) => t + d.amount, 0);
   const positive = shards.filter((s) => s.available > 0);
-  if (positive.reduce((t, s) => t + s.available, 0) < amount) return undefined;
-  const covering = rotate(
-    positive.filter((s) => s.available >= amount),
+  const single = rotate(
+    positive.filter((s) => s.available >= needed),
     seed,
-  );
-  const single = covering[0];
-  if (single) return [{ shard: single.shard, amount }];
+  )[0];
+  if (single) return [{ shard: single.shard, amount: needed }, ...debts];
   const parts: ShardDebit[] = [];
-  let left = amount;
+  let left = needed;
   for (const s of [...positive].sort((a, b) => b.available - a.available)) {
     if (left === 0) break;
     const take = Math.min(s.available, left);
     parts.push({ shard: s.shard, amount: take });
     left -= take;
   }
-  return parts;
+  return [...parts, ...debts];
 }
 
 /** `list` starting at `seed` (mod its length), wrapping around. */

@@ -15,7 +15,10 @@ import { journalKey, walletKey } from './keys.ts';
 export type WalletPlacement =
   /** The whole movement on one shard, unconditionally (a credit, or a move that may go negative). */
   | { shard: number | undefined }
-  /** A debit of `available` that must not overdraw: each part leaves its shard only if the shard holds it. */
+  /**
+   * A debit of `available` that must not overdraw: each positive part leaves its shard only if
+   * the shard holds it; a negative part is credited to its shard (parts sum to the debit).
+   */
   | { debits: ShardDebit[] };
 
 /**
@@ -60,7 +63,7 @@ export function journalItems(
         journal.currency,
         d.shard,
         { available: -d.amount, pending: 0, retained: 0 },
-        d.amount,
+        d.amount > 0 ? d.amount : undefined,
       ),
     ),
   ];
