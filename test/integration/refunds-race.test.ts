@@ -10,6 +10,7 @@ import { readWalletShards } from '../../shared/store/wallets.ts';
 import { balance, merchant, newCharge, pay, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { openMed } from '../helpers/med.ts';
 
 async function paidPayment(amount: number) {
   const m = await merchant();
@@ -100,6 +101,34 @@ describe('refunds over a sharded balance', () => {
       'insufficient_balance',
     );
     expect((await balance(m.apikey)).available).toBe(780);
+  });
+
+  it('never spends what a shard taken below zero by a MED hold owes', async () => {
+    const m = await merchant({ settings: { walletShards: 4 } });
+    const disputed = await newCharge(m.apikey, { amount: 10_000 });
+    const disputedShard = (await storedCharge(m.accountId, rawId(disputed.id)))?.walletShard;
+    let kept = await newCharge(m.apikey, { amount: 10_000 });
+    while ((await storedCharge(m.accountId, rawId(kept.id)))?.walletShard === disputedShard)
+      kept = await newCharge(m.apikey, { amount: 10_000 });
+    for (const charge of [disputed, kept])
+      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    // The hold takes 10 000 from the disputed charge's shard, which held 9 800: −200 there.
+    expect((await openMed(m.apikey, disputed.id)).status).toBe(201);
+    expect((await balance(m.apikey)).available).toBe(9600);
+    expect((await shardsOf(m.accountId)).some((s) => s.available === -200)).toBe(true);
+
+    // The other shard alone holds 9 800, but the merchant has 9 600.
+    expectError(
+      await refund(m.apikey, rawId(kept.id), { idempotencyKey: randomUUID(), amount: 9700 }),
+      400,
+      'invalid_request_error',
+      'insufficient_balance',
+    );
+    const all = await refund(m.apikey, rawId(kept.id), { idempotencyKey: randomUUID(), amount: 9600 });
+
+    expect(all.status).toBe(201);
+    expect((await balance(m.apikey)).available).toBe(0);
+    expect((await shardsOf(m.accountId)).every((s) => s.available === 0)).toBe(true);
   });
 
   it('accepts exactly what the balance covers when refunds race at the exact total: 50 of 1 000 on 49 000 → 49', async () => {
