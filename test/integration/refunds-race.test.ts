@@ -70,16 +70,22 @@ describe('concurrent refunds of one payment', () => {
 describe('refunds over a sharded balance', () => {
   const shardsOf = (accountId: string) => readWalletShards({ accountId, mode: 'test' }, 'BRL');
 
+  /** Two paid charges whose money sits on two different wallet shards (a charge records its shard). */
+  async function paidOnTwoShards(apikey: string, accountId: string, amounts: [number, number]) {
+    const shardOf = async (charge: { id: string }) =>
+      (await storedCharge(accountId, rawId(charge.id)))?.walletShard;
+    const first = await newCharge(apikey, { amount: amounts[0] });
+    let second = await newCharge(apikey, { amount: amounts[1] });
+    while ((await shardOf(second)) === (await shardOf(first)))
+      second = await newCharge(apikey, { amount: amounts[1] });
+    for (const charge of [first, second])
+      expect((await pay(apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    return [first, second] as const;
+  }
+
   it('takes a refund no single shard covers from several shards, and refuses only what the sum cannot cover', async () => {
     const m = await merchant({ settings: { walletShards: 4 } });
-    const big = await newCharge(m.apikey, { amount: 10_000 });
-    const bigShard = (await storedCharge(m.accountId, rawId(big.id)))?.walletShard;
-    // A small charge whose money lands on another shard than the big one's.
-    let small = await newCharge(m.apikey, { amount: 1000 });
-    while ((await storedCharge(m.accountId, rawId(small.id)))?.walletShard === bigShard)
-      small = await newCharge(m.apikey, { amount: 1000 });
-    for (const charge of [big, small])
-      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    const [big, small] = await paidOnTwoShards(m.apikey, m.accountId, [10_000, 1000]);
     const before = await shardsOf(m.accountId);
     // 9 800 and 980 net: no shard holds 10 000, together they do.
     expect(before.every((s) => s.available < 10_000)).toBe(true);
@@ -105,13 +111,7 @@ describe('refunds over a sharded balance', () => {
 
   it('never spends what a shard taken below zero by a MED hold owes', async () => {
     const m = await merchant({ settings: { walletShards: 4 } });
-    const disputed = await newCharge(m.apikey, { amount: 10_000 });
-    const disputedShard = (await storedCharge(m.accountId, rawId(disputed.id)))?.walletShard;
-    let kept = await newCharge(m.apikey, { amount: 10_000 });
-    while ((await storedCharge(m.accountId, rawId(kept.id)))?.walletShard === disputedShard)
-      kept = await newCharge(m.apikey, { amount: 10_000 });
-    for (const charge of [disputed, kept])
-      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    const [disputed, kept] = await paidOnTwoShards(m.apikey, m.accountId, [10_000, 10_000]);
     // The hold takes 10 000 from the disputed charge's shard, which held 9 800: −200 there.
     expect((await openMed(m.apikey, disputed.id)).status).toBe(201);
     expect((await balance(m.apikey)).available).toBe(9600);
