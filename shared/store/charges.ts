@@ -43,6 +43,7 @@ import {
   paymentStatusCell,
   pendingCounterKey,
   pixReceiptKey,
+  prefixEnd,
   scopePk,
   trancheKey,
 } from './keys.ts';
@@ -174,8 +175,12 @@ export function pendingCounterChange(
 export async function readLiveCounters(scope: MerchantScope): Promise<ShardCount[]> {
   const items = await queryAll({
     TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': PREFIX.pendingCounter },
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': scopePk(scope),
+      ':from': PREFIX.pendingCounter,
+      ':to': prefixEnd(PREFIX.pendingCounter),
+    },
     ConsistentRead: true,
   });
   return items.map((item) => ({ shard: parseShard(String(item.sk)), count: Number(item.count ?? 0) }));

@@ -12,7 +12,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ShardBalance } from '../domain/shards.ts';
 import type { WalletBalance } from '../domain/wallets.ts';
 import { db, tableName } from './client.ts';
-import { type MerchantScope, PREFIX, parseShard, scopePk } from './keys.ts';
+import { type MerchantScope, PREFIX, parseShard, prefixEnd, scopePk } from './keys.ts';
 
 const query = (
   scope: MerchantScope,
@@ -22,8 +22,9 @@ const query = (
   db.send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': prefix },
+      // A range rather than `begins_with`: DynamoDB Local walks the partition for the latter (keys.ts).
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': scopePk(scope), ':from': prefix, ':to': prefixEnd(prefix) },
       ...(options.limit !== undefined && { Limit: options.limit }),
       ...(options.consistent && { ConsistentRead: true }),
     }),

@@ -6,6 +6,7 @@
  * (one wallet, one counter) would take them all.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { readLiveCounters } from '../../shared/store/charges.ts';
@@ -32,16 +33,17 @@ const MARGIN = 0.25;
  */
 const OFF_MONEY_PATH = new Set(['paymentCount', 'paymentCountMarker']);
 
-/** Runs `count` tasks, `inFlight` at a time. */
+/** Runs `count` tasks, `inFlight` at a time (the workers starting 50 ms apart, not in one burst). */
 async function inParallel(count: number, inFlight: number, task: () => Promise<void>): Promise<void> {
   let started = 0;
-  const worker = async () => {
+  const worker = async (n: number) => {
+    await sleep(n * 50);
     while (started < count) {
       started++;
       await task();
     }
   };
-  await Promise.all(Array.from({ length: inFlight }, worker));
+  await Promise.all(Array.from({ length: inFlight }, (_, n) => worker(n)));
 }
 
 describe('write distribution of one merchant’s settlements', () => {
