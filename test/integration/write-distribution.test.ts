@@ -13,7 +13,6 @@ import { readLiveCounters } from '../../shared/store/charges.ts';
 import { readWalletShards } from '../../shared/store/wallets.ts';
 import { balance, merchant, newCharge, pay } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
 import { recordTableWrites, type TableWrite } from '../helpers/table-writes.ts';
 
 const SETTLEMENTS = 2000;
@@ -83,6 +82,8 @@ describe('write distribution of one merchant’s settlements', () => {
         { timeoutMs: 60_000, intervalMs: 500, message: 'the stream records of every settlement' },
       );
 
+      for (const type of ['wallet', 'counter'])
+        console.info(`${type} writes per shard: ${[...(byType.get(type)?.values() ?? [])].join(', ')}`);
       const hot: string[] = [];
       for (const [type, items] of byType) {
         const writes = [...items.values()].reduce((t, n) => t + n, 0);
@@ -106,6 +107,7 @@ describe('write distribution of one merchant’s settlements', () => {
     const shards = await readWalletShards(scope, 'BRL');
     expect(shards.reduce((t, s) => t + s.available, 0)).toBe(SETTLEMENTS * net);
     expect((await readLiveCounters(scope)).map((c) => c.count)).toEqual(Array(SHARDS).fill(0));
-    expect(await ledgerDiscrepancies()).toEqual([]);
+    // And the ledger: test/helpers/ledger-invariant.ts checks every wallet against its journals
+    // after this file (one scan of the table is enough).
   }, 600_000);
 });
