@@ -36,6 +36,14 @@ export const isValidShardCount = (n: number): boolean =>
   Number.isInteger(n) && n >= 1 && n <= MAX_WALLET_SHARDS;
 
 /**
+ * The live-charge counter's shard count for an account's `walletShards`: twice as many, since
+ * a settlement writes its counter shard twice (the create's +1, the end's −1) and its wallet
+ * shard once, so each counter shard takes the load of a wallet shard. A create touches one
+ * counter shard, so their number is not bounded by a transaction's size.
+ */
+export const liveCounterShards = (walletShards: number): number => 2 * walletShards;
+
+/**
  * The live-charge limit of each active shard: `limit` split as evenly as possible, the
  * remainder spread over the first shards. Each index's share never shrinks as `limit` grows,
  * which is what keeps the sum exact when writers computed it from different reads.

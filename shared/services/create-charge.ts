@@ -17,7 +17,7 @@ import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } fro
 import { transitionEvents } from '../domain/events.ts';
 import { deriveTxid } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { shardsWithRoom, totalCount } from '../domain/shards.ts';
+import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.ts';
 import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
 import { newChargeId } from '../ids.ts';
@@ -123,7 +123,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     const room = shardsWithRoom(
       liveCounters,
       velocity.accountMaxPending,
-      walletShards,
+      liveCounterShards(walletShards),
       randomInt(1 << 16),
     )[0];
     if (counted && !room) throw accountVelocityExceeded();

@@ -447,7 +447,7 @@ describe('the live-charge limit over a sharded counter', () => {
       expect(count, `shard ${shard}`).toBe(expected.get(shard as number) ?? 0);
   }
 
-  it('lets exactly the limit through when 24 creates race for 10 places over 4 shards', async () => {
+  it('lets exactly the limit through when 24 creates race for 10 places over 8 counter shards', async () => {
     const fresh = await merchant({ settings: { walletShards: 4, velocity: { accountMaxPending: 10 } } });
 
     const replies = await Promise.all(Array.from({ length: 24 }, () => createCharge(fresh.apikey)));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planDebit, shardLimits, shardsWithRoom } from '../../shared/domain/shards.ts';
+import { liveCounterShards, planDebit, shardLimits, shardsWithRoom } from '../../shared/domain/shards.ts';
 
 describe('shardLimits', () => {
   it('splits the limit evenly, the remainder one each on the first shards', () => {
@@ -15,6 +15,12 @@ describe('shardLimits', () => {
       expect(next.every((share, i) => share >= (now[i] ?? 0))).toBe(true);
       expect(now.reduce((t, n) => t + n, 0)).toBe(limit);
     }
+  });
+});
+
+describe('liveCounterShards', () => {
+  it('gives the counter, written twice per settlement, twice the wallet’s shards', () => {
+    expect([1, 4, 64].map(liveCounterShards)).toEqual([2, 8, 128]);
   });
 });
 
