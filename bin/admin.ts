@@ -12,7 +12,9 @@ const usage = `Usage: npm run admin -- <command> [options]
   create-account --name <name> [--rate-limit <requests per minute>] [--city <city>] [--mcc <4 digits>]
                  [--hold-days <days>] [--max-pending <live charges>] [--document <CNPJ or CPF>]
                  [--contact-email <e-mail>]   (MED notices are e-mailed there)
+                 [--wallet-shards <1–64, default 4>]
   set-contact-email --account <acct_…> --email <e-mail>
+  set-wallet-shards --account <acct_…> --wallet-shards <1–64>   (docs/scale.md sizes it)
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]
@@ -36,6 +38,7 @@ const { positionals, values } = parseArgs({
     mcc: { type: 'string' },
     'hold-days': { type: 'string' },
     'max-pending': { type: 'string' },
+    'wallet-shards': { type: 'string' },
     document: { type: 'string' },
     'contact-email': { type: 'string' },
     email: { type: 'string' },
@@ -79,7 +82,16 @@ if (!process.env.TABLE_NAME) {
 }
 
 const { hashPassword } = await import('../shared/auth/password.ts');
-const { createAccount, getAccount, setContactEmail } = await import('../shared/store/accounts.ts');
+const { createAccount, getAccount, setContactEmail, setWalletShards } = await import(
+  '../shared/store/accounts.ts'
+);
+const { isValidShardCount, MAX_WALLET_SHARDS } = await import('../shared/domain/shards.ts');
+
+function walletShards(): number {
+  const value = Number(values['wallet-shards']);
+  if (!isValidShardCount(value)) fail(`--wallet-shards must be an integer from 1 to ${MAX_WALLET_SHARDS}`);
+  return value;
+}
 const { issueApiKey } = await import('../shared/services/issue-api-key.ts');
 const { createUser, findUserByEmail, putMembership } = await import('../shared/store/users.ts');
 const { roles } = await import('../shared/domain/auth.ts');
@@ -106,6 +118,7 @@ switch (positionals[0]) {
       ...(values['max-pending'] !== undefined && {
         velocity: { accountMaxPending: positiveInteger('max-pending') },
       }),
+      ...(values['wallet-shards'] !== undefined && { walletShards: walletShards() }),
       // Printed on payment receipts ("Não informado" without it).
       ...(values.document !== undefined && {
         merchantDocument:
@@ -123,6 +136,15 @@ switch (positionals[0]) {
         ...(rateLimit !== undefined && { rateLimitPerMinute: rateLimit }),
       }),
     );
+    break;
+  }
+  case 'set-wallet-shards': {
+    // Safe at any time: reads sum every shard item that exists, and debits drain retired ones.
+    const accountId = need('account');
+    const shards = values['wallet-shards'] === undefined ? fail('Missing --wallet-shards') : walletShards();
+    if (!(await getAccount(accountId))) fail(`No account ${accountId}`);
+    await setWalletShards(accountId, shards);
+    print({ id: accountId, walletShards: shards });
     break;
   }
   case 'create-user': {

@@ -19,6 +19,13 @@ export const outboxStream = {
   retryAttempts: 10,
   /** 6 h: well inside the stream's 24 h retention, and long enough to ride out a table or SQS outage. */
   maxRecordAgeSeconds: 6 * 3600,
+  /**
+   * Batches of one stream shard processed at once (the maximum). One merchant's writes sit in
+   * few partitions, hence few shards: with 1, its events would be fanned out one batch at a
+   * time (docs/scale.md). Lambda keeps each item's records in order, and fan-out and counting
+   * are idempotent per record; it costs nothing while a shard has little to read.
+   */
+  parallelizationFactor: 10,
 } as const;
 
 /** The dispatcher's SQS event source. */
@@ -112,6 +119,7 @@ export class BackgroundFunctions extends Construct {
       new DynamoEventSource(props.table.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: outboxStream.batchSize,
+        parallelizationFactor: outboxStream.parallelizationFactor,
         bisectBatchOnError: true,
         retryAttempts: outboxStream.retryAttempts,
         maxRecordAge: Duration.seconds(outboxStream.maxRecordAgeSeconds),

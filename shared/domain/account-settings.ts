@@ -36,6 +36,12 @@ export interface AccountSettings {
   settlementHoldDays: number;
   feePlan: FeePlan;
   velocity: VelocityLimits;
+  /**
+   * How many items the wallet balance and the live-charge counter are split in (1…64): every
+   * settlement writes one shard of each, so a merchant's settlement rate is not bounded by one
+   * item (docs/scale.md). Reads sum every shard in one query, so changing it loses nothing.
+   */
+  walletShards: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<AccountSettings, 'merchantName'> = {
@@ -45,6 +51,10 @@ export const DEFAULT_SETTINGS: Omit<AccountSettings, 'merchantName'> = {
   settlementHoldDays: 0,
   feePlan: { providerFeeBps: 80, providerFeeFixed: 0, platformFeeBps: 120, cashoutFee: 50 },
   velocity: { customerMaxCharges: 5, customerWindowSeconds: 600, accountMaxPending: 1000 },
+  // Four shards cost a small merchant nothing (a balance read is still one query of a few
+  // items) and give each about a quarter of the load; a large merchant is raised with
+  // `npm run admin -- set-wallet-shards` (docs/scale.md sizes it).
+  walletShards: 4,
 };
 
 /** Basis points of an amount in centavos, rounded half up (fees never go negative). */

@@ -61,6 +61,10 @@ export interface ChargeRecord {
   refundedSettled?: number;
   /** The latest MED case against this charge, as `metadata.med` shows it (informational). */
   med?: MedMetadata;
+  /** The wallet shard every journal of this charge moves (absent: the unsharded wallet item). */
+  walletShard?: number;
+  /** The live-charge counter shard its creation counted in, which its end decrements. */
+  liveCounterShard?: number;
 }
 
 /** The merchant scope a charge belongs to. */

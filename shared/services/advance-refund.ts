@@ -178,7 +178,8 @@ async function moveRefund(
         trigger === 'request' ? later(at, FIRST_CHECK_AFTER_MS) : undefined,
       ),
       charge: plan.chargeItem,
-      journal: plan.journal && journalItems(scope, plan.journal, at, newJournalId()),
+      journal:
+        plan.journal && journalItems(scope, plan.journal, at, newJournalId(), { shard: charge.walletShard }),
       events: advanceEvents(scope, plan.after, charge, next, at),
     });
     if (result.committed) {

@@ -98,7 +98,9 @@ export async function cancelPayment(
       ...chargeTransitionItems(charge, 'cancel', plan.next, at, {
         ...(plan.withdrawTxid !== undefined && { unexpiredAt: at }),
       }),
-      journal: plan.heldReturn && journalItems(scope, plan.heldReturn.journal, at, newJournalId()),
+      journal:
+        plan.heldReturn &&
+        journalItems(scope, plan.heldReturn.journal, at, newJournalId(), { shard: charge.walletShard }),
       devolution: returned && newRefundItems(returned, at),
     });
     if (result.committed) {

@@ -34,7 +34,7 @@ export function chargeTransitionItems(
     charge: replaceChargeItem(next, [previous.status], options),
     liveCounter:
       awaitingPayment(previous.status) && !awaitingPayment(next.status)
-        ? pendingCounterChange(scope, -1)
+        ? pendingCounterChange(scope, -1, { shard: previous.liveCounterShard })
         : undefined,
     events: outboxItems(scope, transitionEvents(trigger, next, previous.status, eventContext(at))),
   };

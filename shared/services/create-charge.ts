@@ -7,6 +7,7 @@
  * race, or a retry after a 5xx, replays the stored response.
  */
 
+import { randomInt } from 'node:crypto';
 import type { AccountSettings } from '../domain/account-settings.ts';
 import { buildDynamicBrCode } from '../domain/br-code.ts';
 import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../domain/charge-input.ts';
@@ -15,6 +16,7 @@ import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } fro
 import { transitionEvents } from '../domain/events.ts';
 import { deriveTxid } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
+import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.ts';
 import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
 import { newChargeId } from '../ids.ts';
@@ -35,6 +37,7 @@ import {
   pendingCounterChange,
   readCreateContext,
   readIdempotencyRecord,
+  readLiveCounters,
   type StoredResponse,
 } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
@@ -42,6 +45,9 @@ import { outboxItems } from '../store/events.ts';
 import { qrPngBase64 } from '../store/qr-image.ts';
 import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
+
+/** Creates racing for the last room of the live-charge shards each lose at most this many times. */
+const MAX_COUNTER_ATTEMPTS = 20;
 
 export interface CreateChargeRequest {
   scope: MerchantScope;
@@ -92,7 +98,8 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   if (context.idempotency) return replay(context.idempotency, requestHash);
   const account = context.account;
   if (!account) throw new NotFound('No such account.');
-  assertWithinVelocity(account.settings.velocity, liveCustomerCharges, context.pendingCount, now);
+  const { velocity, walletShards } = account.settings;
+  assertWithinVelocity(velocity, liveCustomerCharges, totalCount(context.liveCounters), now);
 
   const provider = providerFor(scope.mode, account);
   if (!provider)
@@ -106,21 +113,37 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
 
   const charge = await newChargeRecord(request, account.settings, provider.name, outcome, expiresIn, now);
   const response = { status: 201, body: (request.serialize ?? serializeCharge)(charge, now.getTime()) };
-  const result = await transactRetryingConflicts(
-    newChargeItems(charge, {
-      routeId,
-      idempotencyKey,
-      record: { requestHash, response },
-      maxPending: account.settings.velocity.accountMaxPending,
-    }),
-  );
-  if (!result.committed) {
+  const record = { requestHash, response };
+  // Every journal of the charge moves this wallet shard (random: settlements spread evenly).
+  const walletShard = randomInt(walletShards);
+  const counted = awaitingPayment(charge.status);
+  let liveCounters = context.liveCounters;
+  for (let attempt = 0; ; attempt++) {
+    // A live charge takes a counter shard with room; it is refused only when none has any.
+    const room = shardsWithRoom(
+      liveCounters,
+      velocity.accountMaxPending,
+      liveCounterShards(walletShards),
+      randomInt(1 << 16),
+    )[0];
+    if (counted && !room) throw accountVelocityExceeded();
+    const placed: ChargeRecord = {
+      ...charge,
+      walletShard,
+      ...(counted && room && { liveCounterShard: room.shard }),
+    };
+    const result = await transactRetryingConflicts(
+      newChargeItems(placed, { routeId, idempotencyKey, record, counterBelow: room?.below }),
+    );
+    if (result.committed) break;
     if (result.failed.includes('idempotency')) {
       const winner = await readIdempotencyRecord(scope, routeId, idempotencyKey);
       if (winner) return replay(winner, requestHash);
     }
-    if (result.failed.includes('liveCounter')) throw accountVelocityExceeded();
-    throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);
+    if (!result.failed.includes('liveCounter') || attempt >= MAX_COUNTER_ATTEMPTS)
+      throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);
+    // The shard filled up since it was read: read every shard again and take another.
+    liveCounters = await readLiveCounters(scope);
   }
   injectFault('after-write', request.headers);
   return { ...response, replayed: false };
@@ -128,12 +151,12 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
 
 /**
  * The named items of a create: the charge, its scope pointer, the idempotency record (only if
- * the key is new), the live-charge counter (only below the account's limit, so concurrent
- * creates cannot exceed it) and the creation's events.
+ * the key is new), the charge's live-charge counter shard (only below that shard's share of the
+ * account's limit, so concurrent creates cannot exceed it) and the creation's events.
  */
 export function newChargeItems(
   charge: ChargeRecord,
-  input: { routeId: string; idempotencyKey: string; record: IdempotencyRecord; maxPending: number },
+  input: { routeId: string; idempotencyKey: string; record: IdempotencyRecord; counterBelow?: number },
 ) {
   const scope = scopeOf(charge);
   const trigger = charge.status === 'REFUSED' ? 'refuse' : 'create';
@@ -148,7 +171,7 @@ export function newChargeItems(
       createdAt: charge.createdAt,
     }),
     liveCounter: awaitingPayment(charge.status)
-      ? pendingCounterChange(scope, +1, input.maxPending)
+      ? pendingCounterChange(scope, +1, { shard: charge.liveCounterShard, below: input.counterBelow })
       : undefined,
     events: outboxItems(scope, transitionEvents(trigger, charge, null, eventContext(charge.createdAt))),
   };

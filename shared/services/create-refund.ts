@@ -3,11 +3,14 @@
  * writes the refund (PENDING), adds its amount to the charge's refunded total only while that
  * total stays within the amount (a condition DynamoDB checks on the committed value, so
  * concurrent refunds can never over-refund), reserves the amount (and the fee the merchant bears)
- * from `available` only while `available` covers it, and stores the idempotency record and the
- * `payment.refunded` event. Then the acquirer is asked (advance-refund.ts). A replay returns the
+ * from the wallet's shards, each part only while its shard still holds it (`planDebit`: one
+ * shard that covers it, else several in the same transaction), and stores the idempotency record
+ * and the `payment.refunded` event. `insufficient_balance` only when the shards read right
+ * before together do not cover it. Then the acquirer is asked (advance-refund.ts). A replay returns the
  * original refund and finishes what a failure after the commit left undone.
  */
 
+import { randomInt } from 'node:crypto';
 import { requestFingerprint } from '../domain/charge-input.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
 import { IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
@@ -21,7 +24,9 @@ import {
   serializeRefund,
 } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
+import { planDebit } from '../domain/shards.ts';
 import { TRANSITIONS } from '../domain/transaction-status.ts';
+import { PRIMARY_CURRENCY } from '../domain/wallets.ts';
 import { newJournalId, newRefundId } from '../ids.ts';
 import { log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
@@ -32,12 +37,14 @@ import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { chargeRefundTotalsChange, getRefund, newRefundItems } from '../store/refunds.ts';
+import { readWalletShards } from '../store/wallets.ts';
 import { injectFault } from '../testing/faults.ts';
 import { requestRefund } from './advance-refund.ts';
 import { eventContext } from './charge-transition.ts';
 
 export const REFUND_ROUTE = 'refundPayment';
-const MAX_ATTEMPTS = 12;
+/** Each lost race costs an attempt; many refunds of one merchant at once may lose a few. */
+const MAX_ATTEMPTS = 30;
 
 export interface CreateRefundResult extends StoredResponse {
   replayed: boolean;
@@ -58,10 +65,12 @@ export async function createRefund(request: {
   const { chargeId, body } = request;
   // The payment is part of the request: the same key on another payment is another request.
   const requestHash = requestFingerprint(REFUND_ROUTE, { id: chargeId, body: request.rawBody });
-  const [stored, first, account] = await Promise.all([
+  const [stored, first, account, firstShards] = await Promise.all([
     readIdempotencyRecord(scope, REFUND_ROUTE, body.idempotencyKey),
     getCharge(scope, chargeId),
     getAccount(scope.accountId),
+    // The payment's currency is almost always the primary one: read its shards in this round trip.
+    readWalletShards(scope, PRIMARY_CURRENCY),
   ]);
   if (!first || !account) throw new NotFound('No such payment.');
   if (stored) return replay(scope, chargeId, stored, requestHash, request.headers);
@@ -73,6 +82,8 @@ export async function createRefund(request: {
     throw notSupported('This acquirer offers no Pix-out: use strategy devolution.');
 
   let charge = first;
+  let shards = firstShards;
+  let shardsCurrency = PRIMARY_CURRENCY;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const now = new Date();
     const at = now.toISOString();
@@ -94,6 +105,12 @@ export async function createRefund(request: {
       createdAt: at,
       updatedAt: at,
     };
+    if (shardsCurrency !== charge.currency) {
+      shards = await readWalletShards(scope, charge.currency);
+      shardsCurrency = charge.currency;
+    }
+    const debits = planDebit(shards, amount + refund.fee, randomInt(1 << 16));
+    if (!debits) throw insufficientBalance();
     const response = { status: 201, body: serializeRefund(refund) };
     const after = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount, updatedAt: at };
     const result = await transactRetryingConflicts({
@@ -104,9 +121,7 @@ export async function createRefund(request: {
         { refunded: amount, at },
         { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
       ),
-      wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), {
-        availableAtLeast: amount + refund.fee,
-      }),
+      wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), { debits }),
       idempotency: idempotencyItem(scope, {
         routeId: REFUND_ROUTE,
         key: body.idempotencyKey,
@@ -125,20 +140,23 @@ export async function createRefund(request: {
       const winner = await readIdempotencyRecord(scope, REFUND_ROUTE, body.idempotencyKey);
       if (winner) return replay(scope, chargeId, winner, requestHash, request.headers);
     }
-    if (result.failed.includes('charge')) {
-      // Its status or refunded total moved since it was read: the rules decide again.
-      charge = (await getCharge(scope, chargeId)) ?? charge;
-      continue;
-    }
-    if (result.failed.includes('wallet'))
-      throw new InvalidInput('The available balance does not cover this refund.', {
-        code: 'insufficient_balance',
-        param: 'amount',
-      });
-    throw new Error(`Refund transaction failed on ${result.failed.join(', ')}`);
+    if (!result.failed.includes('charge') && !result.failed.includes('wallet'))
+      throw new Error(`Refund transaction failed on ${result.failed.join(', ')}`);
+    // The payment's status or refunded total moved, or a shard no longer holds its part: read
+    // what moved again and decide again (the balance is refused only on a fresh read).
+    [charge, shards] = await Promise.all([
+      result.failed.includes('charge') ? getCharge(scope, chargeId).then((c) => c ?? charge) : charge,
+      result.failed.includes('wallet') ? readWalletShards(scope, shardsCurrency) : shards,
+    ]);
   }
   throw new Error(`Could not refund payment ${chargeId} after ${MAX_ATTEMPTS} attempts`);
 }
+
+const insufficientBalance = () =>
+  new InvalidInput('The available balance does not cover this refund.', {
+    code: 'insufficient_balance',
+    param: 'amount',
+  });
 
 /** The stored response of the same request; the refund it names is driven on if it stalled. */
 async function replay(

@@ -130,7 +130,7 @@ export async function changeMedCase(
         outcome === 'refunded_to_merchant'
           ? medReleaseJournal(charge.id, medCase.currency, medCase.amount)
           : medLossJournal(charge.id, medCase.currency, medCase.amount);
-      wallet = journalItems(scope, journal, at, newJournalId());
+      wallet = journalItems(scope, journal, at, newJournalId(), { shard: charge.walletShard });
     } else {
       chargeItems = { charge: replaceChargeItem({ ...charge, med, updatedAt: at }, [charge.status]) };
     }

@@ -61,6 +61,8 @@ export function disputeItems(charge: ChargeRecord, medCase: MedCaseRecord, at: s
       medHoldJournal(charge.id, medCase.currency, medCase.amount),
       at,
       newJournalId(),
+      // May take `available` below zero on this shard: only the sum is the merchant's balance.
+      { shard: charge.walletShard },
     ),
   };
 }

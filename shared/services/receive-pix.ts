@@ -53,8 +53,8 @@ export async function receivePix(
         chargeTransitionItems(charge, plan.transition.trigger, plan.transition.next, at, {
           unexpiredAt: at,
         })),
-      journal: journalItems(scope, plan.journal, at, newJournalId()),
-      tranche: plan.tranche && trancheItem(scope, chargeId, plan.tranche),
+      journal: journalItems(scope, plan.journal, at, newJournalId(), { shard: charge.walletShard }),
+      tranche: plan.tranche && trancheItem(scope, chargeId, plan.tranche, charge.walletShard),
       devolution: returned && newRefundItems(returned, at),
     });
     if (result.committed) {

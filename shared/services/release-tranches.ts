@@ -7,7 +7,7 @@
 import { planRelease } from '../domain/settlement.ts';
 import { newJournalId } from '../ids.ts';
 import { log } from '../log.ts';
-import { dueEntries, releasedTrancheItem } from '../store/charges.ts';
+import { dueEntries, releasedTrancheItem, trancheWalletShard } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { journalItems } from '../store/ledger.ts';
 
@@ -19,7 +19,8 @@ export async function releaseDueTranches(now: Date): Promise<number> {
     const journal = planRelease(chargeId, { amount: Number(item.amount), currency: String(item.currency) });
     const result = await transactRetryingConflicts({
       tranche: releasedTrancheItem(key),
-      journal: journalItems(scope, journal, at, newJournalId()),
+      // Pending → available within the shard the settlement credited (the tranche keeps it).
+      journal: journalItems(scope, journal, at, newJournalId(), { shard: trancheWalletShard(item) }),
     });
     if (result.committed) released++;
     else log.info('tranche already released', { chargeId });

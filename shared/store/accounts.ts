@@ -164,3 +164,20 @@ export async function setContactEmail(accountId: string, email: string): Promise
     throw error;
   }
 }
+
+/**
+ * Changes how many shards the account's new charges spread over (docs/data-model.md, "Sharded
+ * balances"). Charges already created keep theirs; reads sum every shard that exists.
+ */
+export async function setWalletShards(accountId: string, walletShards: number): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET #settings.#walletShards = :shards',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#settings': 'settings', '#walletShards': 'walletShards' },
+      ExpressionAttributeValues: { ':shards': walletShards },
+    }),
+  );
+}

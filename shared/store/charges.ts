@@ -8,8 +8,8 @@
  * - GSI1 by customer document: the customer velocity guard;
  * - GSI2 expiry queue, only while awaiting payment: the scheduler's work list;
  * - GSI3 status cell (`PAYSTATUS#…#<status>` / raw id): the payment list's status filter;
- * - `COUNTER#PENDING_CHARGES`: live charges of the scope, so the account velocity limit is a
- *   transaction condition;
+ * - `COUNTER#PENDING_CHARGES#<shard>`: live charges of the scope, in shards each with its share
+ *   of the limit, so the account velocity limit is a transaction condition;
  * - `IDEMPOTENCY#…`: the stored response of a create;
  * - `PIXIN#<e2e>`: a Pix processed once (money returned to a payer is a refund: refunds.ts);
  *   `TRANCHE#…` (+ GSI2 release queue): a held net amount.
@@ -21,6 +21,7 @@ import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
+import type { ShardCount } from '../domain/shards.ts';
 import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
 import { streamItemTypes } from '../resources.ts';
 import { toAccount } from './accounts.ts';
@@ -38,9 +39,11 @@ import {
   idempotencyKey,
   PREFIX,
   parseDueEntry,
+  parseShard,
   paymentStatusCell,
   pendingCounterKey,
   pixReceiptKey,
+  prefixEnd,
   scopePk,
   trancheKey,
 } from './keys.ts';
@@ -162,22 +165,45 @@ export function idempotencyItem(
   };
 }
 
-/** Adds `delta` to the scope's live-charge counter; with `max`, only while the count is below it. */
-export function pendingCounterChange(scope: MerchantScope, delta: 1 | -1, max?: number): TransactItem {
+/**
+ * Adds `delta` to one shard of the scope's live-charge counter (`shard` undefined: the unsharded
+ * counter); with `below`, only while that shard's count is below it.
+ */
+export function pendingCounterChange(
+  scope: MerchantScope,
+  delta: 1 | -1,
+  options: { shard: number | undefined; below?: number },
+): TransactItem {
+  const { shard, below } = options;
   return {
     Update: {
       TableName: tableName(),
-      Key: pendingCounterKey(scope),
+      Key: pendingCounterKey(scope, shard),
       UpdateExpression: 'ADD #count :delta SET #type = :type',
-      ...(max !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' }),
+      ...(below !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :below' }),
       ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
       ExpressionAttributeValues: {
         ':delta': delta,
         ':type': 'counter',
-        ...(max !== undefined && { ':max': max }),
+        ...(below !== undefined && { ':below': below }),
       },
     },
   };
+}
+
+/** Every item of the scope's live-charge counter (its shards, and any unsharded one), as committed. */
+export async function readLiveCounters(scope: MerchantScope): Promise<ShardCount[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': scopePk(scope),
+      ':from': PREFIX.pendingCounter,
+      ':to': prefixEnd(PREFIX.pendingCounter),
+    },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ shard: parseShard(String(item.sk)), count: Number(item.count ?? 0) }));
 }
 
 /** The record that a Pix was processed (only if it never was). */
@@ -202,8 +228,13 @@ export const pixReceiptItem = (
   },
 });
 
-/** A held net amount, on the release queue at its release time. */
-export const trancheItem = (scope: MerchantScope, chargeId: string, tranche: Tranche): TransactItem => ({
+/** A held net amount, on the release queue at its release time, with the wallet shard it sits in. */
+export const trancheItem = (
+  scope: MerchantScope,
+  chargeId: string,
+  tranche: Tranche,
+  walletShard: number | undefined,
+): TransactItem => ({
   Put: {
     TableName: tableName(),
     Item: {
@@ -211,10 +242,15 @@ export const trancheItem = (scope: MerchantScope, chargeId: string, tranche: Tra
       type: 'tranche',
       chargeId,
       ...tranche,
+      ...(walletShard !== undefined && { walletShard }),
       ...dueIndex('RELEASE', tranche.releaseAt, scope, chargeId, chargeId.charCodeAt(chargeId.length - 1)),
     },
   },
 });
+
+/** The wallet shard a stored tranche's money sits in (`undefined`: the unsharded wallet). */
+export const trancheWalletShard = (item: Record<string, unknown>): number | undefined =>
+  typeof item.walletShard === 'number' ? item.walletShard : undefined;
 
 /** Removes a released tranche, only if no other run removed it first. */
 export const releasedTrancheItem = (key: ItemKey): TransactItem => ({
@@ -225,15 +261,14 @@ export const releasedTrancheItem = (key: ItemKey): TransactItem => ({
 
 /** What a create needs before deciding anything, in one round trip. */
 export async function readCreateContext(scope: MerchantScope, routeId: string, key: string) {
-  const [idem, account, counter] = await batchGetConsistent([
-    idempotencyKey(scope, routeId, key),
-    accountKey(scope.accountId),
-    pendingCounterKey(scope),
+  const [[idem, account], liveCounters] = await Promise.all([
+    batchGetConsistent([idempotencyKey(scope, routeId, key), accountKey(scope.accountId)]),
+    readLiveCounters(scope),
   ]);
   return {
     idempotency: idem && (await toIdempotencyRecord(idem)),
     account: account && toAccount(account),
-    pendingCount: Number(counter?.count ?? 0),
+    liveCounters,
   };
 }
 

@@ -29,6 +29,7 @@ export const PREFIX = {
   refund: 'REFUND#',
   tranche: 'TRANCHE#',
   wallet: 'WALLET#',
+  pendingCounter: 'COUNTER#PENDING_CHARGES',
   journal: 'LEDGER#',
   event: 'EVENT#',
   webhookEndpoint: 'WEBHOOKEP#',
@@ -94,9 +95,15 @@ export const chargeKey = (scope: MerchantScope, rawId: string): ItemKey => ({
 });
 /** Which scope a raw id belongs to (public checkout and Pix location URLs carry only the raw id). */
 export const chargeRefKey = (rawId: string): ItemKey => ({ pk: `CHARGEREF#${rawId}`, sk: 'CHARGEREF' });
-export const pendingCounterKey = (scope: MerchantScope): ItemKey => ({
+/**
+ * The scope's live-charge counter, split in shards (`COUNTER#PENDING_CHARGES#<shard>`) so
+ * concurrent creates and settlements of one merchant do not all write one item; a charge
+ * records its shard (`liveCounterShard`). Without a shard: the one counter of charges created
+ * before sharding. One `begins_with` query reads them all, whatever shards exist.
+ */
+export const pendingCounterKey = (scope: MerchantScope, shard?: number): ItemKey => ({
   pk: scopePk(scope),
-  sk: 'COUNTER#PENDING_CHARGES',
+  sk: shard === undefined ? PREFIX.pendingCounter : `${PREFIX.pendingCounter}#${shard}`,
 });
 export const idempotencyKey = (scope: MerchantScope, routeId: string, key: string): ItemKey => ({
   pk: `IDEMPOTENCY#${scope.accountId}#${scope.mode}#${routeId}#${key}`,
@@ -232,10 +239,20 @@ export function parseDueEntry(gsi2sk: string): { scope: MerchantScope; id: strin
 
 // ── Money ─────────────────────────────────────────────────────────────────────────────────────
 
-export const walletKey = (scope: MerchantScope, currency: string): ItemKey => ({
+/**
+ * One shard of a scope's balance in `currency` (`WALLET#<currency>#<shard>`): the balance is
+ * the sum of every `WALLET#` item of the scope with that currency, read with one query. Without
+ * a shard: the single item of money moved before sharding (still read and summed).
+ */
+export const walletKey = (scope: MerchantScope, currency: string, shard?: number): ItemKey => ({
   pk: scopePk(scope),
-  sk: `${PREFIX.wallet}${currency}`,
+  sk: shard === undefined ? `${PREFIX.wallet}${currency}` : `${PREFIX.wallet}${currency}#${shard}`,
 });
+/** The shard of a wallet or live-counter sort key (`undefined`: the unsharded item). */
+export function parseShard(sk: string): number | undefined {
+  const match = /^(?:WALLET#[^#]+|COUNTER#PENDING_CHARGES)#(\d+)$/.exec(sk);
+  return match ? Number(match[1]) : undefined;
+}
 export const journalKey = (scope: MerchantScope, at: string, journalId: string): ItemKey => ({
   pk: scopePk(scope),
   sk: `${PREFIX.journal}${at}#${journalId}`,

@@ -165,7 +165,7 @@ function newChargeItems(
       requestHash: 'f'.repeat(64),
       response: { status: 201, body: store.domainCharges.serializeCharge(charge, now.getTime()) },
     },
-    maxPending: settings.velocity.accountMaxPending,
+    counterBelow: settings.velocity.accountMaxPending,
   });
   const items = store.client.flattenItems(withEvents ? { ...withoutEvents, events } : withoutEvents).list;
   return { chargeId: charge.id, items };

@@ -19,8 +19,13 @@ export interface TestMember {
   token: string;
 }
 
+/** The accounts this test file created (the ledger invariant checks them after the file). */
+export const accountsCreatedHere = new Set<string>();
+
 export async function newAccount(options: Omit<Parameters<typeof createAccount>[0], 'name'> = {}) {
-  return createAccount({ name: `Test ${randomUUID().slice(0, 8)}`, ...options });
+  const account = await createAccount({ name: `Test ${randomUUID().slice(0, 8)}`, ...options });
+  accountsCreatedHere.add(account.id);
+  return account;
 }
 
 /** A user with `role` in `accountId` (a new account when omitted), logged in. */

@@ -1,29 +1,41 @@
 /**
- * Runs after every integration test file: each wallet equals the sum of its ledger entries,
- * and each journal sums to zero (docs/data-model.md, "Every money movement").
+ * Runs after every integration test file: each wallet (the sum of its shard items) equals the
+ * sum of its ledger entries, and each journal sums to zero (docs/data-model.md, "Every money
+ * movement"), for every account the file created (and the demo account). Per account, not a
+ * scan of the table: the suite shares one table, and a file that settles thousands of payments
+ * (the write-distribution test) must not make every later file's check read them all again.
  */
 
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, expect } from 'vitest';
-import { db, tableName } from '../../shared/store/client.ts';
+import { afterAll, expect, inject } from 'vitest';
+import { queryAll, tableName } from '../../shared/store/client.ts';
+import { PREFIX, prefixEnd, scopePk } from '../../shared/store/keys.ts';
+import { accountsCreatedHere } from './accounts.ts';
 
-export async function ledgerDiscrepancies(): Promise<string[]> {
-  const items: Record<string, any>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: '#type IN (:wallet, :ledger)',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':wallet': 'wallet', ':ledger': 'ledger' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+/** The wallet shards and journals of each scope (live and test) of `accountIds`. */
+async function moneyItems(accountIds: Iterable<string>): Promise<Record<string, any>[]> {
+  const ranges = [...new Set(accountIds)].flatMap((accountId) =>
+    (['live', 'test'] as const).flatMap((mode) =>
+      [PREFIX.wallet, PREFIX.journal].map((prefix) =>
+        queryAll({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': scopePk({ accountId, mode }),
+            ':from': prefix,
+            ':to': prefixEnd(prefix),
+          },
+          ConsistentRead: true,
+        }),
+      ),
+    ),
+  );
+  return (await Promise.all(ranges)).flat();
+}
+
+export async function ledgerDiscrepancies(
+  accountIds: Iterable<string> = [...accountsCreatedHere, inject('demo').account_id],
+): Promise<string[]> {
+  const items = await moneyItems(accountIds);
 
   const problems: string[] = [];
   const journals = new Map<string, number>();
@@ -40,15 +52,34 @@ export async function ledgerDiscrepancies(): Promise<string[]> {
     fromLedger.set(key, sums);
   }
   for (const [journal, sum] of journals) if (sum !== 0) problems.push(`journal ${journal} sums to ${sum}`);
-  const wallets = items.filter((i) => i.type === 'wallet');
+  // A wallet is every shard item of its scope and currency, summed.
+  const walletSums = new Map<
+    string,
+    { pk: string; currency: string; available: number; pending: number; retained: number }
+  >();
+  for (const shard of items.filter((i) => i.type === 'wallet')) {
+    const key = `${shard.pk}|${shard.currency}`;
+    const sum = walletSums.get(key) ?? {
+      pk: shard.pk,
+      currency: shard.currency,
+      available: 0,
+      pending: 0,
+      retained: 0,
+    };
+    sum.available += shard.available ?? 0;
+    sum.pending += shard.pending ?? 0;
+    // A shard written before `retained` existed has no such attribute: 0.
+    sum.retained += shard.retained ?? 0;
+    walletSums.set(key, sum);
+  }
+  const wallets = [...walletSums.values()];
   for (const wallet of wallets) {
     const sums = fromLedger.get(`${wallet.pk}|${wallet.currency}`) ?? {
       available: 0,
       pending: 0,
       retained: 0,
     };
-    // A wallet written before `retained` existed has no such attribute: 0.
-    const retained = wallet.retained ?? 0;
+    const retained = wallet.retained;
     if (
       wallet.available !== sums.available ||
       wallet.pending !== sums.pending ||

@@ -692,6 +692,8 @@ describe('outbox', () => {
       },
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: 100,
+      // One merchant's records share few shards: up to 10 batches of a shard at once (docs/scale.md).
+      ParallelizationFactor: 10,
     });
     const filters = (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
     // Alternatives (Lambda ORs a mapping's filters): new events to fan out, delivery and charge

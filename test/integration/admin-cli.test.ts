@@ -39,6 +39,21 @@ describe('admin CLI', () => {
     expect((await api('/v1/api-keys', { token: login.body.token, body: { test: true } })).status).toBe(201);
   });
 
+  it('sets an account’s wallet shards at creation and later, refusing counts outside 1–64', async () => {
+    const account = await admin('create-account', '--name', 'Acme Shards', '--wallet-shards', '8');
+    expect(account.settings.walletShards).toBe(8);
+    expect(await admin('set-wallet-shards', '--account', account.id, '--wallet-shards', '16')).toEqual({
+      id: account.id,
+      walletShards: 16,
+    });
+    expect((await getAccount(account.id))?.settings.walletShards).toBe(16);
+    for (const bad of ['0', '65', '2.5'])
+      await expect(
+        admin('set-wallet-shards', '--account', account.id, '--wallet-shards', bad),
+      ).rejects.toMatchObject({ code: 2 });
+    expect((await getAccount(account.id))?.settings.walletShards).toBe(16);
+  });
+
   it('refuses unknown roles and missing users with exit code 2, writing nothing', async () => {
     const account = await admin('create-account', '--name', 'Acme CLI 2');
     await expect(

@@ -1,8 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveTxid } from '../../shared/domain/pix-ids.ts';
+import { setWalletShards } from '../../shared/store/accounts.ts';
+import { readLiveCounters } from '../../shared/store/charges.ts';
 import { db, tableName } from '../../shared/store/client.ts';
-import { pendingCounterKey, scopePk } from '../../shared/store/keys.ts';
+import { scopePk } from '../../shared/store/keys.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   createCharge,
@@ -347,13 +349,8 @@ describe('idempotency', () => {
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
     const list = await api('/v1/charges?limit=100', { apikey: fresh.apikey });
     expect(list.body.data).toHaveLength(1);
-    const { Item } = await db.send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: pendingCounterKey({ accountId: fresh.accountId, mode: 'test' }),
-      }),
-    );
-    expect(Item?.count).toBe(1);
+    const counters = await readLiveCounters({ accountId: fresh.accountId, mode: 'test' });
+    expect(counters.reduce((sum, c) => sum + c.count, 0)).toBe(1);
   });
 
   it('after a failure past the acquirer call, a retry creates one charge with the same acquirer txid', async () => {
@@ -431,6 +428,61 @@ describe('fraud and velocity guard (403, before the acquirer)', () => {
     expect(replies.filter((r) => r.status === 201)).toHaveLength(3);
     for (const r of replies.filter((r) => r.status !== 201))
       expectError(r, 403, 'permission_error', 'fraud.account_velocity_exceeded');
+  });
+});
+
+describe('the live-charge limit over a sharded counter', () => {
+  const countersOf = (accountId: string) => readLiveCounters({ accountId, mode: 'test' });
+  const live = (counters: { count: number }[]) => counters.reduce((sum, c) => sum + c.count, 0);
+
+  /** Each counter shard holds exactly the live charges that recorded it. */
+  async function expectCountersMatchCharges(accountId: string, chargeIds: string[]) {
+    const expected = new Map<number, number>();
+    for (const id of chargeIds) {
+      const stored = await storedCharge(accountId, rawId(id));
+      if (stored?.status !== 'WAITING_PAYMENT') continue;
+      expected.set(stored.liveCounterShard, (expected.get(stored.liveCounterShard) ?? 0) + 1);
+    }
+    for (const { shard, count } of await countersOf(accountId))
+      expect(count, `shard ${shard}`).toBe(expected.get(shard as number) ?? 0);
+  }
+
+  it('lets exactly the limit through when 24 creates race for 10 places over 8 counter shards', async () => {
+    const fresh = await merchant({ settings: { walletShards: 4, velocity: { accountMaxPending: 10 } } });
+
+    const replies = await Promise.all(Array.from({ length: 24 }, () => createCharge(fresh.apikey)));
+
+    const created = replies.filter((r) => r.status === 201);
+    expect(created).toHaveLength(10);
+    for (const r of replies.filter((r) => r.status !== 201))
+      expectError(r, 403, 'permission_error', 'fraud.account_velocity_exceeded');
+    expect(live(await countersOf(fresh.accountId))).toBe(10);
+    await expectCountersMatchCharges(
+      fresh.accountId,
+      created.map((r) => r.body.id),
+    );
+    // A settlement frees the place in the shard its charge counted in: one more, and no more.
+    await pay(fresh.apikey, created[0]?.body.id);
+    const again = await Promise.all(Array.from({ length: 5 }, () => createCharge(fresh.apikey)));
+    expect(again.filter((r) => r.status === 201)).toHaveLength(1);
+    await expectCountersMatchCharges(
+      fresh.accountId,
+      [...created, ...again].map((r) => r.body.id).filter(Boolean),
+    );
+  });
+
+  it('keeps the limit exact when the shard count is lowered while charges are live', async () => {
+    const fresh = await merchant({ settings: { walletShards: 4, velocity: { accountMaxPending: 6 } } });
+    const first = await Promise.all(Array.from({ length: 6 }, () => newCharge(fresh.apikey)));
+    await setWalletShards(fresh.accountId, 2);
+    expectError(await createCharge(fresh.apikey), 403, 'permission_error', 'fraud.account_velocity_exceeded');
+    // Two charges leave: two places, whichever shards (retired or not) they were counted in.
+    for (const charge of first.slice(0, 2)) await pay(fresh.apikey, charge.id);
+
+    const replies = await Promise.all(Array.from({ length: 12 }, () => createCharge(fresh.apikey)));
+
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(2);
+    expect(live(await countersOf(fresh.accountId))).toBe(6);
   });
 });
 

@@ -6,9 +6,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { balance, merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
+import { readWalletShards } from '../../shared/store/wallets.ts';
+import { balance, merchant, newCharge, pay, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { openMed } from '../helpers/med.ts';
 
 async function paidPayment(amount: number) {
   const m = await merchant();
@@ -62,6 +64,100 @@ describe('concurrent refunds of one payment', () => {
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
     expect(await refunds(m.apikey, m.paymentId)).toHaveLength(1);
+  });
+});
+
+describe('refunds over a sharded balance', () => {
+  const shardsOf = (accountId: string) => readWalletShards({ accountId, mode: 'test' }, 'BRL');
+
+  /** Two paid charges whose money sits on two different wallet shards (a charge records its shard). */
+  async function paidOnTwoShards(apikey: string, accountId: string, amounts: [number, number]) {
+    const shardOf = async (charge: { id: string }) =>
+      (await storedCharge(accountId, rawId(charge.id)))?.walletShard;
+    const first = await newCharge(apikey, { amount: amounts[0] });
+    let second = await newCharge(apikey, { amount: amounts[1] });
+    while ((await shardOf(second)) === (await shardOf(first)))
+      second = await newCharge(apikey, { amount: amounts[1] });
+    for (const charge of [first, second])
+      expect((await pay(apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    return [first, second] as const;
+  }
+
+  it('takes a refund no single shard covers from several shards, and refuses only what the sum cannot cover', async () => {
+    const m = await merchant({ settings: { walletShards: 4 } });
+    const [big, small] = await paidOnTwoShards(m.apikey, m.accountId, [10_000, 1000]);
+    const before = await shardsOf(m.accountId);
+    // 9 800 and 980 net: no shard holds 10 000, together they do.
+    expect(before.every((s) => s.available < 10_000)).toBe(true);
+    expect(before.reduce((sum, s) => sum + s.available, 0)).toBe(10_780);
+
+    const refunded = await refund(m.apikey, rawId(big.id), { idempotencyKey: randomUUID() });
+
+    expect(refunded.status).toBe(201);
+    expect(refunded.body.amount).toBe(10_000);
+    expect((await balance(m.apikey)).available).toBe(780);
+    const after = await shardsOf(m.accountId);
+    expect(after.every((s) => s.available >= 0)).toBe(true);
+    expect(after.reduce((sum, s) => sum + s.available, 0)).toBe(780);
+    // The sum no longer covers a full refund of the small payment: refused, nothing moved.
+    expectError(
+      await refund(m.apikey, rawId(small.id), { idempotencyKey: randomUUID() }),
+      400,
+      'invalid_request_error',
+      'insufficient_balance',
+    );
+    expect((await balance(m.apikey)).available).toBe(780);
+  });
+
+  it('never spends what a shard taken below zero by a MED hold owes', async () => {
+    const m = await merchant({ settings: { walletShards: 4 } });
+    const [disputed, kept] = await paidOnTwoShards(m.apikey, m.accountId, [10_000, 10_000]);
+    // The hold takes 10 000 from the disputed charge's shard, which held 9 800: −200 there.
+    expect((await openMed(m.apikey, disputed.id)).status).toBe(201);
+    expect((await balance(m.apikey)).available).toBe(9600);
+    expect((await shardsOf(m.accountId)).some((s) => s.available === -200)).toBe(true);
+
+    // The other shard alone holds 9 800, but the merchant has 9 600.
+    expectError(
+      await refund(m.apikey, rawId(kept.id), { idempotencyKey: randomUUID(), amount: 9700 }),
+      400,
+      'invalid_request_error',
+      'insufficient_balance',
+    );
+    const all = await refund(m.apikey, rawId(kept.id), { idempotencyKey: randomUUID(), amount: 9600 });
+
+    expect(all.status).toBe(201);
+    expect((await balance(m.apikey)).available).toBe(0);
+    expect((await shardsOf(m.accountId)).every((s) => s.available === 0)).toBe(true);
+  });
+
+  it('accepts exactly what the balance covers when refunds race at the exact total: 50 of 1 000 on 49 000 → 49', async () => {
+    const m = await merchant({ settings: { walletShards: 4 } });
+    const payments: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const charge = await newCharge(m.apikey, { amount: 10_000 });
+      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+      payments.push(rawId(charge.id));
+    }
+    // 5 × 9 800 net, spread over the shards as the settlements fell.
+    expect((await balance(m.apikey)).available).toBe(49_000);
+
+    // Ten per payment: each payment's own limit (10 000) allows all ten, the balance 49.
+    const replies = await Promise.all(
+      payments.flatMap((paymentId) =>
+        Array.from({ length: 10 }, () =>
+          refund(m.apikey, paymentId, { idempotencyKey: randomUUID(), amount: 1000 }),
+        ),
+      ),
+    );
+
+    const refused = replies.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(1);
+    for (const r of refused) expectError(r, 400, 'invalid_request_error', 'insufficient_balance');
+    expect((await balance(m.apikey)).available).toBe(0);
+    expect((await shardsOf(m.accountId)).every((s) => s.available === 0)).toBe(true);
+    const listed = await Promise.all(payments.map((id) => refunds(m.apikey, id)));
+    expect(listed.flat()).toHaveLength(49);
   });
 });
 

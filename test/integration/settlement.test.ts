@@ -286,7 +286,7 @@ describe('the ledger check itself', () => {
       }),
     );
     try {
-      expect(await ledgerDiscrepancies()).toEqual([
+      expect(await ledgerDiscrepancies([ledgerCheckScope.accountId])).toEqual([
         `${scopePk(ledgerCheckScope)} BRL: wallet 1/0/0, ledger 0/0/0`,
       ]);
     } finally {
@@ -303,7 +303,7 @@ describe('the ledger check itself', () => {
       }),
     );
     try {
-      expect(await ledgerDiscrepancies()).toEqual([
+      expect(await ledgerDiscrepancies([ledgerCheckScope.accountId])).toEqual([
         `${scopePk(ledgerCheckScope)} BRL: wallet 0/0/5, ledger 0/0/0`,
       ]);
     } finally {
@@ -329,7 +329,9 @@ describe('the ledger check itself', () => {
       }),
     );
     try {
-      expect(await ledgerDiscrepancies()).toEqual(['journal jrn_unbalanced sums to 1']);
+      expect(await ledgerDiscrepancies([ledgerCheckScope.accountId])).toEqual([
+        'journal jrn_unbalanced sums to 1',
+      ]);
     } finally {
       await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
     }

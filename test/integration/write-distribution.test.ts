@@ -1,0 +1,137 @@
+/**
+ * No single hot item on the money path (docs/scale.md): 2,000 settlements of one merchant, 50 in
+ * flight, each a create and a sandbox Pix over HTTP. Every item write the table commits meanwhile
+ * is read from its stream; no item may take more than its fair share (1/N of its entity's
+ * writes, N the account's wallet shards, twice that for the live-charge counter, plus a stated
+ * margin): an item every settlement writes (one wallet, one counter) would take them all.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { liveCounterShards } from '../../shared/domain/shards.ts';
+import { readLiveCounters } from '../../shared/store/charges.ts';
+import { readWalletShards } from '../../shared/store/wallets.ts';
+import { balance, merchant, newCharge, pay } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api } from '../helpers/http.ts';
+import { recordTableWrites, type TableWrite } from '../helpers/table-writes.ts';
+
+const SETTLEMENTS = 2000;
+const IN_FLIGHT = 50;
+const SHARDS = DEFAULT_SETTINGS.walletShards;
+const AMOUNT = 1000;
+/** The counter has twice the wallet's shards (each of its charges writes it twice). */
+const COUNTER_SHARDS = liveCounterShards(SHARDS);
+/**
+ * An item's writes may exceed its fair share by a quarter of it. Shards are chosen at random:
+ * a wallet shard's count is Binomial(2 000, 1/4), mean 500, standard deviation 19, so 125 more
+ * is 6.4 deviations; a counter shard's is twice Binomial(2 000, 1/8), mean 500, deviation 30,
+ * 4.2 deviations (about 1 run in 10,000 over its 8 shards). An unsharded item (all of them), or
+ * a shard taking twice its share, fails.
+ */
+const MARGIN = 0.25;
+const shardsOf = (type: string) => (type === 'counter' ? COUNTER_SHARDS : SHARDS);
+/**
+ * Writes the outbox makes from the stream, summed once per stream batch and not in any
+ * settlement's transaction: off the money path (docs/architecture.md), so not counted here. The
+ * day aggregates (`paymentDay`) are checked below against the ledger instead, and their write
+ * count is printed.
+ */
+const OFF_MONEY_PATH = new Set(['paymentCount', 'paymentCountMarker', 'paymentDay']);
+
+/** Runs `count` tasks, `inFlight` at a time (the workers starting 50 ms apart, not in one burst). */
+async function inParallel(count: number, inFlight: number, task: () => Promise<void>): Promise<void> {
+  let started = 0;
+  const worker = async (n: number) => {
+    await sleep(n * 50);
+    while (started < count) {
+      started++;
+      await task();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, (_, n) => worker(n)));
+}
+
+describe('write distribution of one merchant’s settlements', () => {
+  it(`spreads ${SETTLEMENTS} settlements (${IN_FLIGHT} in flight) so no item takes more than its fair share`, async () => {
+    const m = await merchant({ rateLimitPerMinute: 1_000_000 });
+    const scope = { accountId: m.accountId, mode: 'test' as const };
+    const recorder = await recordTableWrites();
+    const ofMerchant = (w: TableWrite) =>
+      (w.accountId === m.accountId || w.key.includes(m.accountId)) && !OFF_MONEY_PATH.has(w.type ?? '');
+    try {
+      const started = Date.now();
+      await inParallel(SETTLEMENTS, IN_FLIGHT, async () => {
+        const charge = await newCharge(m.apikey, { amount: AMOUNT });
+        const paid = await pay(m.apikey, charge.id);
+        if (paid.body?.outcome !== 'paid')
+          throw new Error(`pay: ${paid.status} ${JSON.stringify(paid.body)}`);
+      });
+      const seconds = (Date.now() - started) / 1000;
+      console.info(
+        `${SETTLEMENTS} settlements in ${seconds.toFixed(1)} s (${(SETTLEMENTS / seconds).toFixed(0)}/s)`,
+      );
+
+      // Positive control: every settlement's wallet write and both counter writes are recorded.
+      const byType = await eventually(
+        () => {
+          const counts = new Map<string, Map<string, number>>();
+          for (const w of recorder.writes.filter(ofMerchant)) {
+            const items = counts.get(w.type ?? '?') ?? new Map<string, number>();
+            items.set(w.key, (items.get(w.key) ?? 0) + 1);
+            counts.set(w.type ?? '?', items);
+          }
+          const total = (type: string) => [...(counts.get(type)?.values() ?? [])].reduce((t, n) => t + n, 0);
+          expect(total('wallet')).toBeGreaterThanOrEqual(SETTLEMENTS);
+          expect(total('counter')).toBeGreaterThanOrEqual(2 * SETTLEMENTS);
+          return counts;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, message: 'the stream records of every settlement' },
+      );
+
+      for (const type of ['wallet', 'counter'])
+        console.info(`${type} writes per shard: ${[...(byType.get(type)?.values() ?? [])].join(', ')}`);
+      const dayWrites = recorder.writes.filter((w) => w.type === 'paymentDay' && w.key.includes(m.accountId));
+      console.info(`day aggregate writes (one per stream batch): ${dayWrites.length}`);
+      const hot: string[] = [];
+      for (const [type, items] of byType) {
+        const writes = [...items.values()].reduce((t, n) => t + n, 0);
+        const allowed = (writes / shardsOf(type)) * (1 + MARGIN);
+        for (const [key, count] of items)
+          if (count > allowed && count > 1) hot.push(`${type} ${key}: ${count} of ${writes}`);
+      }
+      expect(hot).toEqual([]);
+      // Exactly one wallet write per settlement over N shards, two counter writes (create, settle) over 2N.
+      expect([...(byType.get('wallet')?.values() ?? [])].reduce((t, n) => t + n, 0)).toBe(SETTLEMENTS);
+      expect(byType.get('wallet')?.size).toBe(SHARDS);
+      expect([...(byType.get('counter')?.values() ?? [])].reduce((t, n) => t + n, 0)).toBe(2 * SETTLEMENTS);
+      expect(byType.get('counter')?.size).toBe(COUNTER_SHARDS);
+    } finally {
+      await recorder.stop();
+    }
+
+    // Balances, counters and the ledger agree.
+    const net = computeFees(AMOUNT, DEFAULT_SETTINGS.feePlan).netAmount;
+    expect((await balance(m.apikey)).available).toBe(SETTLEMENTS * net);
+    const shards = await readWalletShards(scope, 'BRL');
+    expect(shards.reduce((t, s) => t + s.available, 0)).toBe(SETTLEMENTS * net);
+    expect((await readLiveCounters(scope)).map((c) => c.count)).toEqual(Array(COUNTER_SHARDS).fill(0));
+    // The day aggregates, kept from the stream, agree once it has caught up (two business days:
+    // a run across São Paulo midnight counts in both).
+    const stats = await eventually(
+      async () => {
+        const reply = await api('/v1/payments/stats?days=2', { apikey: m.apikey });
+        expect(reply.body.paidTransactions).toBe(SETTLEMENTS);
+        return reply.body;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, message: 'the day aggregates of every settlement' },
+    );
+    expect(stats.totalTransactions).toBe(SETTLEMENTS);
+    expect(stats.volumeByCurrency).toEqual([
+      { currency: 'BRL', volume: SETTLEMENTS * AMOUNT, count: SETTLEMENTS },
+    ]);
+    // And the ledger: test/helpers/ledger-invariant.ts checks every wallet against its journals
+    // after this file.
+  }, 600_000);
+});
