@@ -97,11 +97,20 @@ describe('set-provider', () => {
       callbackTokenHash: callbackTokenHash(token),
       configuredAt: expect.any(String),
     });
-    // Nowhere in the table: the secret, the key, or the callback token itself.
-    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName() }));
-    const table = JSON.stringify(Items);
-    expect(table).toContain(callbackTokenHash(token));
-    for (const secret of [psp.clientSecret, token, 'PRIVATE KEY']) expect(table).not.toContain(secret);
+    // Nowhere in the table: the secret, the key, or the callback token itself (every page of a
+    // scan; booleans, so a failure does not print the table).
+    const found = { hash: false, secret: false, token: false, key: false };
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey }));
+      const text = JSON.stringify(page.Items ?? []);
+      found.hash ||= text.includes(callbackTokenHash(token));
+      found.secret ||= text.includes(psp.clientSecret);
+      found.token ||= text.includes(token);
+      found.key ||= text.includes('PRIVATE KEY');
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    expect(found).toEqual({ hash: true, secret: false, token: false, key: false });
   });
 
   it('setting it again replaces the callback; the old token no longer points at the account', async () => {
