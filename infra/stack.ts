@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
+import { acquirerSecretPrefix } from '#shared/resources.ts';
 import { fallbackGroup, type Group } from '#shared/routes.ts';
 import { AlarmTopic } from './constructs/alarm-topic.ts';
 import { HttpApi } from './constructs/api.ts';
@@ -147,5 +148,10 @@ export class PixServiceStack extends Stack {
       description: 'Stream batches the outbox fan-out gave up on (shard and sequence numbers to replay)',
     });
     new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
+    new CfnOutput(this, 'AcquirerSecretPrefix', {
+      value: acquirerSecretPrefix,
+      description:
+        'For the admin CLI (ACQUIRER_SECRET_PREFIX): set-provider stores each account secret under it',
+    });
   }
 }

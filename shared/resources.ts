@@ -85,3 +85,9 @@ export const schedulerPeriodSeconds = 60;
 
 /** Stage throttling (per API, before our per-key limit). */
 export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;
+
+/**
+ * Where `npm run admin -- set-provider` stores each account's acquirer secret when deployed
+ * (`<prefix><accountId>` in Secrets Manager), and what the functions calling the acquirer may read.
+ */
+export const acquirerSecretPrefix = 'pix-service/acquirer/';

@@ -3,7 +3,7 @@ import type { Duration } from 'aws-cdk-lib';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { evidenceBucket } from '#shared/resources.ts';
+import { acquirerSecretPrefix, evidenceBucket } from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable, TableAccess } from './table.ts';
@@ -18,6 +18,8 @@ export interface GroupAccess {
   readonly pixSigningSecret: boolean;
   /** May bump its per-key rate-limit counters although its table access is read-only. */
   readonly rateLimitCounters: boolean;
+  /** Calls the merchants' live acquirers: reads their secrets (`ACQUIRER_SECRET_PREFIX`). @default false */
+  readonly acquirerSecrets?: boolean;
   /** Presigns evidence uploads and downloads and checks stored files (`EVIDENCE_BUCKET`). @default false */
   readonly evidenceBucket?: boolean;
   /** @default 10 seconds */
@@ -34,14 +36,28 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // Dashboard routes (JWT): issue, rotate, revoke keys and write their audit log.
   'api-keys': { table: 'readWrite', jwtSecret: true, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes: create charges (with their idempotency record and outbox event, in transactions).
-  charges: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  // Live charges are created at the merchant's acquirer (its secret).
+  charges: {
+    table: 'readWrite',
+    jwtSecret: false,
+    pixSigningSecret: false,
+    rateLimitCounters: false,
+    acquirerSecrets: true,
+  },
   // API-key routes that only read balances; the key lookup is a table read.
   wallets: { table: 'read', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: true },
   // API-key routes: create payments (the same charge creation as `charges`, in transactions),
   // list and read them, cancel, refund (refund records, reserves, events, in transactions),
   // resend a webhook (an outbox event), provider status and receipts (reads). Checks a
   // `webhookUrl` the way endpoint registration does (DNS, no connection).
-  payments: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  // Live payments, cancels, refunds and provider status call the merchant's acquirer (its secret).
+  payments: {
+    table: 'readWrite',
+    jwtSecret: false,
+    pixSigningSecret: false,
+    rateLimitCounters: false,
+    acquirerSecrets: true,
+  },
   // API-key routes: register, update, rotate and delete webhook endpoints (deleting cancels their
   // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
   // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.
@@ -107,6 +123,7 @@ export class ApiFunctions extends Construct {
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
+      if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(acquirerSecretPrefix);
       if (access.evidenceBucket === true)
         fn.bindEvidenceBucket(props.evidenceBucket, evidenceBucket.keyPrefix);
       byGroup.set(group, fn);

@@ -6,7 +6,12 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { outboxStreamFilters, schedulerPeriodSeconds, webhookQueues } from '#shared/resources.ts';
+import {
+  acquirerSecretPrefix,
+  outboxStreamFilters,
+  schedulerPeriodSeconds,
+  webhookQueues,
+} from '#shared/resources.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
 
@@ -92,6 +97,8 @@ export class BackgroundFunctions extends Construct {
       environment: serviceEnvironment,
     });
     this.scheduler.bindTable(props.table, { access: 'readWrite' });
+    // Advances live refunds at the merchants' acquirers.
+    this.scheduler.allowAcquirerSecrets(acquirerSecretPrefix);
 
     this.schedulerRule = new Rule(this, 'SchedulerRule', {
       description: `Runs the Pix scheduler every ${schedulerPeriodSeconds} s`,

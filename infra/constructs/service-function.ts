@@ -1,4 +1,4 @@
-import { CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -170,6 +170,29 @@ export class ServiceFunction extends Construct {
       new PolicyStatement({ actions: ['ses:SendEmail'], resources: [identityArn] }),
     );
     this.function.addEnvironment('EMAIL_FROM', from);
+    return this;
+  }
+
+  /**
+   * Reads the merchants' acquirer secrets (`npm run admin -- set-provider`): `GetSecretValue` on
+   * the secrets named under `prefix` only (their ARNs end in a random suffix, hence the `*`), and
+   * the prefix in `ACQUIRER_SECRET_PREFIX`.
+   */
+  allowAcquirerSecrets(prefix: string): this {
+    const secrets = Stack.of(this).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${prefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets] }),
+    );
+    this.function.addEnvironment('ACQUIRER_SECRET_PREFIX', prefix);
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*]`,
+      reason: 'One secret per merchant account, created by the admin CLI: the grant covers that prefix only.',
+    });
     return this;
   }
 

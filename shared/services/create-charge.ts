@@ -241,13 +241,16 @@ async function newChargeRecord(
   };
   if ('cob' in outcome) {
     charge.txid = outcome.cob.txid;
-    charge.brCode = buildDynamicBrCode({
-      locationUrl: pixLocation(request.baseUrl, id),
-      merchantName: settings.merchantName,
-      merchantCity: settings.merchantCity,
-      mcc: settings.mcc,
-      amount: input.amount,
-    });
+    // A live PSP issues the copy-and-paste code (its own location); the sandbox's is ours.
+    charge.brCode =
+      outcome.cob.pixCopiaECola ??
+      buildDynamicBrCode({
+        locationUrl: pixLocation(request.baseUrl, id),
+        merchantName: settings.merchantName,
+        merchantCity: settings.merchantCity,
+        mcc: settings.mcc,
+        amount: input.amount,
+      });
     charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
   }
   return charge;

@@ -10,6 +10,7 @@ import { dispatcherQueue, outboxStream } from '#infra/constructs/background-func
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { PixServiceStack, parseEmailSender, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
+  acquirerSecretPrefix,
   apiThrottle,
   evidenceBucket,
   schedulerPeriodSeconds,
@@ -447,7 +448,7 @@ describe('API Lambdas', () => {
     expect(readsSecret(group, 'jwtSecret')).toBe(access.jwtSecret);
     expect(readsSecret(group, 'pixSigningSecret')).toBe(access.pixSigningSecret);
     expect(actions.filter((action) => action.startsWith('secretsmanager:')).length > 0).toBe(
-      access.jwtSecret || access.pixSigningSecret,
+      access.jwtSecret || access.pixSigningSecret || access.acquirerSecrets === true,
     );
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
@@ -455,6 +456,7 @@ describe('API Lambdas', () => {
     const environment = environmentOf(pixStack.functions[group]);
     expect('JWT_SECRET_ARN' in environment).toBe(access.jwtSecret);
     expect('PIX_SIGNING_SECRET_ARN' in environment).toBe(access.pixSigningSecret);
+    expect('ACQUIRER_SECRET_PREFIX' in environment).toBe(access.acquirerSecrets === true);
     // No API group touches a queue: deliveries are queued by the outbox, consumed by the dispatcher.
     expect(queueGrantsOf(group)).toEqual({});
     expect(environment).not.toHaveProperty('WEBHOOK_QUEUE_URL');
@@ -947,5 +949,41 @@ describe('AWS Solutions checks (cdk-nag)', () => {
     });
     expect(findingsOf(canary.nag)).toContain('AwsSolutions-SQS3 at Canary/Queue/Resource');
     expect(canary.error).toBeInstanceOf(Error);
+  });
+});
+
+describe('acquirer secrets', () => {
+  const acquirerStatements = (fn: Group | ServiceFunction) =>
+    statementsOf(fn).filter((statement) => JSON.stringify(statement.Resource).includes(':secret:'));
+  const secretsUnderPrefix = {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':secretsmanager:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:secret:${acquirerSecretPrefix}*`,
+      ],
+    ],
+  };
+
+  it('only the functions that call the acquirer read the secrets under the prefix, and nothing else', () => {
+    const callers = [pixStack.functions.charges, pixStack.functions.payments, pixStack.background.scheduler];
+    for (const fn of callers) {
+      expect(acquirerStatements(fn)).toEqual([
+        { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretsUnderPrefix },
+      ]);
+      expect(environmentOf(fn)).toMatchObject({ ACQUIRER_SECRET_PREFIX: acquirerSecretPrefix });
+    }
+    const others = [
+      ...groups.filter((g) => g !== 'charges' && g !== 'payments'),
+      pixStack.background.outbox,
+      pixStack.background.webhookDispatcher,
+    ];
+    for (const fn of others) expect(acquirerStatements(fn)).toEqual([]);
+    template.hasOutput('AcquirerSecretPrefix', { Value: acquirerSecretPrefix });
   });
 });

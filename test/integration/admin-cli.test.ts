@@ -1,21 +1,10 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { getAccount } from '../../shared/store/accounts.ts';
+import { admin } from '../helpers/admin.ts';
 import { emailsTo, newContactEmail } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
-import { testPorts } from '../helpers/local-env.ts';
 import { openMed, paidCharge } from '../helpers/med.ts';
-
-const run = promisify(execFile);
-
-/** `npm run admin -- …` against the test runtime (the CLI defaults to the local runtime's ports). */
-async function admin(...args: string[]): Promise<any> {
-  const env = { ...process.env, ...testPorts, TABLE_NAME: '' };
-  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
-  return JSON.parse(stdout);
-}
 
 describe('admin CLI', () => {
   it('creates an account, a user and a membership that can log in and manage keys', async () => {

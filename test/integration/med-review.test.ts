@@ -7,22 +7,14 @@
  * (test/helpers/ledger-invariant.ts).
  */
 
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { admin } from '../helpers/admin.ts';
 import { balance, getCharge, rawId } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
-import { testPorts } from '../helpers/local-env.ts';
 import { decideMed, disputed, medEvents, openMed } from '../helpers/med.ts';
 
-const run = promisify(execFile);
-
-/** `npm run admin -- med-review …` against the test runtime; rejects with the exit code on refusal. */
-async function medReview(...args: string[]): Promise<any> {
-  const env = { ...process.env, ...testPorts, TABLE_NAME: '' };
-  const { stdout } = await run(process.execPath, ['bin/admin.ts', 'med-review', ...args], { env });
-  return JSON.parse(stdout);
-}
+/** `npm run admin -- med-review …`; rejects with the exit code on refusal. */
+const medReview = (...args: string[]) => admin('med-review', ...args);
 const waiting = async (caseId: string) =>
   ((await medReview('list')) as Record<string, any>[]).find((c) => c.id === caseId);
 

@@ -5,37 +5,17 @@
  * the credentials, an http:// URL) changes nothing.
  */
 
-import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { callbackTokenHash } from '../../shared/domain/acquirer.ts';
 import { getAccount } from '../../shared/store/accounts.ts';
 import { db, tableName } from '../../shared/store/client.ts';
-import { testBaseUrl, testPorts } from '../helpers/local-env.ts';
+import { admin, adminRefused } from '../helpers/admin.ts';
+import { testBaseUrl } from '../helpers/local-env.ts';
 import { startPsp } from '../helpers/psp.ts';
-
-const run = promisify(execFile);
-
-async function admin(...args: string[]): Promise<any> {
-  const env = { ...process.env, ...testPorts, TABLE_NAME: '', DATA_DIR: inject('dataDir') };
-  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
-  return JSON.parse(stdout);
-}
-
-/** Exit code and stderr of a refused admin command. */
-async function refused(...args: string[]): Promise<{ code: number; stderr: string }> {
-  try {
-    await admin(...args);
-  } catch (error) {
-    const { code, stderr } = error as { code: number; stderr: string };
-    return { code, stderr };
-  }
-  throw new Error(`admin ${args.join(' ')} succeeded`);
-}
 
 let psp: LocalPsp;
 let other: LocalPsp;
@@ -127,24 +107,26 @@ describe('set-provider', () => {
 
   it('refuses a key of another certificate, credentials the PSP refuses and http:// URLs, storing nothing', async () => {
     const account = await admin('create-account', '--name', 'Live Merchant 3');
-    const wrongKey = await refused(
+    const wrongKey = await adminRefused(
       'set-provider',
       ...providerArgs(account.id, psp, { key: other.files.clientKey }),
     );
     expect(wrongKey.code).toBe(2);
     expect(wrongKey.stderr).toContain('--key is not the private key of --cert');
-    const wrongSecret = await refused(
+    const wrongSecret = await adminRefused(
       'set-provider',
       ...providerArgs(account.id, psp, { 'client-secret': 'not-the-secret' }),
     );
     expect(wrongSecret.code).toBe(2);
     expect(wrongSecret.stderr).not.toContain('not-the-secret');
-    const http = await refused(
+    const http = await adminRefused(
       'set-provider',
       ...providerArgs(account.id, psp, { 'base-url': psp.baseUrl.replace('https:', 'http:') }),
     );
     expect(http.stderr).toContain('baseUrl');
-    expect(await refused('set-provider', ...providerArgs('acct_nobody', psp))).toMatchObject({ code: 2 });
+    expect(await adminRefused('set-provider', ...providerArgs('acct_nobody', psp))).toMatchObject({
+      code: 2,
+    });
     expect((await getAccount(account.id))?.acquirer).toBeUndefined();
     expect(() => statSync(join(inject('dataDir'), 'acquirer', `${account.id}.json`))).toThrow();
   });

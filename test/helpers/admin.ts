@@ -1,0 +1,29 @@
+/** `npm run admin -- …` against the test runtime, as an operator runs it. */
+
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+import { testPorts } from './local-env.ts';
+
+const run = promisify(execFile);
+
+/**
+ * The CLI's JSON output; rejects (with `code` and `stderr`) when it refuses. Same ports and data
+ * folder as the runtime (the acquirer secrets of `set-provider` live under it).
+ */
+export async function admin(...args: string[]): Promise<any> {
+  const env = { ...process.env, ...testPorts, TABLE_NAME: '', DATA_DIR: inject('dataDir') };
+  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
+  return JSON.parse(stdout);
+}
+
+/** Exit code and stderr of a command the CLI refuses (fails the test if it succeeds). */
+export async function adminRefused(...args: string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    await admin(...args);
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    return { code, stderr };
+  }
+  throw new Error(`admin ${args.join(' ')} succeeded`);
+}

@@ -1,0 +1,98 @@
+/**
+ * Live mode against the local PSP (issue 12): an account whose acquirer was set with
+ * `npm run admin -- set-provider` creates live charges at the PSP (`PUT /cob/{txid}` over mutual
+ * TLS, OAuth2), and the charge carries the PSP's copy-and-paste code; an acquirer outage is 503
+ * with nothing stored, and the same Idempotency-Key succeeds once it is back.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredCob } from '../../infra/local/psp/bank.ts';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { admin } from '../helpers/admin.ts';
+import { api, expectError } from '../helpers/http.ts';
+import { testBaseUrl } from '../helpers/local-env.ts';
+import { control, startPsp } from '../helpers/psp.ts';
+
+let psp: LocalPsp;
+let liveKey: string;
+
+beforeAll(async () => {
+  psp = await startPsp();
+  const account = await admin('create-account', '--name', 'Loja Viva');
+  await admin(
+    'set-provider',
+    ...['--account', account.id, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
+    ...['--client-id', psp.clientId, '--client-secret', psp.clientSecret, '--pix-key', psp.pixKey],
+    ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
+    ...['--api-url', testBaseUrl],
+  );
+  liveKey = (await admin('issue-key', '--account', account.id, '--mode', 'live')).apiKey;
+});
+afterAll(async () => {
+  await psp?.stop();
+});
+
+const create = (body: Record<string, unknown>, key = `live-${randomUUID()}`) =>
+  api('/v1/charges', { apikey: liveKey, headers: { 'Idempotency-Key': key }, body });
+
+/** The cob the PSP holds for a charge's copy-and-paste code. */
+const cobOf = (brCode: string): StoredCob | undefined =>
+  [...psp.bank.cobs.values()].find((cob) => cob.pixCopiaECola === brCode);
+
+describe('live charges through the API Pix acquirer', () => {
+  it('creates the cob at the PSP and answers with its copy-and-paste code', async () => {
+    const reply = await create({
+      amount: 1050,
+      payment_method: 'pix',
+      description: 'Pedido 42',
+      expires_in: 900,
+      customer: { name: 'Maria Silva' },
+      expected_payer_tax_id: '52998224725',
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ status: 'pending', amount: 1050 });
+    const brCode = reply.body.pix.br_code as string;
+    const cob = cobOf(brCode);
+    expect(cob).toMatchObject({
+      status: 'ATIVA',
+      calendario: { expiracao: 900 },
+      valor: { original: '10.50' },
+      chave: psp.pixKey,
+      solicitacaoPagador: 'Pedido 42',
+      devedor: { cpf: '52998224725', nome: 'Maria Silva' },
+    });
+    // The PSP's own location is in the code, not this service's sandbox location.
+    expect(brCode).toContain(cob?.location);
+    expect(brCode).not.toContain(new URL(testBaseUrl).host);
+    expect(reply.body.pix.qr_code_base64).toEqual(expect.any(String));
+    // Read back: the same code.
+    expect((await api(`/v1/charges/${reply.body.id}`, { apikey: liveKey })).body.pix.br_code).toBe(brCode);
+  });
+
+  it('an acquirer outage is 503 with nothing stored; the same key succeeds once it is back', async () => {
+    const key = `live-${randomUUID()}`;
+    const cobsBefore = psp.bank.cobs.size;
+    await control(psp, 'POST', '/mode', { mode: 'down' });
+    try {
+      expectError(
+        await create({ amount: 700, payment_method: 'pix' }, key),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+    expect(psp.bank.cobs.size).toBe(cobsBefore);
+    const list = await api('/v1/charges?limit=100', { apikey: liveKey });
+    expect(list.body.data.some((c: { amount: number }) => c.amount === 700)).toBe(false);
+
+    const retried = await create({ amount: 700, payment_method: 'pix' }, key);
+    expect(retried.status).toBe(201);
+    expect(cobOf(retried.body.pix.br_code)?.valor.original).toBe('7.00');
+    // And once created, the same key replays it.
+    const replay = await create({ amount: 700, payment_method: 'pix' }, key);
+    expect(replay.body.id).toBe(retried.body.id);
+  });
+});
