@@ -2,7 +2,8 @@
  * Live mode against the local PSP (issue 12): an account whose acquirer was set with
  * `npm run admin -- set-provider` creates live charges at the PSP (`PUT /cob/{txid}` over mutual
  * TLS, OAuth2), and the charge carries the PSP's copy-and-paste code; an acquirer outage is 503
- * with nothing stored, and the same Idempotency-Key succeeds once it is back.
+ * with nothing stored, and the same Idempotency-Key succeeds once it is back; provider-status
+ * reads the cob there live, and a cancel removes it there first.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { admin } from '../helpers/admin.ts';
+import { rawId } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { control, startPsp } from '../helpers/psp.ts';
@@ -94,5 +96,29 @@ describe('live charges through the API Pix acquirer', () => {
     // And once created, the same key replays it.
     const replay = await create({ amount: 700, payment_method: 'pix' }, key);
     expect(replay.body.id).toBe(retried.body.id);
+  });
+
+  it('provider-status reads the cob at the PSP live; a cancel removes it there first', async () => {
+    const created = await create({ amount: 900, payment_method: 'pix' });
+    expect(created.status).toBe(201);
+    const paymentId = rawId(created.body.id);
+    const status = await api(`/v1/payments/${paymentId}/provider-status`, { apikey: liveKey });
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      localStatus: 'WAITING_PAYMENT',
+      provider: 'api-pix',
+      providerStatus: 'ATIVA',
+      rawResponse: { pixCopiaECola: created.body.pix.br_code, valor: { original: '9.00' } },
+    });
+
+    const cancelled = await api(`/v1/payments/${paymentId}/cancel`, { apikey: liveKey, method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('CANCELLED');
+    expect(cobOf(created.body.pix.br_code)?.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    const after = await api(`/v1/payments/${paymentId}/provider-status`, { apikey: liveKey });
+    expect(after.body).toMatchObject({
+      localStatus: 'CANCELLED',
+      providerStatus: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+    });
   });
 });
