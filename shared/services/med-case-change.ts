@@ -47,6 +47,9 @@ export type MedCaseChange =
 const isDecision = (step: MedCaseChange['step']): step is MedDecision =>
   (medDecisions as readonly string[]).includes(step);
 
+/** An operator is applying a decision that waited for review. */
+const isReviewed = (change: MedCaseChange): boolean => 'reviewed' in change && change.reviewed === true;
+
 /** 400 when the case's status does not allow the change (Part 2: appeal/accept only from open). */
 function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
   const allowed =
@@ -63,8 +66,7 @@ function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
     throw new InvalidInput('This MED case waits for an operations review of its amount.', {
       param: 'status',
     });
-  const reviewed = 'reviewed' in change && change.reviewed === true;
-  if (isDecision(change.step) && medCase.pendingReview?.kind === 'decision' && !reviewed)
+  if (isDecision(change.step) && medCase.pendingReview?.kind === 'decision' && !isReviewed(change))
     throw new InvalidInput('A decision on this MED case already waits for an operations review.', {
       param: 'outcome',
     });
@@ -72,7 +74,7 @@ function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
 
 /** A decision of the MED channel on a case opened with `review` waits for an operator. */
 const waitsForReview = (medCase: MedCaseRecord, change: MedCaseChange): change is { step: MedDecision } =>
-  isDecision(change.step) && medCase.review === true && !('reviewed' in change && change.reviewed);
+  isDecision(change.step) && medCase.review === true && !isReviewed(change);
 
 /** The case after the change: a step that decides the case ends any review, and so does applying it. */
 function nextCase(medCase: MedCaseRecord, change: MedCaseChange, at: string): MedCaseRecord {
@@ -93,7 +95,8 @@ export async function changeMedCase(
     assertAllowed(medCase, change);
     const at = new Date().toISOString();
     if (waitsForReview(medCase, change)) {
-      // Nothing the merchant sees changes (same status, no event) until an operator applies it.
+      // Same status and money, no event, until an operator applies it (`updatedAt` moves, so a
+      // change read before this one decides again).
       const waiting = {
         ...medCase,
         pendingReview: { kind: 'decision' as const, outcome: change.step, since: at },
