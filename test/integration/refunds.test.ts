@@ -334,7 +334,12 @@ describe('GET /v1/payments/{id}/refunds', () => {
 describe('sandbox refund routes', () => {
   it('confirm completes a refund at once; fail and confirm refuse a final refund', async () => {
     const m = await paidPayment();
+    // The acquirer down while the refund is requested: the scheduler cannot advance it on its
+    // own, so only this test's confirm can end it (the route settles without the acquirer).
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
     const created = await refund(m.apikey, m.paymentId, { amount: 500 });
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('PENDING');
 
     const confirmed = await api(`/v1/sandbox/refunds/${created.body.id}/confirm`, {
       apikey: m.apikey,
@@ -351,6 +356,7 @@ describe('sandbox refund routes', () => {
         'refund_final',
       );
     }
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
   });
 
   it('answers 404 for a live key, an unknown refund and another tenant’s refund', async () => {
