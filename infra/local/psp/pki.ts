@@ -34,8 +34,12 @@ function issue(options: {
   const keys = pki.rsa.generateKeyPair({ bits: 2048 });
   const cert = pki.createCertificate();
   cert.publicKey = keys.publicKey;
-  // A positive serial: the top bit clear.
-  cert.serialNumber = `0${randomBytes(15).toString('hex')}`;
+  // A positive serial in minimal DER: the top bit clear (positive) and the next one set, so the
+  // first byte is never 0x00 (an odd-length hex string became a leading zero byte before some
+  // serials, which OpenSSL refuses as illegal padding: one certificate set in a few failed).
+  const serial = randomBytes(16);
+  serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40;
+  cert.serialNumber = serial.toString('hex');
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = new Date(Date.now() + options.days * DAY_MS);
   const subject = [
