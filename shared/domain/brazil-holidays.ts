@@ -7,7 +7,12 @@
  */
 
 import Holidays from 'date-holidays';
-import type { CalendarDate } from './business-calendar.ts';
+import {
+  businessDayWindow,
+  type CalendarDate,
+  isBusinessDay,
+  type ReportWindow,
+} from './business-calendar.ts';
 
 const brazil = new Holidays('BR');
 const holidaysByYear = new Map<number, ReadonlySet<CalendarDate>>();
@@ -29,3 +34,10 @@ function nationalHolidays(year: number): ReadonlySet<CalendarDate> {
 
 export const isNationalHoliday = (date: CalendarDate): boolean =>
   nationalHolidays(Number(date.slice(0, 4))).has(date);
+
+/** The report window of the last `days` Brazilian business days in São Paulo, today included. */
+export const brazilBusinessDayWindow = (days: number, nowMs: number): ReportWindow =>
+  businessDayWindow(days, nowMs, isNationalHoliday);
+
+/** Monday to Friday and not a national holiday. */
+export const isBrazilBusinessDay = (date: CalendarDate): boolean => isBusinessDay(date, isNationalHoliday);

@@ -41,9 +41,11 @@ export interface EventContext {
   newEventId: () => string;
 }
 
-export function canonicalEvent(
-  type: CanonicalEventType,
-  charge: ChargeRecord,
+/** The canonical envelope (`evt_` id, `api_version`, `type`, `data.object`) of a charge's event. */
+function canonicalEnvelope(
+  type: CanonicalEventType | MedEventType,
+  chargeId: string,
+  object: unknown,
   ctx: EventContext,
 ): OutboxEvent {
   const id = ctx.newEventId();
@@ -51,18 +53,17 @@ export function canonicalEvent(
     id,
     family: 'canonical',
     type,
-    chargeId: charge.id,
+    chargeId,
     createdAt: ctx.at,
-    payload: {
-      id,
-      object: 'event',
-      api_version: ctx.apiVersion,
-      type,
-      created_at: ctx.at,
-      data: { object: serializeCharge(charge, Date.parse(ctx.at)) },
-    },
+    payload: { id, object: 'event', api_version: ctx.apiVersion, type, created_at: ctx.at, data: { object } },
   };
 }
+
+export const canonicalEvent = (
+  type: CanonicalEventType,
+  charge: ChargeRecord,
+  ctx: EventContext,
+): OutboxEvent => canonicalEnvelope(type, charge.id, serializeCharge(charge, Date.parse(ctx.at)), ctx);
 
 export function legacyEvent(
   type: LegacyEventType,
@@ -145,22 +146,5 @@ export function medCaseEvents(
   medCase: MedCaseRecord,
   ctx: EventContext,
 ): OutboxEvent[] {
-  return types.map((type) => {
-    const id = ctx.newEventId();
-    return {
-      id,
-      family: 'canonical',
-      type,
-      chargeId: medCase.chargeId,
-      createdAt: ctx.at,
-      payload: {
-        id,
-        object: 'event',
-        api_version: ctx.apiVersion,
-        type,
-        created_at: ctx.at,
-        data: { object: serializeMedCase(medCase) },
-      },
-    };
-  });
+  return types.map((type) => canonicalEnvelope(type, medCase.chargeId, serializeMedCase(medCase), ctx));
 }

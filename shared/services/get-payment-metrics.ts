@@ -4,15 +4,14 @@
  * (README): funnel, rates, volumes, time to pay, and the same per day; optionally one currency.
  */
 
-import { businessDayWindow } from '../domain/business-calendar.ts';
 import { type MetricsQuery, paymentMetrics } from '../domain/payment-reports.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { readPaymentDays } from '../store/payment-aggregates.ts';
 
 export async function getPaymentMetrics(scope: MerchantScope, query: MetricsQuery, nowMs: number) {
   // Loaded on the first report only (1.4 MB of holiday data: brazil-holidays.ts).
-  const { isNationalHoliday } = await import('../domain/brazil-holidays.ts');
-  const window = businessDayWindow(query.days, nowMs, isNationalHoliday);
+  const { brazilBusinessDayWindow } = await import('../domain/brazil-holidays.ts');
+  const window = brazilBusinessDayWindow(query.days, nowMs);
   const days = await readPaymentDays(scope, window.from, window.to);
   return paymentMetrics(window, query.days, days, query.currency);
 }

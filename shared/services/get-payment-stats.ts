@@ -4,14 +4,13 @@
  * payments), and Part 2's stats computed from them. As current as the table's stream.
  */
 
-import { businessDayWindow } from '../domain/business-calendar.ts';
 import { paymentStats, type StatsQuery } from '../domain/payment-reports.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { readPaymentDays } from '../store/payment-aggregates.ts';
 
 export async function getPaymentStats(scope: MerchantScope, query: StatsQuery, nowMs: number) {
   // Loaded on the first report only (1.4 MB of holiday data: brazil-holidays.ts).
-  const { isNationalHoliday } = await import('../domain/brazil-holidays.ts');
-  const window = businessDayWindow(query.days, nowMs, isNationalHoliday);
+  const { brazilBusinessDayWindow } = await import('../domain/brazil-holidays.ts');
+  const window = brazilBusinessDayWindow(query.days, nowMs);
   return paymentStats(window, await readPaymentDays(scope, window.from, window.to));
 }

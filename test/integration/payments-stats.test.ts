@@ -6,19 +6,15 @@
  * the whole expected body, a positive figure). A replayed stream batch counts once.
  */
 
-import { randomUUID } from 'node:crypto';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as outbox } from '../../functions/outbox/index.ts';
-import { isNationalHoliday } from '../../shared/domain/brazil-holidays.ts';
 import {
-  addDays,
-  businessDayWindow,
-  isBusinessDay,
-  saoPauloDate,
-  saoPauloDayStart,
-} from '../../shared/domain/business-calendar.ts';
+  brazilBusinessDayWindow,
+  isBrazilBusinessDay,
+  isNationalHoliday,
+} from '../../shared/domain/brazil-holidays.ts';
+import { addDays, saoPauloDate, saoPauloDayStart } from '../../shared/domain/business-calendar.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { timeToPayBucket } from '../../shared/domain/payment-aggregates.ts';
 import { timeToPayQuantile } from '../../shared/domain/payment-reports.ts';
@@ -30,10 +26,11 @@ import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { openMed } from '../helpers/med.ts';
 import { putCharges, seededCharge } from '../helpers/payments.ts';
+import { streamRecord } from '../helpers/stream-records.ts';
 
 /** The service's calendar: business days are those without a national holiday. */
-const windowOf = (days: number, nowMs: number) => businessDayWindow(days, nowMs, isNationalHoliday);
-const businessDay = (date: string) => isBusinessDay(date, isNationalHoliday);
+const windowOf = brazilBusinessDayWindow;
+const businessDay = isBrazilBusinessDay;
 
 const stats = (apikey: string, query = '') => api(`/v1/payments/stats${query}`, { apikey });
 const metrics = (apikey: string, query = '') => api(`/v1/payments/metrics${query}`, { apikey });
@@ -301,19 +298,8 @@ describe('GET /v1/payments/stats and /metrics', () => {
 });
 
 describe('stream records delivered again', () => {
-  /** A stream record of a charge item, as Lambda hands it to the outbox (marshalled images). */
-  function record(eventName: 'INSERT' | 'MODIFY', charge: ChargeRecord, old?: ChargeRecord) {
-    const eventID = randomUUID();
-    return {
-      eventID,
-      eventName,
-      dynamodb: {
-        SequenceNumber: eventID,
-        NewImage: marshall(chargeItem(charge), { removeUndefinedValues: true }),
-        ...(old && { OldImage: marshall(chargeItem(old), { removeUndefinedValues: true }) }),
-      },
-    };
-  }
+  const record = (eventName: 'INSERT' | 'MODIFY', charge: ChargeRecord, old?: ChargeRecord) =>
+    streamRecord(eventName, chargeItem(charge), old && chargeItem(old));
   const run = (records: unknown[]) => outbox({ Records: records } as unknown as DynamoDBStreamEvent);
 
   it('count each charge change once in the aggregates and the payment counters', async () => {

@@ -8,7 +8,6 @@
  * the stream, so every check of them waits for it (`eventually`).
  */
 
-import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -39,6 +38,7 @@ import {
 import { merchant } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { streamRecord } from '../helpers/stream-records.ts';
 
 const EP1 = `we_${'1'.repeat(24)}`;
 const EP2 = `we_${'2'.repeat(24)}`;
@@ -368,23 +368,7 @@ describe('counters kept by the stream', () => {
 });
 
 describe('stream records delivered again', () => {
-  /** A stream record of a delivery item, as Lambda hands it to the outbox (marshalled images). */
-  function record(
-    eventName: 'INSERT' | 'MODIFY',
-    item: Record<string, unknown>,
-    old?: Record<string, unknown>,
-  ) {
-    const eventID = randomUUID();
-    return {
-      eventID,
-      eventName,
-      dynamodb: {
-        SequenceNumber: eventID,
-        NewImage: marshall(item, { removeUndefinedValues: true }),
-        ...(old && { OldImage: marshall(old, { removeUndefinedValues: true }) }),
-      },
-    };
-  }
+  const record = streamRecord;
   const run = (records: unknown[]) => outbox({ Records: records } as unknown as DynamoDBStreamEvent);
 
   it('counts each record once when a batch (or a part of it) is processed again', async () => {

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isNationalHoliday } from '../../shared/domain/brazil-holidays.ts';
-import {
-  businessDayWindow,
-  isBusinessDay,
-  REPORTING_EPOCH,
-  saoPauloDate,
-  saoPauloDayStart,
-} from '../../shared/domain/business-calendar.ts';
+import { brazilBusinessDayWindow, isBrazilBusinessDay } from '../../shared/domain/brazil-holidays.ts';
+import { REPORTING_EPOCH, saoPauloDate, saoPauloDayStart } from '../../shared/domain/business-calendar.ts';
 import { InvalidInput } from '../../shared/domain/errors.ts';
 import {
   type ChargeImage,
@@ -28,8 +22,8 @@ import {
 } from '../../shared/domain/payment-reports.ts';
 
 /** The service's calendar: business days are those without a national holiday. */
-const windowOf = (days: number, nowMs: number) => businessDayWindow(days, nowMs, isNationalHoliday);
-const businessDay = (date: string) => isBusinessDay(date, isNationalHoliday);
+const windowOf = brazilBusinessDayWindow;
+const businessDay = isBrazilBusinessDay;
 
 const scope = { accountId: 'acct_1', mode: 'test' as const };
 
