@@ -1,0 +1,171 @@
+/**
+ * Live Pix settled from the acquirer's callback (issue 12, §3): the local PSP posts
+ * `{webhookUrl}/pix` to the URL `set-provider` registered; the service queues the end-to-end ids,
+ * reads each Pix back with `GET /pix/{e2eid}` and settles it through the sandbox's own use case.
+ * A forged or replayed callback changes nothing; an unknown token is 404, a bad body 400.
+ */
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { pixReceiptKey } from '../../shared/store/keys.ts';
+import { admin } from '../helpers/admin.ts';
+import { balance, rawId, storedCharge } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api, expectError } from '../helpers/http.ts';
+import { testBaseUrl } from '../helpers/local-env.ts';
+import { control, startPsp } from '../helpers/psp.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
+import { Receiver } from '../helpers/webhook-receiver.ts';
+
+let psp: LocalPsp;
+let accountId: string;
+let liveKey: string;
+/** The path of the callback URL set-provider registered at the PSP (`/v1/provider-callbacks/<token>`). */
+let callbackPath: string;
+const receiver = new Receiver();
+
+beforeAll(async () => {
+  psp = await startPsp();
+  accountId = (await admin('create-account', '--name', 'Loja Callback')).id;
+  const set = await admin(
+    'set-provider',
+    ...['--account', accountId, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
+    ...['--client-id', psp.clientId, '--client-secret', psp.clientSecret, '--pix-key', psp.pixKey],
+    ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
+    ...['--api-url', testBaseUrl],
+  );
+  callbackPath = new URL(set.callbackUrl).pathname;
+  liveKey = (await admin('issue-key', '--account', accountId, '--mode', 'live')).apiKey;
+  const url = await receiver.start();
+  const endpoint = await api('/v1/webhooks/endpoints', {
+    apikey: liveKey,
+    body: { url, events: ['charge.paid'] },
+  });
+  expect(endpoint.status).toBe(201);
+});
+afterAll(async () => {
+  await psp?.stop();
+  await receiver.stop();
+});
+
+/** A live charge and the txid of its cob at the PSP. */
+async function liveCharge(amount: number): Promise<{ id: string; txid: string }> {
+  const reply = await api('/v1/charges', {
+    apikey: liveKey,
+    headers: { 'Idempotency-Key': `live-${randomUUID()}` },
+    body: { amount, payment_method: 'pix' },
+  });
+  expect(reply.status).toBe(201);
+  const cob = [...psp.bank.cobs.values()].find((c) => c.pixCopiaECola === reply.body.pix.br_code);
+  if (!cob) throw new Error('no cob at the PSP for the charge');
+  return { id: reply.body.id, txid: cob.txid };
+}
+
+const postCallback = (body: unknown, path = `${callbackPath}/pix`) => api(path, { body });
+
+/** Waits for the consumer's record of this end-to-end id with `outcome` (the positive control). */
+const consumed = (endToEndId: string, outcome: string) =>
+  eventually(
+    () =>
+      expect(
+        runtimeLogRecords().some(
+          (r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId && r.outcome === outcome,
+        ),
+      ).toBe(true),
+    { message: `the consumer's ${outcome} record of ${endToEndId}` },
+  );
+
+const receiptOf = async (endToEndId: string) =>
+  (
+    await db.send(
+      new GetCommand({ TableName: tableName(), Key: pixReceiptKey(endToEndId), ConsistentRead: true }),
+    )
+  ).Item;
+
+const chargeStatus = async (id: string) => (await api(`/v1/charges/${id}`, { apikey: liveKey })).body.status;
+
+describe('live Pix by the acquirer callback', () => {
+  it('a Pix paid at the PSP is read back and settles the charge: paid, charge.paid delivered, wallet credited', async () => {
+    const before = (await balance(liveKey)).available ?? 0;
+    const charge = await liveCharge(1050);
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    const stored = await storedCharge(accountId, rawId(charge.id), 'live');
+    expect(stored?.endToEndId).toBe(pix.endToEndId);
+    expect((await balance(liveKey)).available).toBe(before + stored?.fees.netAmount);
+    await eventually(() =>
+      expect(
+        receiver.received.some((r) => {
+          const event = JSON.parse(r.body);
+          return event.type === 'charge.paid' && event.data.object.id === charge.id;
+        }),
+      ).toBe(true),
+    );
+  });
+
+  it('a forged callback (an end-to-end id the PSP does not have) changes nothing', async () => {
+    const charge = await liveCharge(2300);
+    const forged = `E99999999${randomBytes(12).toString('hex').slice(0, 23)}`;
+    const before = await balance(liveKey);
+    const answer = await postCallback({
+      pix: [{ endToEndId: forged, txid: charge.txid, valor: '23.00', horario: new Date().toISOString() }],
+    });
+    expect(answer.status).toBe(200);
+    await consumed(forged, 'ignored');
+    expect(await receiptOf(forged)).toBeUndefined();
+    expect(await chargeStatus(charge.id)).toBe('pending');
+    expect(await balance(liveKey)).toEqual(before);
+    // The positive control: the real Pix for the same charge settles it.
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.endToEndId).toBe(pix.endToEndId);
+  });
+
+  it('a replayed callback credits once', async () => {
+    const charge = await liveCharge(1700);
+    await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    const credited = await balance(liveKey);
+    const original = psp.callbacks.find((c) => c.body.pix[0]?.txid === charge.txid);
+    if (!original) throw new Error('the PSP posted no callback');
+    const endToEndId = String(original.body.pix[0]?.endToEndId);
+    expect((await postCallback(original.body)).status).toBe(200);
+    expect((await postCallback(original.body)).status).toBe(200);
+    await eventually(() =>
+      expect(
+        runtimeLogRecords().filter(
+          (r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId && r.outcome === 'duplicate',
+        ).length,
+      ).toBeGreaterThanOrEqual(2),
+    );
+    expect(await balance(liveKey)).toEqual(credited);
+    expect(await chargeStatus(charge.id)).toBe('paid');
+  });
+
+  it('an unknown token is 404; a body that is not {"pix": [...]} is 400', async () => {
+    const body = { pix: [{ endToEndId: `E12345678${'0'.repeat(23)}` }] };
+    expectError(
+      await postCallback(body, `/v1/provider-callbacks/${randomBytes(32).toString('base64url')}/pix`),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(
+      await postCallback(body, '/v1/provider-callbacks/short/pix'),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(await postCallback({ pix: 'E1' }), 400, 'invalid_request_error', 'invalid_request');
+    expectError(
+      await postCallback({ pix: [{ endToEndId: '../x' }] }),
+      400,
+      'invalid_request_error',
+      'invalid_request',
+    );
+    expectError(await postCallback({ other: [] }), 400, 'invalid_request_error', 'invalid_request');
+  });
+});
