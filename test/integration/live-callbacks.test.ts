@@ -5,18 +5,16 @@
  * A forged or replayed callback changes nothing; an unknown token is 404, a bad body 400.
  */
 
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { pixReceiptKey } from '../../shared/store/keys.ts';
-import { admin } from '../helpers/admin.ts';
 import { balance, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
-import { testBaseUrl } from '../helpers/local-env.ts';
-import { control, startPsp } from '../helpers/psp.ts';
+import { control, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
 import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { Receiver } from '../helpers/webhook-receiver.ts';
 
@@ -29,16 +27,9 @@ const receiver = new Receiver();
 
 beforeAll(async () => {
   psp = await startPsp();
-  accountId = (await admin('create-account', '--name', 'Loja Callback')).id;
-  const set = await admin(
-    'set-provider',
-    ...['--account', accountId, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
-    ...['--client-id', psp.clientId, '--client-secret', psp.clientSecret, '--pix-key', psp.pixKey],
-    ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
-    ...['--api-url', testBaseUrl],
-  );
-  callbackPath = new URL(set.callbackUrl).pathname;
-  liveKey = (await admin('issue-key', '--account', accountId, '--mode', 'live')).apiKey;
+  const merchant = await liveMerchantAt(psp, 'Loja Callback');
+  ({ accountId, liveKey } = merchant);
+  callbackPath = new URL(merchant.callbackUrl).pathname;
   const url = await receiver.start();
   const endpoint = await api('/v1/webhooks/endpoints', {
     apikey: liveKey,
@@ -51,18 +42,7 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-/** A live charge and the txid of its cob at the PSP. */
-async function liveCharge(amount: number): Promise<{ id: string; txid: string }> {
-  const reply = await api('/v1/charges', {
-    apikey: liveKey,
-    headers: { 'Idempotency-Key': `live-${randomUUID()}` },
-    body: { amount, payment_method: 'pix' },
-  });
-  expect(reply.status).toBe(201);
-  const cob = [...psp.bank.cobs.values()].find((c) => c.pixCopiaECola === reply.body.pix.br_code);
-  if (!cob) throw new Error('no cob at the PSP for the charge');
-  return { id: reply.body.id, txid: cob.txid };
-}
+const liveCharge = (amount: number) => liveChargeAt(psp, liveKey, { amount });
 
 const postCallback = (body: unknown, path = `${callbackPath}/pix`) => api(path, { body });
 
