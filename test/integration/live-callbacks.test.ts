@@ -149,3 +149,43 @@ describe('live Pix by the acquirer callback', () => {
     expectError(await postCallback({ other: [] }), 400, 'invalid_request_error', 'invalid_request');
   });
 });
+
+describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', () => {
+  const expectedPayer = '52998224725';
+  const locked = () =>
+    liveChargeAt(psp, liveKey, {
+      amount: 2500,
+      customer: { name: 'Maria Silva' },
+      expected_payer_tax_id: expectedPayer,
+    });
+
+  it('the expected payer paid (the PSP lists the Pix for that CPF and txid): paid', async () => {
+    const charge = await locked();
+    await control(psp, 'POST', `/cob/${charge.txid}/pay`, {
+      payerDocument: expectedPayer,
+      payerName: 'Maria',
+    });
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.payer).toEqual({
+      document: expectedPayer,
+    });
+  });
+
+  it('the PSP does not list it for the expected payer (another payer, or none reported): held processing, not credited', async () => {
+    const before = (await balance(liveKey)).available;
+    const other = await locked();
+    const unreported = await locked();
+    const byOther = await control(psp, 'POST', `/cob/${other.txid}/pay`, { payerDocument: '11144477735' });
+    const byUnknown = await control(psp, 'POST', `/cob/${unreported.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(other.id)).toBe('processing'));
+    await eventually(async () => expect(await chargeStatus(unreported.id)).toBe('processing'));
+    for (const [charge, pix] of [
+      [other, byOther],
+      [unreported, byUnknown],
+    ] as const) {
+      const stored = await storedCharge(accountId, rawId(charge.id), 'live');
+      expect(stored).toMatchObject({ endToEndId: pix.endToEndId, payer: {} });
+    }
+    expect((await balance(liveKey)).available).toBe(before);
+  });
+});
