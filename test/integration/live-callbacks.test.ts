@@ -15,7 +15,7 @@ import { balance, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { control, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
-import { runtimeLogRecords } from '../helpers/runtime-log.ts';
+import { runtimeLogLines, runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { Receiver } from '../helpers/webhook-receiver.ts';
 
 let psp: LocalPsp;
@@ -24,6 +24,9 @@ let liveKey: string;
 /** The path of the callback URL set-provider registered at the PSP (`/v1/provider-callbacks/<token>`). */
 let callbackPath: string;
 const receiver = new Receiver();
+
+/** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
+const SETTLED = { timeoutMs: 30_000 };
 
 beforeAll(async () => {
   psp = await startPsp();
@@ -55,7 +58,7 @@ const consumed = (endToEndId: string, outcome: string) =>
           (r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId && r.outcome === outcome,
         ),
       ).toBe(true),
-    { message: `the consumer's ${outcome} record of ${endToEndId}` },
+    { ...SETTLED, message: `the consumer's ${outcome} record of ${endToEndId}` },
   );
 
 const receiptOf = async (endToEndId: string) =>
@@ -67,15 +70,24 @@ const receiptOf = async (endToEndId: string) =>
 
 const chargeStatus = async (id: string) => (await api(`/v1/charges/${id}`, { apikey: liveKey })).body.status;
 
-describe('live Pix by the acquirer callback', () => {
+describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
   it('a Pix paid at the PSP is read back and settles the charge: paid, charge.paid delivered, wallet credited', async () => {
     const before = (await balance(liveKey)).available ?? 0;
     const charge = await liveCharge(1050);
     const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
-    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
     const stored = await storedCharge(accountId, rawId(charge.id), 'live');
     expect(stored?.endToEndId).toBe(pix.endToEndId);
     expect((await balance(liveKey)).available).toBe(before + stored?.fees.netAmount);
+    // The callback's request was logged, without its token (a credential).
+    await eventually(() =>
+      expect(runtimeLogRecords().some((r) => r.routeKey === 'POST /v1/provider-callbacks/{token}/pix')).toBe(
+        true,
+      ),
+    );
+    expect(
+      runtimeLogLines().filter((line) => line.includes(callbackPath.split('/').at(-1) as string)),
+    ).toEqual([]);
     await eventually(() =>
       expect(
         receiver.received.some((r) => {
@@ -100,14 +112,14 @@ describe('live Pix by the acquirer callback', () => {
     expect(await balance(liveKey)).toEqual(before);
     // The positive control: the real Pix for the same charge settles it.
     const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
-    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
     expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.endToEndId).toBe(pix.endToEndId);
   });
 
   it('a replayed callback credits once', async () => {
     const charge = await liveCharge(1700);
     await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
-    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
     const credited = await balance(liveKey);
     const original = psp.callbacks.find((c) => c.body.pix[0]?.txid === charge.txid);
     if (!original) throw new Error('the PSP posted no callback');
@@ -150,7 +162,7 @@ describe('live Pix by the acquirer callback', () => {
   });
 });
 
-describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', () => {
+describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', { timeout: 90_000 }, () => {
   const expectedPayer = '52998224725';
   const locked = () =>
     liveChargeAt(psp, liveKey, {
@@ -165,7 +177,7 @@ describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', () => {
       payerDocument: expectedPayer,
       payerName: 'Maria',
     });
-    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'));
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
     expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.payer).toEqual({
       document: expectedPayer,
     });
@@ -177,8 +189,8 @@ describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', () => {
     const unreported = await locked();
     const byOther = await control(psp, 'POST', `/cob/${other.txid}/pay`, { payerDocument: '11144477735' });
     const byUnknown = await control(psp, 'POST', `/cob/${unreported.txid}/pay`, {});
-    await eventually(async () => expect(await chargeStatus(other.id)).toBe('processing'));
-    await eventually(async () => expect(await chargeStatus(unreported.id)).toBe('processing'));
+    await eventually(async () => expect(await chargeStatus(other.id)).toBe('processing'), SETTLED);
+    await eventually(async () => expect(await chargeStatus(unreported.id)).toBe('processing'), SETTLED);
     for (const [charge, pix] of [
       [other, byOther],
       [unreported, byUnknown],

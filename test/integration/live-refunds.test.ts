@@ -19,6 +19,9 @@ import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } fr
 let psp: LocalPsp;
 let merchant: LiveMerchant;
 
+/** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
+const SETTLED = { timeoutMs: 30_000 };
+
 beforeAll(async () => {
   // Devolutions stay EM_PROCESSAMENTO until a test steers them.
   psp = await startPsp({ devolutionSettleMs: 10 * 60_000 });
@@ -32,8 +35,10 @@ afterAll(async () => {
 async function paidLiveCharge(amount: number) {
   const charge = await liveChargeAt(psp, merchant.liveKey, { amount });
   const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
-  await eventually(async () =>
-    expect((await api(`/v1/charges/${charge.id}`, { apikey: merchant.liveKey })).body.status).toBe('paid'),
+  await eventually(
+    async () =>
+      expect((await api(`/v1/charges/${charge.id}`, { apikey: merchant.liveKey })).body.status).toBe('paid'),
+    SETTLED,
   );
   return { paymentId: rawId(charge.id), endToEndId: pix.endToEndId as string };
 }
@@ -51,20 +56,26 @@ async function devolutionRefund(paymentId: string, endToEndId: string, amount: n
   });
   expect(reply.status).toBe(201);
   const refundId = reply.body.id as string;
-  await eventually(async () => expect((await refundOf(paymentId, refundId))?.status).toBe('IN_PROGRESS'));
+  await eventually(
+    async () => expect((await refundOf(paymentId, refundId))?.status).toBe('IN_PROGRESS'),
+    SETTLED,
+  );
   const devolution = psp.bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === devolutionIdOf(refundId));
   expect(devolution).toMatchObject({ valor: (amount / 100).toFixed(2), status: 'EM_PROCESSAMENTO' });
   return refundId;
 }
 
-describe('live refunds by devolution', () => {
+describe('live refunds by devolution', { timeout: 90_000 }, () => {
   it('DEVOLVIDO at the PSP → REFUNDED; the reserve leaves the wallet for good', async () => {
     const { paymentId, endToEndId } = await paidLiveCharge(6000);
     const before = (await balance(merchant.liveKey)).available;
     const refundId = await devolutionRefund(paymentId, endToEndId, 1500);
     expect((await balance(merchant.liveKey)).available).toBe(before - 1500);
     await control(psp, 'POST', `/devolucao/${devolutionIdOf(refundId)}/complete`);
-    await eventually(async () => expect((await refundOf(paymentId, refundId))?.status).toBe('REFUNDED'));
+    await eventually(
+      async () => expect((await refundOf(paymentId, refundId))?.status).toBe('REFUNDED'),
+      SETTLED,
+    );
     expect((await balance(merchant.liveKey)).available).toBe(before - 1500);
     const after = (await api(`/v1/payments/${paymentId}`, { apikey: merchant.liveKey })).body;
     expect(after.status).toBe('PAID');
@@ -81,7 +92,7 @@ describe('live refunds by devolution', () => {
       const refund = await refundOf(paymentId, refundId);
       expect(refund?.status).toBe('FAILED');
       return refund;
-    });
+    }, SETTLED);
     expect(failed.failureReason ?? failed.failure_reason).toBe('Conta encerrada');
     expect((await balance(merchant.liveKey)).available).toBe(before);
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
