@@ -7,18 +7,20 @@
  *   (for an hour at most);
  * - every `RECONCILIATION_PERIOD_SECONDS`, each account's `GET /pix` from its last run's end
  *   (less an overlap) to now settles whatever was missed; the cursor moves only when every Pix of
- *   the period was settled.
+ *   the period was settled; the same run reads the infraction reports changed in the period
+ *   (the MED port, where the acquirer offers one) and applies them to MED cases.
  */
 
 import { config } from '../config.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { errorFields, log } from '../log.ts';
-import { ProviderUnavailableError } from '../providers/provider.ts';
+import { type PixProvider, ProviderRefusal, ProviderUnavailableError } from '../providers/provider.ts';
 import { reconciliationOverlapSeconds } from '../resources.ts';
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
 import { reconciliationItem } from '../store/live-acquirer.ts';
+import { applyAcquirerInfraction } from './apply-acquirer-infraction.ts';
 import { liveAcquirerOf, settleAcquirerPix } from './settle-acquirer-pix.ts';
 
 /** After a failed run, the account is tried again this much later at the earliest. */
@@ -99,8 +101,27 @@ async function reconcileAccount(accountId: string, reconciledTo: string, now: Da
         log.info('acquirer Pix', { accountId, endToEndId: pix.endToEndId, outcome, via: 'reconciliation' });
       }
     }
+    await applyInfractions(accountId, provider, { from, to: now });
   }
   const next = new Date(now.getTime() + periodMs()).toISOString();
   await transact({ cursor: reconciliationItem({ accountId, reconciledTo: now.toISOString() }, next) });
   return settled;
+}
+
+/** The MED port's reports of the period; an acquirer that refuses the port holds nothing else up. */
+async function applyInfractions(
+  accountId: string,
+  provider: PixProvider,
+  period: { from: Date; to: Date },
+): Promise<void> {
+  if (!provider.listInfractions) return;
+  let reports: Awaited<ReturnType<NonNullable<PixProvider['listInfractions']>>>;
+  try {
+    reports = await provider.listInfractions(period);
+  } catch (error) {
+    if (!(error instanceof ProviderRefusal)) throw error;
+    log.warn('acquirer offers no infraction reports', { accountId, why: error.message });
+    return;
+  }
+  for (const report of reports) await applyAcquirerInfraction(accountId, report);
 }

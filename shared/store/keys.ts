@@ -244,6 +244,11 @@ export const chargeTxidKey = (scope: MerchantScope, txid: string): ItemKey => ({
   pk: `CHARGETXID#${scope.accountId}#${scope.mode}#${txid}`,
   sk: 'CHARGETXID',
 });
+/** What the service did about an acquirer's infraction report (its MED case, the last status applied). */
+export const acquirerInfractionKey = (accountId: string, reportId: string): ItemKey => ({
+  pk: `INFRACTION#${accountId}#${reportId}`,
+  sk: 'INFRACTION',
+});
 /** Up to when an account's acquirer was reconciled (`GET /pix`); on the RECONCILE due queue. */
 export const reconciliationKey = (accountId: string): ItemKey => ({
   pk: accountPk(accountId),

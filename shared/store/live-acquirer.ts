@@ -3,11 +3,11 @@
  * is settled through, and each account's reconciliation cursor on the RECONCILE due queue.
  */
 
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeRecord } from '../domain/charges.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { db, type TransactItem, tableName } from './client.ts';
-import { chargeTxidKey, dueIndex, reconciliationKey } from './keys.ts';
+import { acquirerInfractionKey, chargeTxidKey, dueIndex, pixReceiptKey, reconciliationKey } from './keys.ts';
 
 /** Put with the live charge; the txid derives from the Idempotency-Key, so it is new with the charge. */
 export function chargeTxidItem(charge: ChargeRecord & { txid: string }): TransactItem {
@@ -59,4 +59,57 @@ export async function getReconciliation(accountId: string): Promise<Reconciliati
     new GetCommand({ TableName: tableName(), Key: reconciliationKey(accountId), ConsistentRead: true }),
   );
   return Item && { accountId: String(Item.accountId), reconciledTo: String(Item.reconciledTo) };
+}
+
+/** The charge a Pix settled or returned (its receipt), if this service processed it. */
+export async function chargeOfPix(
+  endToEndId: string,
+): Promise<{ scope: MerchantScope; chargeId: string } | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: pixReceiptKey(endToEndId), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    scope: { accountId: String(Item.accountId), mode: Item.mode as MerchantScope['mode'] },
+    chargeId: String(Item.chargeId),
+  };
+}
+
+export interface AcquirerInfractionRecord {
+  /** The MED case opened for the report (absent until it is). */
+  caseId?: string;
+  /** The last report status acted upon. */
+  applied: string;
+}
+
+export async function getAcquirerInfraction(
+  accountId: string,
+  reportId: string,
+): Promise<AcquirerInfractionRecord | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: acquirerInfractionKey(accountId, reportId),
+      ConsistentRead: true,
+    }),
+  );
+  return (
+    Item && {
+      applied: String(Item.applied),
+      ...(Item.caseId !== undefined && { caseId: String(Item.caseId) }),
+    }
+  );
+}
+
+export async function putAcquirerInfraction(
+  accountId: string,
+  reportId: string,
+  record: AcquirerInfractionRecord,
+): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...acquirerInfractionKey(accountId, reportId), type: 'acquirerInfraction', ...record },
+    }),
+  );
 }
