@@ -21,7 +21,7 @@ import {
 } from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
-import { chargeIdOfTxid } from '../store/live-acquirer.ts';
+import { chargeIdOfTxid, chargeOfPix } from '../store/live-acquirer.ts';
 import { findRefund } from '../store/refunds.ts';
 import { settleRefund } from './advance-refund.ts';
 import { receivePix } from './receive-pix.ts';
@@ -69,6 +69,11 @@ export async function settleAcquirerPix(
     return 'ignored';
   }
   const scope: MerchantScope = { accountId, mode: 'live' };
+  // Already processed (a replay, or reconciliation's overlapping periods): only its devolutions may have moved.
+  if (await chargeOfPix(pix.endToEndId)) {
+    await advanceDevolutions(scope, pix);
+    return 'duplicate';
+  }
   const chargeId = pix.txid === undefined ? undefined : await chargeIdOfTxid(scope, pix.txid);
   const charge = chargeId === undefined ? undefined : await getCharge(scope, chargeId);
   if (!charge || !chargeId) {
