@@ -97,4 +97,25 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     expect((await balance(merchant.liveKey)).available).toBe(before);
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
   });
+
+  it('a devolution the PSP refuses (the Pix already returned in full there) → FAILED at once, the reserve back', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(4000);
+    // The merchant returned the whole Pix through the PSP's own channel: nothing is left to return.
+    expect(psp.bank.requestDevolucao(endToEndId, 'portal1', { valor: '40.00' }).ok).toBe(true);
+    const before = (await balance(merchant.liveKey)).available;
+    const reply = await api(`/v1/payments/${paymentId}/refund`, {
+      apikey: merchant.liveKey,
+      body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
+    });
+    expect(reply.status).toBe(201);
+    const failed = await eventually(async () => {
+      const refund = await refundOf(paymentId, reply.body.id);
+      expect(refund?.status).toBe('FAILED');
+      return refund;
+    }, SETTLED);
+    expect(failed.failureReason).toEqual(expect.any(String));
+    expect((await balance(merchant.liveKey)).available).toBe(before);
+    expect(psp.bank.pix.get(endToEndId)?.devolucoes.map((d) => d.id)).toEqual(['portal1']);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
 });
