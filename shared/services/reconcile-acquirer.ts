@@ -65,21 +65,31 @@ export async function settleCobBeforeExpiry(
   }
 }
 
+/** Accounts reconciled at once: one slow or unreachable acquirer must not hold the others (or the run) up. */
+const CONCURRENT_ACCOUNTS = 10;
+
 /** Scheduler: `GET /pix` at every account whose reconciliation is due. Returns how many Pix it settled. */
 export async function reconcileDueAcquirers(now: Date): Promise<number> {
+  const entries = await dueEntries('RECONCILE', now);
   let settled = 0;
-  for (const entry of await dueEntries('RECONCILE', now)) {
-    const accountId = entry.scope.accountId;
-    const from = String(entry.item.reconciledTo);
-    try {
-      settled += await reconcileAccount(accountId, from, now);
-    } catch (error) {
-      log.error('reconciliation failed; retried later', { accountId, ...errorFields(error) });
-      const retryAt = new Date(now.getTime() + Math.max(RETRY_AFTER_FAILURE_MS, periodMs()));
-      await transact({
-        cursor: reconciliationItem({ accountId, reconciledTo: from }, retryAt.toISOString()),
-      });
-    }
+  for (let start = 0; start < entries.length; start += CONCURRENT_ACCOUNTS) {
+    const counts = await Promise.all(
+      entries.slice(start, start + CONCURRENT_ACCOUNTS).map(async (entry) => {
+        const accountId = entry.scope.accountId;
+        const from = String(entry.item.reconciledTo);
+        try {
+          return await reconcileAccount(accountId, from, now);
+        } catch (error) {
+          log.error('reconciliation failed; retried later', { accountId, ...errorFields(error) });
+          const retryAt = new Date(now.getTime() + Math.max(RETRY_AFTER_FAILURE_MS, periodMs()));
+          await transact({
+            cursor: reconciliationItem({ accountId, reconciledTo: from }, retryAt.toISOString()),
+          });
+          return 0;
+        }
+      }),
+    );
+    settled += counts.reduce((sum, n) => sum + n, 0);
   }
   return settled;
 }

@@ -39,7 +39,8 @@ beforeAll(async () => {
     body: { url, events: ['charge.paid'] },
   });
   expect(endpoint.status).toBe(201);
-});
+  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await psp?.stop();
   await receiver.stop();

@@ -23,7 +23,8 @@ let merchant: LiveMerchant;
 beforeAll(async () => {
   psp = await startPsp();
   merchant = await liveMerchantAt(psp, 'Loja MED');
-});
+  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await psp?.stop();
 });

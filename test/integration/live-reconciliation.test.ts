@@ -46,7 +46,8 @@ beforeAll(async () => {
       },
     }),
   );
-});
+  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await Promise.all([periodic?.psp.stop(), beforeExpiry?.psp.stop()]);
 });

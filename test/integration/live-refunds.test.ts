@@ -26,7 +26,8 @@ beforeAll(async () => {
   // Devolutions stay EM_PROCESSAMENTO until a test steers them.
   psp = await startPsp({ devolutionSettleMs: 10 * 60_000 });
   merchant = await liveMerchantAt(psp, 'Loja Reembolso');
-});
+  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await psp?.stop();
 });
