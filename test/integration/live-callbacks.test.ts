@@ -28,6 +28,7 @@ const receiver = new Receiver();
 /** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
 const SETTLED = { timeoutMs: 30_000 };
 
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
 beforeAll(async () => {
   psp = await startPsp();
   const merchant = await liveMerchantAt(psp, 'Loja Callback');
@@ -39,7 +40,6 @@ beforeAll(async () => {
     body: { url, events: ['charge.paid'] },
   });
   expect(endpoint.status).toBe(201);
-  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
 }, 180_000);
 afterAll(async () => {
   await psp?.stop();

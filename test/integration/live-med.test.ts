@@ -20,10 +20,10 @@ const SETTLED = { timeoutMs: 30_000 };
 let psp: LocalPsp;
 let merchant: LiveMerchant;
 
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
 beforeAll(async () => {
   psp = await startPsp();
   merchant = await liveMerchantAt(psp, 'Loja MED');
-  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
 }, 180_000);
 afterAll(async () => {
   await psp?.stop();

@@ -30,6 +30,7 @@ async function withoutCallbacks(name: string) {
 /** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
 const SETTLED = { timeoutMs: 30_000 };
 
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
 beforeAll(async () => {
   [periodic, beforeExpiry] = await Promise.all([
     withoutCallbacks('Loja Reconciliada'),
@@ -46,7 +47,6 @@ beforeAll(async () => {
       },
     }),
   );
-  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
 }, 180_000);
 afterAll(async () => {
   await Promise.all([periodic?.psp.stop(), beforeExpiry?.psp.stop()]);

@@ -22,11 +22,11 @@ let merchant: LiveMerchant;
 /** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
 const SETTLED = { timeoutMs: 30_000 };
 
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
 beforeAll(async () => {
   // Devolutions stay EM_PROCESSAMENTO until a test steers them.
   psp = await startPsp({ devolutionSettleMs: 10 * 60_000 });
   merchant = await liveMerchantAt(psp, 'Loja Reembolso');
-  // Test CA and key generation (node-forge) and three admin CLI runs per merchant: slow on a loaded machine.
 }, 180_000);
 afterAll(async () => {
   await psp?.stop();
