@@ -1,8 +1,11 @@
 /**
  * `npm start`: the whole service on this machine. `--in-memory` for a throwaway run.
- * Ctrl-C stops every server and child process.
+ * `--with-psp` also starts the local PSP (API Pix, `PSP_PORT`) and makes it the demo account's
+ * live acquirer, so live keys work end to end. Ctrl-C stops every server and child process.
  */
 
+import { join } from 'node:path';
+import type { LocalPsp } from '../infra/local/psp/server.ts';
 import { startService } from '../infra/local/runtime.ts';
 import { localSettings } from '../infra/local/settings.ts';
 
@@ -18,6 +21,53 @@ const service = await startService(settings).catch((error: unknown) => {
 });
 
 const { demo } = service;
+
+/** The local PSP as the demo account's acquirer: what `npm run admin -- set-provider` does, in-process. */
+async function startDemoAcquirer(): Promise<LocalPsp> {
+  const { startLocalPsp } = await import('../infra/local/psp/server.ts');
+  const { setProvider } = await import('../shared/services/set-provider.ts');
+  const psp = await startLocalPsp({
+    port: Number(process.env.PSP_PORT ?? 4700),
+    dataDir: join(settings.dataDir, 'psp'),
+  });
+  await setProvider({
+    accountId: demo.account_id,
+    baseUrl: psp.baseUrl,
+    tokenUrl: psp.tokenUrl,
+    clientId: psp.clientId,
+    clientSecret: psp.clientSecret,
+    pixKey: psp.pixKey,
+    cert: psp.pki.client.cert,
+    key: psp.pki.client.key,
+    ca: psp.pki.ca.cert,
+    apiBaseUrl: settings.baseUrl,
+  });
+  return psp;
+}
+
+const psp = process.argv.includes('--with-psp')
+  ? await startDemoAcquirer().catch(async (error: unknown) => {
+      console.error(
+        `Could not start the local PSP: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      await service.stop();
+      process.exit(1);
+    })
+  : undefined;
+
+const live = (p: LocalPsp) => {
+  const tls = `--cacert ${p.files.ca} --cert ${p.files.clientCert} --key ${p.files.clientKey}`;
+  return `
+Live mode: the demo account's acquirer is the local PSP at ${p.baseUrl}
+  (its callbacks come to ${settings.baseUrl}/v1/provider-callbacks/…; reconciliation runs on the scheduler)
+  ID=$(curl -s ${settings.baseUrl}/v1/charges -H "apikey: ${demo.live_api_key}" -H 'Content-Type: application/json' \\
+    -H "Idempotency-Key: live-$(date +%s)" -d '{"amount": 1050, "payment_method": "pix"}' | node -p 'JSON.parse(require("fs").readFileSync(0)).id')
+  TXID=$(curl -s ${settings.baseUrl}/v1/payments/\${ID#ch_}/provider-status -H "apikey: ${demo.live_api_key}" | node -p 'JSON.parse(require("fs").readFileSync(0)).rawResponse.txid')
+  curl -s ${tls} -X POST ${p.origin}/_control/cob/$TXID/pay -d '{}'   # the payer's bank pays it
+  curl -s ${settings.baseUrl}/v1/charges/$ID -H "apikey: ${demo.live_api_key}"       # → "status": "paid"
+`;
+};
+
 console.log(`
 Pix service ready on ${settings.baseUrl} in ${Date.now() - startedAt} ms
   DynamoDB Local :${settings.dynamoDbPort}  SQS :${settings.sqsPort}  S3 :${settings.s3Port}  data: ${settings.inMemory ? 'in memory' : settings.dataDir}
@@ -30,13 +80,14 @@ Demo account ${demo.account_id} (also in ${settings.dataDir}/demo.json)
 
 Try it:
   curl -s ${settings.baseUrl}/v1/wallets/balance -H "apikey: ${demo.test_api_key}"
-`);
+${psp ? live(psp) : ''}`);
 
 let stopping = false;
 const shutdown = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping…`);
+  await psp?.stop();
   await service.stop();
   process.exit(0);
 };

@@ -9,6 +9,7 @@ import { ApiFunctions } from './constructs/api-functions.ts';
 import { BackgroundFunctions } from './constructs/background-functions.ts';
 import { EvidenceBucket } from './constructs/evidence-bucket.ts';
 import { GeneratedSecret } from './constructs/generated-secret.ts';
+import { ProviderCallbackQueues } from './constructs/provider-callback-queues.ts';
 import type { ServiceFunction } from './constructs/service-function.ts';
 import { SingleTable } from './constructs/table.ts';
 import { WebhookQueues } from './constructs/webhook-queues.ts';
@@ -84,6 +85,7 @@ export function parsePublicBaseUrl(value: unknown): string | undefined {
 export class PixServiceStack extends Stack {
   readonly table: SingleTable;
   readonly webhookQueues: WebhookQueues;
+  readonly providerCallbackQueues: ProviderCallbackQueues;
   readonly evidence: EvidenceBucket;
   readonly alarms: AlarmTopic;
   readonly jwtSecret: GeneratedSecret;
@@ -99,6 +101,9 @@ export class PixServiceStack extends Stack {
     this.table = new SingleTable(this, 'Table');
     this.alarms = new AlarmTopic(this, 'Alarms');
     this.webhookQueues = new WebhookQueues(this, 'WebhookQueues', { alarmTopic: this.alarms.topic });
+    this.providerCallbackQueues = new ProviderCallbackQueues(this, 'ProviderCallbackQueues', {
+      alarmTopic: this.alarms.topic,
+    });
     this.evidence = new EvidenceBucket(this, 'Evidence');
     this.jwtSecret = new GeneratedSecret(this, 'JwtSecret', {
       description: 'HS256 signing key for Pix dashboard JWTs',
@@ -119,11 +124,13 @@ export class PixServiceStack extends Stack {
       jwtSecret: this.jwtSecret.secret,
       pixSigningSecret: this.pixSigningSecret.secret,
       evidenceBucket: this.evidence.bucket,
+      providerCallbackQueue: this.providerCallbackQueues.queue,
       publicBaseUrl: parsePublicBaseUrl(publicBaseUrl),
     }).functions;
     this.background = new BackgroundFunctions(this, 'BackgroundFunctions', {
       table: this.table,
       deliveryQueue: this.webhookQueues.deliveryQueue,
+      providerCallbackQueue: this.providerCallbackQueues.queue,
       outboxFailureQueue: this.webhookQueues.outboxFailureQueue,
       emailSender: parseEmailSender(emailFrom, emailIdentity),
     });
@@ -146,6 +153,10 @@ export class PixServiceStack extends Stack {
     new CfnOutput(this, 'OutboxFailureQueueUrl', {
       value: this.webhookQueues.outboxFailureQueue.queueUrl,
       description: 'Stream batches the outbox fan-out gave up on (shard and sequence numbers to replay)',
+    });
+    new CfnOutput(this, 'ProviderCallbackDeadLetterQueueUrl', {
+      value: this.providerCallbackQueues.deadLetterQueue.queueUrl,
+      description: 'Acquirer callbacks the consumer could not settle (reconciliation settles them anyway)',
     });
     new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
     new CfnOutput(this, 'AcquirerSecretPrefix', {

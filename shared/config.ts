@@ -93,6 +93,14 @@ export const config = {
   get webhookQueueUrl() {
     return required('WEBHOOK_QUEUE_URL');
   },
+  /** The live acquirers' callbacks: end-to-end ids to read back and settle. */
+  get providerCallbackQueueUrl() {
+    return required('PROVIDER_CALLBACK_QUEUE_URL');
+  },
+  /** How often each live acquirer is reconciled (`GET /pix`); the local tests shorten it. */
+  get reconciliationPeriodSeconds() {
+    return numberOr('RECONCILIATION_PERIOD_SECONDS', 300, { min: 1 });
+  },
   /** Receivers must answer within 30 s (Part 2); the tests shorten it. */
   get webhookTimeoutMs() {
     return numberOr('WEBHOOK_TIMEOUT_MS', 30_000, { min: 1 });

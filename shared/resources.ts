@@ -36,6 +36,25 @@ export const webhookQueues = {
   dlqAlarmThreshold: 1,
 } as const;
 
+/**
+ * The live acquirers' callbacks (issue 12): the callback route puts one message per end-to-end id
+ * and answers at once; the consumer reads each Pix back at the acquirer and settles it. A message
+ * that keeps failing (the acquirer down for hours) moves to the DLQ after `maxReceiveCount`
+ * receives; reconciliation (`GET /pix` on the scheduler) settles it anyway.
+ */
+export const providerCallbackQueues = {
+  maxReceiveCount: 10,
+  /** Longer than the consumer's timeout, so a message in flight is never received twice. */
+  visibilityTimeoutSeconds: 120,
+  retentionSeconds: 14 * 24 * 3600,
+} as const;
+
+/**
+ * Reconciliation with each live acquirer (`GET /pix`, every `RECONCILIATION_PERIOD_SECONDS`):
+ * each run starts this far before the last one's end, so a Pix the PSP lists late is still caught.
+ */
+export const reconciliationOverlapSeconds = 600;
+
 /** The `type` attribute of the items the outbox consumes from the table's stream. */
 export const streamItemTypes = {
   event: 'event',

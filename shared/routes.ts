@@ -13,6 +13,7 @@ export type Group =
   | 'webhooks'
   | 'med'
   | 'checkout'
+  | 'provider-callbacks'
   | 'sandbox';
 
 /** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
@@ -213,6 +214,15 @@ export const routes = [
   { id: 'getChargeQrCode', group: 'checkout', method: 'GET', path: '/checkout/{id}/qr.png', auth: 'none' },
   { id: 'getPixPayload', group: 'checkout', method: 'GET', path: '/pix/{id}', auth: 'none' },
   { id: 'getPixSigningKeys', group: 'checkout', method: 'GET', path: '/.well-known/jwks.json', auth: 'none' },
+
+  // A live acquirer's API Pix callback (`{webhookUrl}/pix`): the unguessable token is the credential.
+  {
+    id: 'receiveProviderCallback',
+    group: 'provider-callbacks',
+    method: 'POST',
+    path: '/v1/provider-callbacks/{token}/pix',
+    auth: 'none',
+  },
 
   // Test mode only (live keys get 404): drive a charge through the real pipeline.
   {

@@ -1,6 +1,7 @@
 /**
  * The scheduler Lambda (EventBridge, every minute): expires charges whose window closed and
- * releases held balances whose hold is over, and moves refunds on as the acquirer confirms them.
+ * releases held balances whose hold is over, moves refunds on as the acquirer confirms them, and
+ * reconciles with the live acquirers (Pix whose callback was lost).
  * Each item is its own guarded transaction, so a run
  * that overlaps another, or is retried, changes nothing twice.
  */
@@ -8,15 +9,23 @@
 import { log } from '#shared/log.ts';
 import { advanceDueRefunds } from '#shared/services/advance-refund.ts';
 import { expireDueCharges } from '#shared/services/expire-charge.ts';
+import { reconcileDueAcquirers } from '#shared/services/reconcile-acquirer.ts';
 import { releaseDueTranches } from '#shared/services/release-tranches.ts';
 
-export const handler = async (): Promise<{ expired: number; released: number; refunds: number }> => {
+export const handler = async (): Promise<{
+  expired: number;
+  released: number;
+  refunds: number;
+  reconciled: number;
+}> => {
   const now = new Date();
-  const [expired, released, refunds] = await Promise.all([
+  const [expired, released, refunds, reconciled] = await Promise.all([
     expireDueCharges(now),
     releaseDueTranches(now),
     advanceDueRefunds(now),
+    reconcileDueAcquirers(now),
   ]);
-  if (expired > 0 || released > 0 || refunds > 0) log.info('scheduler run', { expired, released, refunds });
-  return { expired, released, refunds };
+  if (expired > 0 || released > 0 || refunds > 0 || reconciled > 0)
+    log.info('scheduler run', { expired, released, refunds, reconciled });
+  return { expired, released, refunds, reconciled };
 };

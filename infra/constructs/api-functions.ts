@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Duration } from 'aws-cdk-lib';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acquirerSecretPrefix, evidenceBucket } from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
@@ -20,6 +21,8 @@ export interface GroupAccess {
   readonly rateLimitCounters: boolean;
   /** Calls the merchants' live acquirers: reads their secrets (`ACQUIRER_SECRET_PREFIX`). @default false */
   readonly acquirerSecrets?: boolean;
+  /** Puts acquirer callbacks on the provider callback queue (`PROVIDER_CALLBACK_QUEUE_URL`). @default false */
+  readonly providerCallbackQueue?: boolean;
   /** Presigns evidence uploads and downloads and checks stored files (`EVIDENCE_BUCKET`). @default false */
   readonly evidenceBucket?: boolean;
   /** @default 10 seconds */
@@ -76,6 +79,15 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
   // payload. No API key, hence no per-key counters either; the stage throttle protects it.
   checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },
+  // A live acquirer's callback (public, the token in the path): reads the token's pointer item,
+  // puts the announced end-to-end ids on the provider callback queue. Writes nothing.
+  'provider-callbacks': {
+    table: 'read',
+    jwtSecret: false,
+    pixSigningSecret: false,
+    rateLimitCounters: false,
+    providerCallbackQueue: true,
+  },
   // Test-mode only: drives a charge through payment or expiry, a refund to its outcome, and a
   // MED case (open, evidence request, decision), as the acquirer would.
   sandbox: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
@@ -92,6 +104,8 @@ export interface ApiFunctionsProps {
   readonly pixSigningSecret: ISecret;
   /** The MED evidence bucket (granted to the groups whose access says so). */
   readonly evidenceBucket: IBucket;
+  /** Where the provider-callbacks group puts acquirer callbacks. */
+  readonly providerCallbackQueue: IQueue;
   /**
    * Base URL of the public links (checkout pages, Pix payload locations) when the API is served
    * on a custom domain, set as `PUBLIC_BASE_URL`. Absent, the code derives it from the request's
@@ -124,6 +138,8 @@ export class ApiFunctions extends Construct {
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
       if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(acquirerSecretPrefix);
+      if (access.providerCallbackQueue === true)
+        fn.bindQueue(props.providerCallbackQueue, 'PROVIDER_CALLBACK_QUEUE_URL', ['sqs:SendMessage']);
       if (access.evidenceBucket === true)
         fn.bindEvidenceBucket(props.evidenceBucket, evidenceBucket.keyPrefix);
       byGroup.set(group, fn);

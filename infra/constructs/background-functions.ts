@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import {
   acquirerSecretPrefix,
   outboxStreamFilters,
+  providerCallbackQueues,
   schedulerPeriodSeconds,
   webhookQueues,
 } from '#shared/resources.ts';
@@ -42,6 +43,12 @@ export const dispatcherQueue = {
   maxConcurrency: 20,
 } as const;
 
+/** The provider callback consumer's SQS event source. */
+export const providerCallbackConsumerQueue = { batchSize: 10, maxConcurrency: 5 } as const;
+
+/** `GET /pix/{e2eid}` (and, with a payer lock, `GET /pix?cpf=…`) at the acquirer, retried, then one settlement. */
+const providerCallbackConsumerTimeout = Duration.seconds(60);
+
 /** 30 s per HTTP attempt (the dispatcher's default), plus the table reads and writes around it. */
 const dispatcherTimeout = Duration.seconds(60);
 
@@ -49,6 +56,8 @@ export interface BackgroundFunctionsProps {
   readonly table: SingleTable;
   /** Webhook deliveries: the outbox sends to it, the dispatcher consumes it. */
   readonly deliveryQueue: IQueue;
+  /** Acquirer callbacks: the provider-callbacks route sends to it, the consumer settles them. */
+  readonly providerCallbackQueue: IQueue;
   /** On-failure destination of the outbox's stream mapping. */
   readonly outboxFailureQueue: IQueue;
   /** Who MED notices come from, and the SES identity the outbox may send as. */
@@ -71,6 +80,8 @@ export class BackgroundFunctions extends Construct {
   readonly outbox: ServiceFunction;
   /** Makes one delivery attempt per delivery-queue message. */
   readonly webhookDispatcher: ServiceFunction;
+  /** Reads each Pix a live acquirer announced back there and settles it. */
+  readonly providerCallbackConsumer: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: BackgroundFunctionsProps) {
     super(scope, id);
@@ -97,7 +108,7 @@ export class BackgroundFunctions extends Construct {
       environment: serviceEnvironment,
     });
     this.scheduler.bindTable(props.table, { access: 'readWrite' });
-    // Advances live refunds at the merchants' acquirers.
+    // Advances live refunds and reconciles (GET /cob before expiry, GET /pix) at the merchants' acquirers.
     this.scheduler.allowAcquirerSecrets(acquirerSecretPrefix);
 
     this.schedulerRule = new Rule(this, 'SchedulerRule', {
@@ -164,6 +175,30 @@ export class BackgroundFunctions extends Construct {
         batchSize: dispatcherQueue.batchSize,
         maxBatchingWindow: Duration.seconds(dispatcherQueue.maxBatchingWindowSeconds),
         maxConcurrency: dispatcherQueue.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    if (providerCallbackQueues.visibilityTimeoutSeconds < providerCallbackConsumerTimeout.toSeconds()) {
+      throw new Error(
+        "The provider callback queue's visibility timeout must be at least its consumer's timeout",
+      );
+    }
+    this.providerCallbackConsumer = new ServiceFunction(this, 'ProviderCallbackConsumer', {
+      entry: join(functionsDir, 'provider-callback-consumer', 'index.ts'),
+      description: 'Pix background: reads each Pix an acquirer announced back there and settles it',
+      timeout: providerCallbackConsumerTimeout,
+      environment: serviceEnvironment,
+    });
+    // Settles the charge (receipt, transition, journal, wallet, events) and advances refunds.
+    this.providerCallbackConsumer.bindTable(props.table, { access: 'readWrite' });
+    // Reads the Pix back at the account's acquirer (its secret).
+    this.providerCallbackConsumer.allowAcquirerSecrets(acquirerSecretPrefix);
+    // Receive and delete only, granted by the event source.
+    this.providerCallbackConsumer.function.addEventSource(
+      new SqsEventSource(props.providerCallbackQueue, {
+        batchSize: providerCallbackConsumerQueue.batchSize,
+        maxConcurrency: providerCallbackConsumerQueue.maxConcurrency,
         reportBatchItemFailures: true,
       }),
     );

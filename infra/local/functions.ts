@@ -21,6 +21,7 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   webhooks: async () => (await import('../../functions/webhooks/index.ts')).handler,
   med: async () => (await import('../../functions/med/index.ts')).handler,
   checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
+  'provider-callbacks': async () => (await import('../../functions/provider-callbacks/index.ts')).handler,
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
 };
 
@@ -33,6 +34,8 @@ export interface BackgroundFunctions {
   /** With the mapping's filters, as the stack declares them. */
   tableStream: { handler: StreamHandler; filters?: readonly FilterPattern[] }[];
   webhookQueue: QueueHandler[];
+  /** Consumers of the live acquirers' callbacks. */
+  providerCallbackQueue: QueueHandler[];
   schedules: { name: string; everyMs: number; handler: () => Promise<unknown> }[];
 }
 
@@ -47,6 +50,12 @@ export async function loadBackgroundFunctions(): Promise<BackgroundFunctions> {
     ],
     webhookQueue: [
       measured('webhook-dispatcher', (await import('../../functions/webhook-dispatcher/index.ts')).handler),
+    ],
+    providerCallbackQueue: [
+      measured(
+        'provider-callback-consumer',
+        (await import('../../functions/provider-callback-consumer/index.ts')).handler,
+      ),
     ],
     schedules: [
       {

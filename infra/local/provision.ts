@@ -13,7 +13,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { table, webhookQueues } from '../../shared/resources.ts';
+import { providerCallbackQueues, table, webhookQueues } from '../../shared/resources.ts';
 import type { LocalSettings } from './settings.ts';
 
 export async function provisionTable(client: DynamoDBClient, tableName: string): Promise<void> {
@@ -86,35 +86,63 @@ export const LOCAL_MAX_RECEIVE_COUNT = 2 * webhookQueues.maxReceiveCount;
 export interface LocalQueues {
   deliveryQueueUrl: string;
   deadLetterQueueUrl: string;
+  providerCallbackQueueUrl: string;
+  providerCallbackDeadLetterQueueUrl: string;
 }
 
-/** The delivery queue and its DLQ with the stack's redrive policy and redrive-allow policy. */
-export async function provisionQueues(client: SQSClient, s: LocalSettings): Promise<LocalQueues> {
+/** A queue and its DLQ with a redrive policy after `maxReceiveCount` receives. */
+async function queueWithDlq(
+  client: SQSClient,
+  names: { queue: string; dlq: string },
+  attributes: { visibilityTimeoutSeconds: number; retentionSeconds: number; maxReceiveCount: number },
+): Promise<{ queueUrl: string; dlqUrl: string }> {
   const dlq = await client.send(
     new CreateQueueCommand({
-      QueueName: s.deadLetterQueueName,
-      Attributes: { MessageRetentionPeriod: String(webhookQueues.retentionSeconds) },
+      QueueName: names.dlq,
+      Attributes: { MessageRetentionPeriod: String(attributes.retentionSeconds) },
     }),
   );
-  const deadLetterQueueUrl = dlq.QueueUrl ?? '';
+  const dlqUrl = dlq.QueueUrl ?? '';
   const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+    new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
   );
-  const dlqArn = Attributes?.QueueArn ?? '';
-  const delivery = await client.send(
+  const queue = await client.send(
     new CreateQueueCommand({
-      QueueName: s.deliveryQueueName,
+      QueueName: names.queue,
       Attributes: {
-        VisibilityTimeout: String(webhookQueues.visibilityTimeoutSeconds),
-        MessageRetentionPeriod: String(webhookQueues.retentionSeconds),
+        VisibilityTimeout: String(attributes.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(attributes.retentionSeconds),
         RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: dlqArn,
-          maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT,
+          deadLetterTargetArn: Attributes?.QueueArn ?? '',
+          maxReceiveCount: attributes.maxReceiveCount,
         }),
       },
     }),
   );
-  return { deliveryQueueUrl: delivery.QueueUrl ?? '', deadLetterQueueUrl };
+  return { queueUrl: queue.QueueUrl ?? '', dlqUrl };
+}
+
+/**
+ * The delivery queue and the provider callback queue, each with its DLQ and the stack's redrive
+ * policy. The consumer of callbacks never changes a message's visibility: its count is the stack's.
+ */
+export async function provisionQueues(client: SQSClient, s: LocalSettings): Promise<LocalQueues> {
+  const delivery = await queueWithDlq(
+    client,
+    { queue: s.deliveryQueueName, dlq: s.deadLetterQueueName },
+    { ...webhookQueues, maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT },
+  );
+  const callbacks = await queueWithDlq(
+    client,
+    { queue: s.providerCallbackQueueName, dlq: s.providerCallbackDeadLetterQueueName },
+    providerCallbackQueues,
+  );
+  return {
+    deliveryQueueUrl: delivery.queueUrl,
+    deadLetterQueueUrl: delivery.dlqUrl,
+    providerCallbackQueueUrl: callbacks.queueUrl,
+    providerCallbackDeadLetterQueueUrl: callbacks.dlqUrl,
+  };
 }
 
 export const localDynamoDbClient = (s: LocalSettings) =>

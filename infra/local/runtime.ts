@@ -17,7 +17,13 @@ import {
   startSchedule,
   startStreamPoller,
 } from './pollers.ts';
-import { localDynamoDbClient, localSqsClient, provisionQueues, provisionTable } from './provision.ts';
+import {
+  type LocalQueues,
+  localDynamoDbClient,
+  localSqsClient,
+  provisionQueues,
+  provisionTable,
+} from './provision.ts';
 import type { DemoAccount } from './seed.ts';
 import { type LocalSettings, localEnvironment } from './settings.ts';
 import { assertPortFree } from './wait.ts';
@@ -79,6 +85,7 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
       PIX_SIGNING_SECRET: localSecret(s, 'PIX_SIGNING_SECRET', 'pix-signing-secret'),
       WEBHOOK_QUEUE_URL: queues.deliveryQueueUrl,
       WEBHOOK_DLQ_URL: queues.deadLetterQueueUrl,
+      PROVIDER_CALLBACK_QUEUE_URL: queues.providerCallbackQueueUrl,
     });
 
     // Imported only now: handlers and stores read their configuration at module scope.
@@ -86,7 +93,7 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     const { createApiServer } = await import('./http-server.ts');
     const demo = await seedDemoAccount(s.dataDir, s.baseUrl);
     if (!s.inMemory) await (await import('./requeue.ts')).requeueWaitingDeliveries();
-    stoppers.push(...(await startBackgroundFunctions(s, queues.deliveryQueueUrl)).map((p) => () => p.stop()));
+    stoppers.push(...(await startBackgroundFunctions(s, queues)).map((p) => () => p.stop()));
     const server = createApiServer();
     await new Promise<void>((resolve) => server.listen(s.apiPort, s.host, resolve));
     stoppers.push(() => closeServer(server));
@@ -97,7 +104,7 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
   }
 }
 
-async function startBackgroundFunctions(s: LocalSettings, deliveryQueueUrl: string): Promise<Poller[]> {
+async function startBackgroundFunctions(s: LocalSettings, queues: LocalQueues): Promise<Poller[]> {
   const { loadBackgroundFunctions } = await import('./functions.ts');
   const functions = await loadBackgroundFunctions();
   const dynamodb = localDynamoDbClient(s);
@@ -109,7 +116,10 @@ async function startBackgroundFunctions(s: LocalSettings, deliveryQueueUrl: stri
     ),
     // Several concurrent pollers, as Lambda runs several dispatchers for a busy queue.
     ...functions.webhookQueue.flatMap((handler) =>
-      Array.from({ length: 4 }, () => startQueuePoller({ sqs, queueUrl: deliveryQueueUrl, handler })),
+      Array.from({ length: 4 }, () => startQueuePoller({ sqs, queueUrl: queues.deliveryQueueUrl, handler })),
+    ),
+    ...functions.providerCallbackQueue.map((handler) =>
+      startQueuePoller({ sqs, queueUrl: queues.providerCallbackQueueUrl, handler }),
     ),
     ...functions.schedules.map(({ name, everyMs, handler }) => startSchedule(name, everyMs, handler)),
   ];

@@ -27,6 +27,8 @@ export interface LocalSettings {
   bucketName: string;
   deliveryQueueName: string;
   deadLetterQueueName: string;
+  providerCallbackQueueName: string;
+  providerCallbackDeadLetterQueueName: string;
 }
 
 export function localSettings(options: { inMemory?: boolean } = {}): LocalSettings {
@@ -48,6 +50,8 @@ export function localSettings(options: { inMemory?: boolean } = {}): LocalSettin
     bucketName: 'pix-evidence',
     deliveryQueueName: 'webhook-deliveries',
     deadLetterQueueName: 'webhook-deliveries-dlq',
+    providerCallbackQueueName: 'provider-callbacks',
+    providerCallbackDeadLetterQueueName: 'provider-callbacks-dlq',
   };
 }
 

@@ -49,6 +49,12 @@ export interface RefundRecord {
 /** The API Pix devolution id of a refund (`[a-zA-Z0-9]{1,35}`): its UUID without dashes. */
 export const devolutionIdOf = (refundId: string): string => refundId.replace(/^re_/, '').replaceAll('-', '');
 
+/** The refund id of an API Pix devolution id (`devolutionIdOf` reversed); `undefined` if it is not one of ours. */
+export function refundIdOfDevolution(devolutionId: string): string | undefined {
+  const m = /^([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})$/.exec(devolutionId);
+  return m ? `re_${m.slice(1).join('-')}` : undefined;
+}
+
 /** Where each refund trigger may take a refund. */
 export const REFUND_TRANSITIONS = {
   /** The acquirer accepted the request. */

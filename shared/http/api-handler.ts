@@ -52,6 +52,10 @@ type ApiMiddleware = middy.MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
 
 const REQUEST_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
+/** A path whose `{token}` is a credential (the provider callback URL) is logged as its template. */
+const loggedPath = (route: RouteDefinition | undefined, rawPath: string): string =>
+  route?.path.includes('{token}') ? route.path : rawPath;
+
 /** Outermost: request id, the error envelope, response headers and the request log line. */
 const requestEnvelope = (): ApiMiddleware => {
   const finish = (request: middy.Request<ApiEvent, ApiResult, Error, ApiContext>, response: ApiResult) => {
@@ -62,7 +66,7 @@ const requestEnvelope = (): ApiMiddleware => {
     log.info('request', {
       requestId: state.requestId,
       routeKey: state.route ? `${state.route.method} ${state.route.path}` : request.event.routeKey,
-      path: request.event.rawPath,
+      path: loggedPath(state.route, request.event.rawPath),
       status: response.statusCode,
       durationMs: Date.now() - state.startedAt,
       dynamodbCalls: dynamoDbCallsSoFar(),

@@ -58,6 +58,7 @@ function liveProvider(accountId: string, acquirer: AcquirerSettings): PixProvide
     getDevolution: async (input) => (await adapter()).getDevolution(input),
     getPix: async (endToEndId) => (await adapter()).getPix(endToEndId),
     listPix: async (query) => (await adapter()).listPix(query),
+    listInfractions: async (query) => (await adapter()).listInfractions(query),
     registerWebhook: async (url) => (await adapter()).registerWebhook(url),
   };
 }

@@ -80,6 +80,23 @@ export interface ReceivedPixQuery {
   txid?: string;
 }
 
+/**
+ * An infraction (MED) the payer's bank reported against a Pix received, as DICT's
+ * `ExtendedInfractionReport` (`shared/reference/bcb-dict-api.schemas.yaml`) describes it:
+ * OPEN → ACKNOWLEDGED → CLOSED (AGREED: the fraud is confirmed, the money goes back; DISAGREED:
+ * it stays with the merchant), or CANCELLED.
+ */
+export interface InfractionReport {
+  id: string;
+  /** `TransactionId`: the end-to-end id of the Pix. */
+  endToEndId: string;
+  infractionType: 'FRAUD' | 'REFUND_REQUEST' | 'REFUND_CANCELLED';
+  reportDetails?: string;
+  status: 'OPEN' | 'ACKNOWLEDGED' | 'CLOSED' | 'CANCELLED';
+  analysisResult?: 'AGREED' | 'DISAGREED';
+  lastModified: string;
+}
+
 /** A Pix-out (cashout refund). Not part of API Pix: an acquirer offers it through its own payout API. */
 export interface PayoutInput {
   /** Our id for the payout, so retries are idempotent. */
@@ -111,6 +128,11 @@ export interface PixProvider {
   getPix?(endToEndId: string): Promise<ReceivedPix>;
   /** API Pix `GET /pix` over a period, every page (reconciliation, the payer lock). */
   listPix?(query: ReceivedPixQuery): Promise<ReceivedPix[]>;
+  /**
+   * The MED port: the infraction reports changed within a period. Not part of API Pix: each PSP
+   * offers its own way (the local PSP: `GET /infracoes`, DICT's report shape); absent when none.
+   */
+  listInfractions?(query: { from: Date; to: Date }): Promise<InfractionReport[]>;
   /** API Pix `PUT /webhook/{chave}`: where the acquirer posts `{webhookUrl}/pix`. */
   registerWebhook?(webhookUrl: string): Promise<void>;
 }

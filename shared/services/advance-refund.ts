@@ -29,6 +29,7 @@ import { newJournalId } from '../ids.ts';
 import { log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
+  DevolutionRefusedError,
   type DevolutionState,
   type PixProvider,
   ProviderRejectedError,
@@ -127,7 +128,9 @@ export async function requestRefund(
   try {
     await askAcquirer(provider, refund);
   } catch (error) {
-    if (error instanceof ProviderRejectedError) return settleRefund(refund, 'fail', error.message);
+    // A live acquirer's refused devolution (API Pix 4xx on PUT …/devolucao/{id}) fails it too.
+    if (error instanceof ProviderRejectedError || error instanceof DevolutionRefusedError)
+      return settleRefund(refund, 'fail', error.message);
     if (error instanceof ProviderUnavailableError) {
       log.info('refund request deferred: acquirer unavailable', { refundId: refund.id });
       return refund;

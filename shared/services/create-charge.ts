@@ -42,6 +42,7 @@ import {
 } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
+import { chargeTxidItem } from '../store/live-acquirer.ts';
 import { qrPngBase64 } from '../store/qr-image.ts';
 import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
@@ -163,6 +164,11 @@ export function newChargeItems(
   return {
     charge: newChargeItem(charge),
     ref: chargeRefItem(charge),
+    // A live acquirer's Pix names only the txid: the callback and reconciliation find the charge by it.
+    txidRef:
+      charge.mode === 'live' && charge.txid !== undefined
+        ? chargeTxidItem({ ...charge, txid: charge.txid })
+        : undefined,
     idempotency: idempotencyItem(scope, {
       routeId: input.routeId,
       key: input.idempotencyKey,

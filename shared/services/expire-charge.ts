@@ -11,6 +11,7 @@ import { planExpiry } from '../domain/settlement.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
+import { settleCobBeforeExpiry } from './reconcile-acquirer.ts';
 
 const MAX_ATTEMPTS = 5;
 
@@ -36,10 +37,15 @@ export async function expireCharge(
   return undefined;
 }
 
-/** Scheduler: expires every charge on the expiry queue whose time has come. Returns how many. */
+/**
+ * Scheduler: expires every charge on the expiry queue whose time has come. Returns how many. A
+ * live charge's cob is read at the acquirer first: a Pix whose callback was lost is settled
+ * instead (and the charge stays due while the acquirer cannot be asked).
+ */
 export async function expireDueCharges(now: Date): Promise<number> {
   let expired = 0;
   for (const entry of await dueEntries('EXPIRY', now)) {
+    if (!(await settleCobBeforeExpiry(entry.scope, entry.id, now))) continue;
     if (await expireCharge(entry.scope, entry.id, now)) expired++;
   }
   return expired;

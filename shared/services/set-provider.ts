@@ -21,6 +21,7 @@ import { putAcquirerSecret } from '../providers/acquirer-secrets.ts';
 import { apiPixProvider } from '../providers/api-pix/adapter.ts';
 import { getAccount, setAcquirerItems } from '../store/accounts.ts';
 import { transact } from '../store/client.ts';
+import { reconciliationItem } from '../store/live-acquirer.ts';
 
 export interface SetProviderRequest extends SetProviderInput {
   accountId: string;
@@ -83,6 +84,11 @@ export async function setProvider(request: SetProviderRequest): Promise<{ callba
   };
   const result = await transact({
     acquirer: setAcquirerItems(request.accountId, acquirer, account.acquirer?.callbackTokenHash),
+    // Reconciliation (`GET /pix`) of this acquirer starts from now, due at once.
+    reconciliation: reconciliationItem(
+      { accountId: request.accountId, reconciledTo: acquirer.configuredAt },
+      acquirer.configuredAt,
+    ),
   });
   if (!result.committed) throw new NotFound(`No account ${request.accountId}.`);
   return { callbackUrl };

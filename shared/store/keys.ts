@@ -202,7 +202,7 @@ export function parsePaymentDaySk(sk: string): { date: string; currency: string;
 
 const EXPIRY_SHARDS = 4;
 const RELEASE_SHARDS = 2;
-export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND' | 'MEDREVIEW';
+export type DueQueue = 'EXPIRY' | 'RELEASE' | 'REFUND' | 'MEDREVIEW' | 'RECONCILE';
 /** Every shard of a due queue (the scheduler drains them all). */
 export const dueShards = (queue: DueQueue): string[] =>
   Array.from({ length: queue === 'EXPIRY' ? EXPIRY_SHARDS : RELEASE_SHARDS }, (_, i) => `DUE#${queue}#${i}`);
@@ -236,6 +236,24 @@ export function parseDueEntry(gsi2sk: string): { scope: MerchantScope; id: strin
     throw new Error(`Not a due entry: ${gsi2sk}`);
   return { scope: { accountId, mode: mode as Mode }, id };
 }
+
+// ── Live acquirer (API Pix): charges by txid, reconciliation cursors ──────────────────────────
+
+/** Which charge a txid is (a Pix read at the PSP names only its txid); written with a live charge. */
+export const chargeTxidKey = (scope: MerchantScope, txid: string): ItemKey => ({
+  pk: `CHARGETXID#${scope.accountId}#${scope.mode}#${txid}`,
+  sk: 'CHARGETXID',
+});
+/** What the service did about an acquirer's infraction report (its MED case, the last status applied). */
+export const acquirerInfractionKey = (accountId: string, reportId: string): ItemKey => ({
+  pk: `INFRACTION#${accountId}#${reportId}`,
+  sk: 'INFRACTION',
+});
+/** Up to when an account's acquirer was reconciled (`GET /pix`); on the RECONCILE due queue. */
+export const reconciliationKey = (accountId: string): ItemKey => ({
+  pk: accountPk(accountId),
+  sk: 'RECONCILIATION',
+});
 
 // ── Money ─────────────────────────────────────────────────────────────────────────────────────
 

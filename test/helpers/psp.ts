@@ -146,3 +146,44 @@ export async function startCallbackReceiver(): Promise<{
     },
   };
 }
+
+export interface LiveMerchant {
+  accountId: string;
+  liveKey: string;
+  /** What `set-provider` registered at the PSP: `<api>/v1/provider-callbacks/<token>`. */
+  callbackUrl: string;
+}
+
+/** A new account whose acquirer is this PSP (`npm run admin -- set-provider`), and a live key. */
+export async function liveMerchantAt(psp: LocalPsp, name: string): Promise<LiveMerchant> {
+  const { admin } = await import('./admin.ts');
+  const { testBaseUrl } = await import('./local-env.ts');
+  const accountId = (await admin('create-account', '--name', name)).id as string;
+  const set = await admin(
+    'set-provider',
+    ...['--account', accountId, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
+    ...['--client-id', psp.clientId, '--client-secret', psp.clientSecret, '--pix-key', psp.pixKey],
+    ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
+    ...['--api-url', testBaseUrl],
+  );
+  const liveKey = (await admin('issue-key', '--account', accountId, '--mode', 'live')).apiKey as string;
+  return { accountId, liveKey, callbackUrl: set.callbackUrl };
+}
+
+/** A live charge of the merchant and the txid of its cob at the PSP. */
+export async function liveChargeAt(
+  psp: LocalPsp,
+  liveKey: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; txid: string; body: any }> {
+  const { api } = await import('./http.ts');
+  const reply = await api('/v1/charges', {
+    apikey: liveKey,
+    headers: { 'Idempotency-Key': `live-${randomBytes(12).toString('hex')}` },
+    body: { payment_method: 'pix', ...body },
+  });
+  if (reply.status !== 201) throw new Error(`live charge: ${reply.status} ${JSON.stringify(reply.body)}`);
+  const cob = [...psp.bank.cobs.values()].find((c) => c.pixCopiaECola === reply.body.pix.br_code);
+  if (!cob) throw new Error('no cob at the PSP for the charge');
+  return { id: reply.body.id, txid: cob.txid, body: reply.body };
+}

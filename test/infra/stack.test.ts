@@ -6,13 +6,18 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { groupAccess } from '#infra/constructs/api-functions.ts';
-import { dispatcherQueue, outboxStream } from '#infra/constructs/background-functions.ts';
+import {
+  dispatcherQueue,
+  outboxStream,
+  providerCallbackConsumerQueue,
+} from '#infra/constructs/background-functions.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { PixServiceStack, parseEmailSender, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
   acquirerSecretPrefix,
   apiThrottle,
   evidenceBucket,
+  providerCallbackQueues,
   schedulerPeriodSeconds,
   table,
   webhookQueues,
@@ -228,8 +233,9 @@ describe('webhook queues', () => {
         maxReceiveCount: 15,
       },
     });
-    // Only the delivery queue has a redrive policy: the DLQ and OutboxFailures are end stations.
-    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() }, 1);
+    // Only the delivery and provider callback queues have a redrive policy: the DLQs and
+    // OutboxFailures are end stations.
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() }, 2);
   });
 
   it('lets the DLQ be redriven back to its source queue', () => {
@@ -239,8 +245,8 @@ describe('webhook queues', () => {
     });
   });
 
-  it('encrypts the three queues (delivery, DLQ, OutboxFailures) and refuses plain HTTP', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 3);
+  it('encrypts the five queues (delivery, DLQ, OutboxFailures, provider callbacks and DLQ) and refuses plain HTTP', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 5);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -251,7 +257,7 @@ describe('webhook queues', () => {
           ]),
         },
       },
-      3,
+      5,
     );
   });
 
@@ -311,7 +317,8 @@ describe('OutboxFailures queue', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: topic }],
     });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+    // With the webhook DLQ's and the provider callback DLQ's.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
   });
 });
 
@@ -397,7 +404,7 @@ describe('secrets', () => {
 });
 
 describe('API Lambdas', () => {
-  it('runs one Node.js 24 arm64 function per API group (plus three background ones)', () => {
+  it('runs one Node.js 24 arm64 function per API group (plus four background ones)', () => {
     expect(groups).toEqual([
       'auth',
       'api-keys',
@@ -407,10 +414,11 @@ describe('API Lambdas', () => {
       'webhooks',
       'med',
       'checkout',
+      'provider-callbacks',
       'sandbox',
     ]);
-    // Background: scheduler, outbox, webhook dispatcher.
-    template.resourceCountIs('AWS::Lambda::Function', groups.length + 3);
+    // Background: scheduler, outbox, webhook dispatcher, provider callback consumer.
+    template.resourceCountIs('AWS::Lambda::Function', groups.length + 4);
     for (const group of groups) {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: `Pix API: the ${group} routes`,
@@ -432,8 +440,8 @@ describe('API Lambdas', () => {
   });
 
   it('gives each function its own log group with a retention, and no managed policy', () => {
-    // One per API group, one per background function (3), and the API access logs.
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, groups.length + 4);
+    // One per API group, one per background function (4), and the API access logs.
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, groups.length + 5);
     template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
   });
 
@@ -457,8 +465,14 @@ describe('API Lambdas', () => {
     expect('JWT_SECRET_ARN' in environment).toBe(access.jwtSecret);
     expect('PIX_SIGNING_SECRET_ARN' in environment).toBe(access.pixSigningSecret);
     expect('ACQUIRER_SECRET_PREFIX' in environment).toBe(access.acquirerSecrets === true);
-    // No API group touches a queue: deliveries are queued by the outbox, consumed by the dispatcher.
-    expect(queueGrantsOf(group)).toEqual({});
+    // Deliveries are queued by the outbox, consumed by the dispatcher; the only API group with a
+    // queue is provider-callbacks, which may only send to its own.
+    expect(queueGrantsOf(group)).toEqual(
+      access.providerCallbackQueue === true
+        ? { 'sqs:SendMessage': [JSON.stringify(arnOf(pixStack.providerCallbackQueues.queue))] }
+        : {},
+    );
+    expect('PROVIDER_CALLBACK_QUEUE_URL' in environment).toBe(access.providerCallbackQueue === true);
     expect(environment).not.toHaveProperty('WEBHOOK_QUEUE_URL');
   });
 
@@ -650,7 +664,7 @@ describe('scheduler', () => {
 });
 
 describe('background functions', () => {
-  it.each(['scheduler', 'outbox', 'webhookDispatcher'] as const)(
+  it.each(['scheduler', 'outbox', 'webhookDispatcher', 'providerCallbackConsumer'] as const)(
     '%s is not reachable from the API',
     (name) => {
       const fn = pixStack.background[name];
@@ -971,7 +985,12 @@ describe('acquirer secrets', () => {
   };
 
   it('only the functions that call the acquirer read the secrets under the prefix, and nothing else', () => {
-    const callers = [pixStack.functions.charges, pixStack.functions.payments, pixStack.background.scheduler];
+    const callers = [
+      pixStack.functions.charges,
+      pixStack.functions.payments,
+      pixStack.background.scheduler,
+      pixStack.background.providerCallbackConsumer,
+    ];
     for (const fn of callers) {
       expect(acquirerStatements(fn)).toEqual([
         { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretsUnderPrefix },
@@ -985,5 +1004,57 @@ describe('acquirer secrets', () => {
     ];
     for (const fn of others) expect(acquirerStatements(fn)).toEqual([]);
     template.hasOutput('AcquirerSecretPrefix', { Value: acquirerSecretPrefix });
+  });
+});
+
+describe('provider callbacks', () => {
+  const consumer = (): ServiceFunction => pixStack.background.providerCallbackConsumer;
+  const queue = (): string =>
+    logicalId(pixStack.providerCallbackQueues.queue.node.defaultChild as CfnElement);
+  const dlq = (): string =>
+    logicalId(pixStack.providerCallbackQueues.deadLetterQueue.node.defaultChild as CfnElement);
+
+  it('routes POST /v1/provider-callbacks/{token}/pix, unauthenticated, to its own group', () => {
+    const route = routes.find((r) => r.group === 'provider-callbacks');
+    expect(route && routeKey(route)).toBe('POST /v1/provider-callbacks/{token}/pix');
+    expect(route?.auth).toBe('none');
+    expect(groupAccess['provider-callbacks'].table).toBe('read');
+  });
+
+  it('queues callbacks durably: encrypted, a DLQ after maxReceiveCount receives, which alarms', () => {
+    expect(template.toJSON().Resources[queue()].Properties).toEqual({
+      VisibilityTimeout: providerCallbackQueues.visibilityTimeoutSeconds,
+      MessageRetentionPeriod: providerCallbackQueues.retentionSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: arnOf(pixStack.providerCallbackQueues.deadLetterQueue),
+        maxReceiveCount: providerCallbackQueues.maxReceiveCount,
+      },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq(), 'QueueName'] } }],
+      Threshold: 1,
+      AlarmActions: [{ Ref: logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement) }],
+    });
+    template.hasOutput('ProviderCallbackDeadLetterQueueUrl', { Value: { Ref: dlq() } });
+  });
+
+  it('the consumer reads its queue with partial batch responses, and may use the table and the acquirer secrets only', () => {
+    expect(mappingOf(consumer())).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [queue(), 'Arn'] },
+      BatchSize: providerCallbackConsumerQueue.batchSize,
+      ScalingConfig: { MaximumConcurrency: providerCallbackConsumerQueue.maxConcurrency },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(functionPropertiesOf(consumer())).toMatchObject({ Timeout: 60 });
+    expect(providerCallbackQueues.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(60);
+    // Receive and delete on its own queue (the event source's grant); no other queue, no send.
+    const grants = queueGrantsOf(consumer());
+    for (const resources of Object.values(grants))
+      expect(resources).toEqual([JSON.stringify(arnOf(pixStack.providerCallbackQueues.queue))]);
+    expect(grants).not.toHaveProperty('sqs:SendMessage');
+    expect(JSON.stringify(statementsOf(consumer()))).not.toContain('ses:');
+    expect(canWriteTable(consumer())).toBe(true);
   });
 });

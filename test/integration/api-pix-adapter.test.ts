@@ -364,7 +364,7 @@ describe('callbacks', () => {
   });
 });
 
-describe('infractions (stored for the port that comes later)', () => {
+describe('infractions (read by the MED port)', () => {
   it('stores an infraction against a Pix received, and refuses one against an unknown Pix', async () => {
     const { endToEndId } = await paidCob();
     const infraction = await control(psp, 'POST', '/infraction', { endToEndId, reportDetails: 'golpe' });

@@ -37,6 +37,8 @@ export async function setup(project: TestProject): Promise<void> {
       // Test-only switches: fault injection headers and a fast scheduler.
       FAULT_INJECTION: 'true',
       SCHEDULER_INTERVAL_MS: '1000',
+      // Live acquirers reconciled (GET /pix) every 2 s instead of every 5 minutes.
+      RECONCILIATION_PERIOD_SECONDS: '2',
       // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
       WEBHOOK_RETRY_SCALE: '0.00001',
       WEBHOOK_TIMEOUT_MS: '1500',

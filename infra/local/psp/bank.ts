@@ -58,8 +58,11 @@ export interface Infraction {
   endToEndId: string;
   infractionType: string;
   reportDetails?: string;
-  status: 'OPEN';
+  status: 'OPEN' | 'ACKNOWLEDGED' | 'CLOSED' | 'CANCELLED';
+  /** When CLOSED: the payer's bank agreed (fraud confirmed, money back to the payer) or not. */
+  analysisResult?: 'AGREED' | 'DISAGREED';
   creationTime: string;
+  lastModified: string;
 }
 
 /** The outcome a test arranged for a devolution, before or after it was requested. */
@@ -429,9 +432,52 @@ export class Bank {
       ...(report.reportDetails !== undefined && { reportDetails: report.reportDetails }),
       status: 'OPEN',
       creationTime: new Date().toISOString(),
+      lastModified: new Date().toISOString(),
     };
     this.infractions.push(infraction);
     return { ok: true, value: infraction, status: 201 };
+  }
+
+  /** A test control: the infraction's analysis ends (CLOSED with a result) or it is withdrawn (CANCELLED). */
+  endInfraction(
+    id: string,
+    end: { status: 'CLOSED'; analysisResult: 'AGREED' | 'DISAGREED' } | { status: 'CANCELLED' },
+  ): Result<Infraction> {
+    const infraction = this.infractions.find((i) => i.id === id);
+    if (!infraction) return problem(404, 'NaoEncontrado', 'Infração não encontrada.');
+    if (infraction.status === 'CLOSED' || infraction.status === 'CANCELLED')
+      return problem(409, 'RequisicaoInvalida', 'Infração já encerrada.');
+    Object.assign(infraction, end, { lastModified: new Date().toISOString() });
+    return { ok: true, value: infraction };
+  }
+
+  /** DICT `ExtendedInfractionReport` (bcb-dict-api.schemas.yaml) of an infraction against a Pix received here. */
+  infractionReport(infraction: Infraction): Record<string, unknown> {
+    return {
+      Id: infraction.id,
+      TransactionId: infraction.endToEndId,
+      TransactionType: 'SPI',
+      TransactionResult: 'SETTLED',
+      InfractionType: infraction.infractionType,
+      ...(infraction.reportDetails !== undefined && { ReportDetails: infraction.reportDetails }),
+      ReportedBy: 'DEBITED_PARTICIPANT',
+      Status: infraction.status,
+      ...(infraction.analysisResult !== undefined && { AnalysisResult: infraction.analysisResult }),
+      DebitedParticipant: PAYER_ISPB,
+      CreditedParticipant: this.options.ispb,
+      CreationTime: infraction.creationTime,
+      LastModified: infraction.lastModified,
+    };
+  }
+
+  /** Infractions changed within the period (`LastModified`), oldest first. */
+  listInfractions(inicio: string, fim: string): Infraction[] {
+    const from = Date.parse(inicio);
+    const to = Date.parse(fim);
+    return this.infractions.filter((i) => {
+      const at = Date.parse(i.lastModified);
+      return at >= from && at <= to;
+    });
   }
 }
 

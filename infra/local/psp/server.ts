@@ -444,6 +444,28 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       },
     ],
     [
+      // Not API Pix (which has no infractions): this PSP's extension through which the MED port
+      // reads the DICT infraction reports against Pix received here, changed within a period.
+      'GET',
+      /^\/infracoes$/,
+      (_, { query, res }) => {
+        const inicio = query.get('inicio') ?? '';
+        const fim = query.get('fim') ?? '';
+        if (
+          Number.isNaN(Date.parse(inicio)) ||
+          Number.isNaN(Date.parse(fim)) ||
+          Date.parse(fim) < Date.parse(inicio)
+        )
+          return sendJson(res, 400, problem(400, 'ConsultaInvalida', 'Período inválido.').problem);
+        sendJson(res, 200, {
+          ResponseTime: new Date().toISOString(),
+          CorrelationId: randomBytes(16).toString('hex'),
+          HasMoreElements: false,
+          InfractionReports: bank.listInfractions(inicio, fim).map((i) => bank.infractionReport(i)),
+        });
+      },
+    ],
+    [
       'PUT',
       /^\/webhook\/([^/]+)$/,
       ([chave = ''], { body, res }) => {
@@ -477,6 +499,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /cob/{txid}/pay` `{payerDocument?, payerName?, amount? (centavos), infoPagador?}`: a Pix arrives;
    * - `POST /devolucao/{id}/fail` `{motivo?}` | `hold` | `complete`: steer a devolution, before or after it is requested;
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
+   *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
    * - `POST /token` `{expiresIn?, revoke?: true}`;
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
@@ -521,6 +544,20 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       },
     ],
     ['GET', /^\/infractions$/, (_, { res }) => sendJson(res, 200, { infractions: bank.infractions })],
+    [
+      'POST',
+      /^\/infraction\/([^/]+)\/(close|cancel)$/,
+      ([id = '', action], { json, res }) => {
+        const result = json.analysisResult;
+        if (action === 'close' && result !== 'AGREED' && result !== 'DISAGREED')
+          return badControl(res, 'analysisResult must be AGREED or DISAGREED.');
+        const end =
+          action === 'close'
+            ? { status: 'CLOSED' as const, analysisResult: result as 'AGREED' | 'DISAGREED' }
+            : { status: 'CANCELLED' as const };
+        sendResult(res, bank.endInfraction(id, end), (infraction) => infraction);
+      },
+    ],
     [
       'POST',
       /^\/mode$/,

@@ -13,6 +13,7 @@ import {
   type DevolutionInput,
   DevolutionRefusedError,
   type DevolutionState,
+  type InfractionReport,
   type PixProvider,
   ProviderRejectedError,
   type ReceivedPix,
@@ -20,7 +21,14 @@ import {
 } from '../provider.ts';
 import { fromDecimalString, toDecimalString } from './money.ts';
 import { type ApiPixCredentials, apiPixTransport, type TransportOptions } from './transport.ts';
-import type { CobRequest, CobResponse, DevolucaoResponse, PixConsultados, PixResponse } from './wire.ts';
+import type {
+  CobRequest,
+  CobResponse,
+  DevolucaoResponse,
+  ExtendedInfractionReport,
+  PixConsultados,
+  PixResponse,
+} from './wire.ts';
 
 export interface ApiPixConfig extends ApiPixCredentials, TransportOptions {
   /** The merchant's Pix key (DICT `chave`) the charges are paid to and callbacks are registered for. */
@@ -31,7 +39,7 @@ export interface ApiPixConfig extends ApiPixCredentials, TransportOptions {
 
 /** The adapter offers every optional read of the port. */
 export type ApiPixProvider = PixProvider &
-  Required<Pick<PixProvider, 'getPix' | 'listPix' | 'registerWebhook'>>;
+  Required<Pick<PixProvider, 'getPix' | 'listPix' | 'registerWebhook' | 'listInfractions'>>;
 
 /** API Pix caps `solicitacaoPagador` at 140 characters. */
 const PAYER_REQUEST_MAX = 140;
@@ -212,6 +220,25 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return received;
       }
       throw new Error(`API Pix GET /pix has more than ${MAX_PIX_PAGES} pages for one period`);
+    },
+
+    async listInfractions({ from, to }): Promise<InfractionReport[]> {
+      const answer = await api.call<{ InfractionReports?: ExtendedInfractionReport[] }>({
+        operation: 'listInfractions',
+        method: 'GET',
+        path: '/infracoes',
+        query: { inicio: from.toISOString(), fim: to.toISOString() },
+        idempotent: true,
+      });
+      return (answer.InfractionReports ?? []).map((report) => ({
+        id: report.Id,
+        endToEndId: report.TransactionId,
+        infractionType: report.InfractionType,
+        ...(report.ReportDetails !== undefined && { reportDetails: report.ReportDetails }),
+        status: report.Status,
+        ...(report.AnalysisResult !== undefined && { analysisResult: report.AnalysisResult }),
+        lastModified: report.LastModified,
+      }));
     },
 
     async registerWebhook(webhookUrl) {

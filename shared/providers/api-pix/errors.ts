@@ -34,6 +34,7 @@ export type ApiPixOperation =
   | 'listPix'
   | 'requestDevolution'
   | 'getDevolution'
+  | 'listInfractions'
   | 'registerWebhook';
 
 const READS_AND_CANCELS: ReadonlySet<ApiPixOperation> = new Set([

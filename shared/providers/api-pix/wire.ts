@@ -59,6 +59,17 @@ export interface PixConsultados {
   pix?: PixResponse[];
 }
 
+/** DICT `ExtendedInfractionReport`, the fields read (the local PSP's `GET /infracoes` extension). */
+export interface ExtendedInfractionReport {
+  Id: string;
+  TransactionId: string;
+  InfractionType: 'FRAUD' | 'REFUND_REQUEST' | 'REFUND_CANCELLED';
+  ReportDetails?: string;
+  Status: 'OPEN' | 'ACKNOWLEDGED' | 'CLOSED' | 'CANCELLED';
+  AnalysisResult?: 'AGREED' | 'DISAGREED';
+  LastModified: string;
+}
+
 /** `Violacao`. */
 export interface Violacao {
   razao?: string;

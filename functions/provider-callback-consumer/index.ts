@@ -1,0 +1,31 @@
+/**
+ * The provider callback consumer (SQS → this Lambda, partial batch responses): each message is
+ * one end-to-end id a live acquirer announced, read back there and settled. A failure (the
+ * acquirer or the table unavailable) keeps the message for SQS to deliver again; after
+ * `maxReceiveCount` receives it moves to the DLQ, and reconciliation settles the Pix anyway.
+ */
+
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { errorFields, log } from '#shared/log.ts';
+import type { ReceivedPixMessage } from '#shared/providers/callback-queue.ts';
+import { settleAcquirerPix } from '#shared/services/settle-acquirer-pix.ts';
+
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const failures = await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const message = JSON.parse(record.body) as ReceivedPixMessage;
+        const outcome = await settleAcquirerPix(message.accountId, message.endToEndId);
+        log.info('acquirer Pix', { accountId: message.accountId, endToEndId: message.endToEndId, outcome });
+        return undefined;
+      } catch (error) {
+        log.error('acquirer Pix not settled; retried', {
+          messageId: record.messageId,
+          ...errorFields(error),
+        });
+        return { itemIdentifier: record.messageId };
+      }
+    }),
+  );
+  return { batchItemFailures: failures.filter((f): f is { itemIdentifier: string } => f !== undefined) };
+};

@@ -1,0 +1,18 @@
+/**
+ * The body a live acquirer posts to `{webhookUrl}/pix` (API Pix callback: `{"pix": [...]}`).
+ * Only each end-to-end id is taken from it: the Pix itself is read back at the acquirer.
+ */
+
+import * as v from 'valibot';
+
+/** API Pix `endToEndId`: 32 characters; any 1–35 alphanumerics accepted, nothing else. */
+const endToEndId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{1,35}$/, 'Expected an end-to-end id'));
+
+export const providerCallbackSchema = v.object({
+  pix: v.pipe(v.array(v.looseObject({ endToEndId })), v.minLength(1), v.maxLength(1000)),
+});
+
+/** The distinct end-to-end ids of a callback already parsed. */
+export const callbackEndToEndIds = (body: v.InferOutput<typeof providerCallbackSchema>): string[] => [
+  ...new Set(body.pix.map((pix) => pix.endToEndId)),
+];

@@ -1,0 +1,78 @@
+/**
+ * The MED port (issue 12, §4): an infraction report a live acquirer shows against a Pix this
+ * service settled (DICT `InfractionReport`) opens a MED case on its charge, and the report's end
+ * decides it: CLOSED AGREED (the fraud is confirmed) → `merchant_lost`, CLOSED DISAGREED →
+ * `merchant_won`, CANCELLED → `withdrawn` (or `merchant_won` once appealed). The same steps as the
+ * sandbox's MED routes (`open-med-case.ts`, `decide-med-case.ts`). A record per report says what
+ * was applied, so a report seen again in the next overlapping period changes nothing twice.
+ */
+
+import { InvalidInput } from '../domain/errors.ts';
+import type { MedCaseType, MedDecision } from '../domain/med-cases.ts';
+import { log } from '../log.ts';
+import type { InfractionReport } from '../providers/provider.ts';
+import { chargeOfPix, getAcquirerInfraction, putAcquirerInfraction } from '../store/live-acquirer.ts';
+import { getMedCase } from '../store/med-cases.ts';
+import { decideMedCase } from './decide-med-case.ts';
+import { openMedCase } from './open-med-case.ts';
+
+const CASE_TYPE: Record<InfractionReport['infractionType'], MedCaseType> = {
+  FRAUD: 'fraud',
+  REFUND_REQUEST: 'med',
+  REFUND_CANCELLED: 'med',
+};
+
+const isFinal = (status: string): boolean => status === 'CLOSED' || status === 'CANCELLED';
+
+export async function applyAcquirerInfraction(accountId: string, report: InfractionReport): Promise<void> {
+  const known = await getAcquirerInfraction(accountId, report.id);
+  if (known && (known.applied === report.status || isFinal(known.applied))) return;
+  const pix = await chargeOfPix(report.endToEndId);
+  if (!pix || pix.scope.accountId !== accountId || pix.scope.mode !== 'live') {
+    log.warn('acquirer infraction against a Pix of no charge here', { accountId, reportId: report.id });
+    return;
+  }
+  let caseId = known?.caseId;
+  if (caseId === undefined && report.status !== 'CANCELLED') {
+    try {
+      const opened = await openMedCase({
+        scope: pix.scope,
+        chargeId: pix.chargeId,
+        body: {
+          type: CASE_TYPE[report.infractionType],
+          ...(report.reportDetails !== undefined && { reason: report.reportDetails.slice(0, 2000) }),
+        },
+      });
+      caseId = opened.id;
+    } catch (error) {
+      // Not paid, or already disputed: the report is recorded, no case of its own is opened.
+      if (!(error instanceof InvalidInput)) throw error;
+      log.warn('acquirer infraction opens no MED case', {
+        accountId,
+        reportId: report.id,
+        why: error.message,
+      });
+    }
+    await putAcquirerInfraction(accountId, report.id, { applied: 'OPEN', ...(caseId && { caseId }) });
+  }
+  if (!isFinal(report.status)) return;
+  if (caseId !== undefined) {
+    const medCase = await getMedCase(pix.scope, caseId);
+    const decision: MedDecision =
+      report.status === 'CLOSED'
+        ? report.analysisResult === 'AGREED'
+          ? 'merchant_lost'
+          : 'merchant_won'
+        : medCase?.status === 'open'
+          ? 'withdrawn'
+          : 'merchant_won';
+    try {
+      await decideMedCase(pix.scope, caseId, decision);
+    } catch (error) {
+      // Decided meanwhile (an operator, the merchant's accept): the case's own state stands.
+      if (!(error instanceof InvalidInput)) throw error;
+      log.warn('acquirer infraction decision not applied', { caseId, decision, why: error.message });
+    }
+  }
+  await putAcquirerInfraction(accountId, report.id, { applied: report.status, ...(caseId && { caseId }) });
+}

@@ -1,0 +1,137 @@
+/**
+ * Reconciliation with the live acquirers (issue 12, §3), on the scheduler, so a Pix whose
+ * callback was lost is still settled, once per end-to-end id (`settle-acquirer-pix.ts`):
+ * - before a live charge is expired, its cob is read (`GET /cob/{txid}`): a CONCLUIDA cob's Pix
+ *   are settled first, and the expiry then finds the charge paid (or the Pix late, and returned);
+ *   an acquirer that cannot be reached keeps the charge on the expiry queue for the next run
+ *   (for an hour at most);
+ * - every `RECONCILIATION_PERIOD_SECONDS`, each account's `GET /pix` from its last run's end
+ *   (less an overlap) to now settles whatever was missed; the cursor moves only when every Pix of
+ *   the period was settled; the same run reads the infraction reports changed in the period
+ *   (the MED port, where the acquirer offers one) and applies them to MED cases.
+ */
+
+import { config } from '../config.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { errorFields, log } from '../log.ts';
+import { type PixProvider, ProviderRefusal, ProviderUnavailableError } from '../providers/provider.ts';
+import { reconciliationOverlapSeconds } from '../resources.ts';
+import { getAccount } from '../store/accounts.ts';
+import { dueEntries, getCharge } from '../store/charges.ts';
+import { transact } from '../store/client.ts';
+import { reconciliationItem } from '../store/live-acquirer.ts';
+import { applyAcquirerInfraction } from './apply-acquirer-infraction.ts';
+import { liveAcquirerOf, settleAcquirerPix } from './settle-acquirer-pix.ts';
+
+/** After a failed run, the account is tried again this much later at the earliest. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
+/** An acquirer down this long after a charge's window closed no longer holds its expiry up. */
+const MAX_EXPIRY_DEFERRAL_MS = 60 * 60_000;
+
+/**
+ * Settles the Pix a live charge's cob shows before the charge is expired. `false` when the
+ * acquirer could not be asked: the charge must not expire this run.
+ */
+export async function settleCobBeforeExpiry(
+  scope: MerchantScope,
+  chargeId: string,
+  now: Date,
+): Promise<boolean> {
+  if (scope.mode !== 'live') return true;
+  const [charge, account] = await Promise.all([getCharge(scope, chargeId), getAccount(scope.accountId)]);
+  const provider = account && liveAcquirerOf(account);
+  if (!charge?.txid || !provider) return true;
+  try {
+    const cob = await provider.getCob(charge.txid);
+    if (cob.status !== 'CONCLUIDA') return true;
+    const received = Array.isArray(cob.raw.pix) ? (cob.raw.pix as { endToEndId?: unknown }[]) : [];
+    for (const pix of received) {
+      if (typeof pix.endToEndId !== 'string') continue;
+      const outcome = await settleAcquirerPix(scope.accountId, pix.endToEndId);
+      log.info('acquirer Pix', {
+        accountId: scope.accountId,
+        endToEndId: pix.endToEndId,
+        outcome,
+        via: 'cob',
+      });
+    }
+    return true;
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError)) throw error;
+    // Past that, a Pix the acquirer shows later is a late payment, returned like any other.
+    if (now.getTime() - Date.parse(charge.expiresAt) > MAX_EXPIRY_DEFERRAL_MS) return true;
+    log.warn('cob not read before expiry: acquirer unavailable; expiry deferred', { chargeId });
+    return false;
+  }
+}
+
+/** Accounts reconciled at once: one slow or unreachable acquirer must not hold the others (or the run) up. */
+const CONCURRENT_ACCOUNTS = 10;
+
+/** Scheduler: `GET /pix` at every account whose reconciliation is due. Returns how many Pix it settled. */
+export async function reconcileDueAcquirers(now: Date): Promise<number> {
+  const entries = await dueEntries('RECONCILE', now);
+  let settled = 0;
+  for (let start = 0; start < entries.length; start += CONCURRENT_ACCOUNTS) {
+    const counts = await Promise.all(
+      entries.slice(start, start + CONCURRENT_ACCOUNTS).map(async (entry) => {
+        const accountId = entry.scope.accountId;
+        const from = String(entry.item.reconciledTo);
+        try {
+          return await reconcileAccount(accountId, from, now);
+        } catch (error) {
+          log.error('reconciliation failed; retried later', { accountId, ...errorFields(error) });
+          const retryAt = new Date(now.getTime() + Math.max(RETRY_AFTER_FAILURE_MS, periodMs()));
+          await transact({
+            cursor: reconciliationItem({ accountId, reconciledTo: from }, retryAt.toISOString()),
+          });
+          return 0;
+        }
+      }),
+    );
+    settled += counts.reduce((sum, n) => sum + n, 0);
+  }
+  return settled;
+}
+
+const periodMs = (): number => config.reconciliationPeriodSeconds * 1000;
+
+async function reconcileAccount(accountId: string, reconciledTo: string, now: Date): Promise<number> {
+  const account = await getAccount(accountId);
+  const provider = account && liveAcquirerOf(account);
+  let settled = 0;
+  if (provider) {
+    const from = new Date(
+      Math.min(Date.parse(reconciledTo), now.getTime()) - reconciliationOverlapSeconds * 1000,
+    );
+    for (const pix of await provider.listPix({ from, to: now })) {
+      const outcome = await settleAcquirerPix(accountId, pix.endToEndId, pix);
+      if (outcome === 'settled') {
+        settled++;
+        log.info('acquirer Pix', { accountId, endToEndId: pix.endToEndId, outcome, via: 'reconciliation' });
+      }
+    }
+    await applyInfractions(accountId, provider, { from, to: now });
+  }
+  const next = new Date(now.getTime() + periodMs()).toISOString();
+  await transact({ cursor: reconciliationItem({ accountId, reconciledTo: now.toISOString() }, next) });
+  return settled;
+}
+
+/** The MED port's reports of the period; an acquirer that refuses the port holds nothing else up. */
+async function applyInfractions(
+  accountId: string,
+  provider: PixProvider,
+  period: { from: Date; to: Date },
+): Promise<void> {
+  if (!provider.listInfractions) return;
+  let reports: Awaited<ReturnType<NonNullable<PixProvider['listInfractions']>>>;
+  try {
+    reports = await provider.listInfractions(period);
+  } catch (error) {
+    if (!(error instanceof ProviderRefusal)) throw error;
+    log.warn('acquirer offers no infraction reports', { accountId, why: error.message });
+    return;
+  }
+  for (const report of reports) await applyAcquirerInfraction(accountId, report);
+}

@@ -1,0 +1,115 @@
+/**
+ * Items of the live acquirer's paths (issue 12): the txid → charge pointer a Pix read at the PSP
+ * is settled through, and each account's reconciliation cursor on the RECONCILE due queue.
+ */
+
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { ChargeRecord } from '../domain/charges.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { db, type TransactItem, tableName } from './client.ts';
+import { acquirerInfractionKey, chargeTxidKey, dueIndex, pixReceiptKey, reconciliationKey } from './keys.ts';
+
+/** Put with the live charge; the txid derives from the Idempotency-Key, so it is new with the charge. */
+export function chargeTxidItem(charge: ChargeRecord & { txid: string }): TransactItem {
+  const scope = { accountId: charge.accountId, mode: charge.mode };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...chargeTxidKey(scope, charge.txid), type: 'chargeTxid', chargeId: charge.id },
+    },
+  };
+}
+
+/** The raw id of the scope's charge with this txid, if any. */
+export async function chargeIdOfTxid(scope: MerchantScope, txid: string): Promise<string | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: chargeTxidKey(scope, txid) }));
+  return Item ? String(Item.chargeId) : undefined;
+}
+
+export interface ReconciliationCursor {
+  accountId: string;
+  /** ISO 8601: every Pix the acquirer listed up to here was settled. */
+  reconciledTo: string;
+}
+
+/** The account's cursor, due again at `dueAt` (its next `GET /pix`). */
+export function reconciliationItem(cursor: ReconciliationCursor, dueAt: string): TransactItem {
+  const scope: MerchantScope = { accountId: cursor.accountId, mode: 'live' };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...reconciliationKey(cursor.accountId),
+        type: 'reconciliation',
+        ...cursor,
+        ...dueIndex(
+          'RECONCILE',
+          dueAt,
+          scope,
+          cursor.accountId,
+          Number.parseInt(cursor.accountId.slice(-4), 16) || 0,
+        ),
+      },
+    },
+  };
+}
+
+export async function getReconciliation(accountId: string): Promise<ReconciliationCursor | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: reconciliationKey(accountId), ConsistentRead: true }),
+  );
+  return Item && { accountId: String(Item.accountId), reconciledTo: String(Item.reconciledTo) };
+}
+
+/** The charge a Pix settled or returned (its receipt), if this service processed it. */
+export async function chargeOfPix(
+  endToEndId: string,
+): Promise<{ scope: MerchantScope; chargeId: string } | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: pixReceiptKey(endToEndId), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    scope: { accountId: String(Item.accountId), mode: Item.mode as MerchantScope['mode'] },
+    chargeId: String(Item.chargeId),
+  };
+}
+
+export interface AcquirerInfractionRecord {
+  /** The MED case opened for the report (absent until it is). */
+  caseId?: string;
+  /** The last report status acted upon. */
+  applied: string;
+}
+
+export async function getAcquirerInfraction(
+  accountId: string,
+  reportId: string,
+): Promise<AcquirerInfractionRecord | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: acquirerInfractionKey(accountId, reportId),
+      ConsistentRead: true,
+    }),
+  );
+  return (
+    Item && {
+      applied: String(Item.applied),
+      ...(Item.caseId !== undefined && { caseId: String(Item.caseId) }),
+    }
+  );
+}
+
+export async function putAcquirerInfraction(
+  accountId: string,
+  reportId: string,
+  record: AcquirerInfractionRecord,
+): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...acquirerInfractionKey(accountId, reportId), type: 'acquirerInfraction', ...record },
+    }),
+  );
+}

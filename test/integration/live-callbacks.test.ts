@@ -1,0 +1,204 @@
+/**
+ * Live Pix settled from the acquirer's callback (issue 12, §3): the local PSP posts
+ * `{webhookUrl}/pix` to the URL `set-provider` registered; the service queues the end-to-end ids,
+ * reads each Pix back with `GET /pix/{e2eid}` and settles it through the sandbox's own use case.
+ * A forged or replayed callback changes nothing; an unknown token is 404, a bad body 400.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { pixReceiptKey } from '../../shared/store/keys.ts';
+import { balance, rawId, storedCharge } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api, expectError } from '../helpers/http.ts';
+import { control, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+import { runtimeLogLines, runtimeLogRecords } from '../helpers/runtime-log.ts';
+import { Receiver } from '../helpers/webhook-receiver.ts';
+
+let psp: LocalPsp;
+let accountId: string;
+let liveKey: string;
+/** The path of the callback URL set-provider registered at the PSP (`/v1/provider-callbacks/<token>`). */
+let callbackPath: string;
+const receiver = new Receiver();
+
+/** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
+const SETTLED = { timeoutMs: 30_000 };
+
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
+beforeAll(async () => {
+  psp = await startPsp();
+  const merchant = await liveMerchantAt(psp, 'Loja Callback');
+  ({ accountId, liveKey } = merchant);
+  callbackPath = new URL(merchant.callbackUrl).pathname;
+  const url = await receiver.start();
+  const endpoint = await api('/v1/webhooks/endpoints', {
+    apikey: liveKey,
+    body: { url, events: ['charge.paid'] },
+  });
+  expect(endpoint.status).toBe(201);
+}, 180_000);
+afterAll(async () => {
+  await psp?.stop();
+  await receiver.stop();
+});
+
+const liveCharge = (amount: number) => liveChargeAt(psp, liveKey, { amount });
+
+const postCallback = (body: unknown, path = `${callbackPath}/pix`) => api(path, { body });
+
+/** Waits for the consumer's record of this end-to-end id with `outcome` (the positive control). */
+const consumed = (endToEndId: string, outcome: string) =>
+  eventually(
+    () =>
+      expect(
+        runtimeLogRecords().some(
+          (r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId && r.outcome === outcome,
+        ),
+      ).toBe(true),
+    { ...SETTLED, message: `the consumer's ${outcome} record of ${endToEndId}` },
+  );
+
+const receiptOf = async (endToEndId: string) =>
+  (
+    await db.send(
+      new GetCommand({ TableName: tableName(), Key: pixReceiptKey(endToEndId), ConsistentRead: true }),
+    )
+  ).Item;
+
+const chargeStatus = async (id: string) => (await api(`/v1/charges/${id}`, { apikey: liveKey })).body.status;
+
+describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
+  it('a Pix paid at the PSP is read back and settles the charge: paid, charge.paid delivered, wallet credited', async () => {
+    const before = (await balance(liveKey)).available ?? 0;
+    const charge = await liveCharge(1050);
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
+    const stored = await storedCharge(accountId, rawId(charge.id), 'live');
+    expect(stored?.endToEndId).toBe(pix.endToEndId);
+    expect((await balance(liveKey)).available).toBe(before + stored?.fees.netAmount);
+    // The callback's request was logged, without its token (a credential).
+    await eventually(() =>
+      expect(runtimeLogRecords().some((r) => r.routeKey === 'POST /v1/provider-callbacks/{token}/pix')).toBe(
+        true,
+      ),
+    );
+    expect(
+      runtimeLogLines().filter((line) => line.includes(callbackPath.split('/').at(-1) as string)),
+    ).toEqual([]);
+    await eventually(() =>
+      expect(
+        receiver.received.some((r) => {
+          const event = JSON.parse(r.body);
+          return event.type === 'charge.paid' && event.data.object.id === charge.id;
+        }),
+      ).toBe(true),
+    );
+  });
+
+  it('a forged callback (an end-to-end id the PSP does not have) changes nothing', async () => {
+    const charge = await liveCharge(2300);
+    const forged = `E99999999${randomBytes(12).toString('hex').slice(0, 23)}`;
+    const before = await balance(liveKey);
+    const answer = await postCallback({
+      pix: [{ endToEndId: forged, txid: charge.txid, valor: '23.00', horario: new Date().toISOString() }],
+    });
+    expect(answer.status).toBe(200);
+    await consumed(forged, 'ignored');
+    expect(await receiptOf(forged)).toBeUndefined();
+    expect(await chargeStatus(charge.id)).toBe('pending');
+    expect(await balance(liveKey)).toEqual(before);
+    // The positive control: the real Pix for the same charge settles it.
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
+    expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.endToEndId).toBe(pix.endToEndId);
+  });
+
+  it('a replayed callback credits once', async () => {
+    const charge = await liveCharge(1700);
+    await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
+    const credited = await balance(liveKey);
+    const original = psp.callbacks.find((c) => c.body.pix[0]?.txid === charge.txid);
+    if (!original) throw new Error('the PSP posted no callback');
+    const endToEndId = String(original.body.pix[0]?.endToEndId);
+    expect((await postCallback(original.body)).status).toBe(200);
+    expect((await postCallback(original.body)).status).toBe(200);
+    await eventually(() =>
+      expect(
+        runtimeLogRecords().filter(
+          (r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId && r.outcome === 'duplicate',
+        ).length,
+      ).toBeGreaterThanOrEqual(2),
+    );
+    expect(await balance(liveKey)).toEqual(credited);
+    expect(await chargeStatus(charge.id)).toBe('paid');
+  });
+
+  it('an unknown token is 404; a body that is not {"pix": [...]} is 400', async () => {
+    const body = { pix: [{ endToEndId: `E12345678${'0'.repeat(23)}` }] };
+    expectError(
+      await postCallback(body, `/v1/provider-callbacks/${randomBytes(32).toString('base64url')}/pix`),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(
+      await postCallback(body, '/v1/provider-callbacks/short/pix'),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(await postCallback({ pix: 'E1' }), 400, 'invalid_request_error', 'invalid_request');
+    expectError(
+      await postCallback({ pix: [{ endToEndId: '../x' }] }),
+      400,
+      'invalid_request_error',
+      'invalid_request',
+    );
+    expectError(await postCallback({ other: [] }), 400, 'invalid_request_error', 'invalid_request');
+  });
+});
+
+describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', { timeout: 90_000 }, () => {
+  const expectedPayer = '52998224725';
+  const locked = () =>
+    liveChargeAt(psp, liveKey, {
+      amount: 2500,
+      customer: { name: 'Maria Silva' },
+      expected_payer_tax_id: expectedPayer,
+    });
+
+  it('the expected payer paid (the PSP lists the Pix for that CPF and txid): paid', async () => {
+    const charge = await locked();
+    await control(psp, 'POST', `/cob/${charge.txid}/pay`, {
+      payerDocument: expectedPayer,
+      payerName: 'Maria',
+    });
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
+    expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.payer).toEqual({
+      document: expectedPayer,
+    });
+  });
+
+  it('the PSP does not list it for the expected payer (another payer, or none reported): held processing, not credited', async () => {
+    const before = (await balance(liveKey)).available;
+    const other = await locked();
+    const unreported = await locked();
+    const byOther = await control(psp, 'POST', `/cob/${other.txid}/pay`, { payerDocument: '11144477735' });
+    const byUnknown = await control(psp, 'POST', `/cob/${unreported.txid}/pay`, {});
+    await eventually(async () => expect(await chargeStatus(other.id)).toBe('processing'), SETTLED);
+    await eventually(async () => expect(await chargeStatus(unreported.id)).toBe('processing'), SETTLED);
+    for (const [charge, pix] of [
+      [other, byOther],
+      [unreported, byUnknown],
+    ] as const) {
+      const stored = await storedCharge(accountId, rawId(charge.id), 'live');
+      expect(stored).toMatchObject({ endToEndId: pix.endToEndId, payer: {} });
+    }
+    expect((await balance(liveKey)).available).toBe(before);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * MED from the live acquirer (issue 12, §4): the payer's bank reports an infraction against a Pix
+ * (the local PSP's control), the scheduler reads it through the MED port (DICT
+ * `InfractionReport`, the PSP's `GET /infracoes`) and opens a MED case on the charge; the report's
+ * end decides it: CLOSED AGREED → `rejected` (money lost), CLOSED DISAGREED → `closed`
+ * (refunded to the merchant).
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { balance } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api } from '../helpers/http.ts';
+import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
+import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+
+/** Through the PSP, the callback queue and the scheduler's reconciliation: generous on a loaded machine. */
+const SETTLED = { timeoutMs: 30_000 };
+
+let psp: LocalPsp;
+let merchant: LiveMerchant;
+
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
+beforeAll(async () => {
+  psp = await startPsp();
+  merchant = await liveMerchantAt(psp, 'Loja MED');
+}, 180_000);
+afterAll(async () => {
+  await psp?.stop();
+});
+
+const chargeOf = async (id: string) => (await api(`/v1/charges/${id}`, { apikey: merchant.liveKey })).body;
+
+/** A live charge paid at the PSP (settled from its callback) and an infraction reported against its Pix. */
+async function reportedCharge(amount: number) {
+  const charge = await liveChargeAt(psp, merchant.liveKey, { amount });
+  const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+  await eventually(async () => expect((await chargeOf(charge.id)).status).toBe('paid'), SETTLED);
+  const infraction = await control(psp, 'POST', '/infraction', {
+    endToEndId: pix.endToEndId,
+    reportDetails: 'Golpe do falso vendedor',
+  });
+  const medCase = await eventually(async () => {
+    const cases = (await api('/v1/med/cases?limit=100', { apikey: merchant.liveKey })).body.data as any[];
+    const found = cases.find((c) => c.charge_id === charge.id);
+    expect(found).toMatchObject({ status: 'open', type: 'fraud', amount, reason: 'Golpe do falso vendedor' });
+    return found;
+  }, SETTLED);
+  expect((await chargeOf(charge.id)).status).toBe('disputed');
+  return { charge, infractionId: infraction.id as string, caseId: medCase.id as string };
+}
+
+const caseOf = async (id: string) => (await api(`/v1/med/cases/${id}`, { apikey: merchant.liveKey })).body;
+
+describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_000 }, () => {
+  it('an infraction opens a MED case holding the amount; CLOSED AGREED loses it', async () => {
+    const retainedBefore = (await balance(merchant.liveKey)).retained;
+    const { infractionId, caseId } = await reportedCharge(3300);
+    expect((await balance(merchant.liveKey)).retained).toBe(retainedBefore + 3300);
+    await control(psp, 'POST', `/infraction/${infractionId}/close`, { analysisResult: 'AGREED' });
+    await eventually(
+      async () => expect(await caseOf(caseId)).toMatchObject({ status: 'rejected', money_outcome: 'lost' }),
+      SETTLED,
+    );
+    expect((await balance(merchant.liveKey)).retained).toBe(retainedBefore);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('CLOSED DISAGREED gives the money back to the merchant and the charge reads paid again', async () => {
+    const availableBefore = (await balance(merchant.liveKey)).available;
+    const { charge, infractionId, caseId } = await reportedCharge(2700);
+    await control(psp, 'POST', `/infraction/${infractionId}/close`, { analysisResult: 'DISAGREED' });
+    await eventually(
+      async () =>
+        expect(await caseOf(caseId)).toMatchObject({
+          status: 'closed',
+          money_outcome: 'refunded_to_merchant',
+        }),
+      SETTLED,
+    );
+    expect((await chargeOf(charge.id)).status).toBe('paid');
+    // The new charge's net is credited and nothing is retained any more.
+    expect((await balance(merchant.liveKey)).available).toBeGreaterThan(availableBefore);
+    expect((await balance(merchant.liveKey)).retained).toBe(0);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Reconciliation with the live acquirer (issue 12, §3): with the PSP's callback lost (its webhook
+ * unregistered), a Pix is still settled by the scheduler, either by the periodic `GET /pix`
+ * (every `RECONCILIATION_PERIOD_SECONDS`, 2 s in the tests) or, before the charge would be
+ * expired, by reading its cob (`GET /cob/{txid}`, CONCLUIDA).
+ */
+
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { chargeKey, reconciliationKey } from '../../shared/store/keys.ts';
+import { rawId, storedCharge } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api } from '../helpers/http.ts';
+import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
+
+let periodic: { psp: LocalPsp; merchant: LiveMerchant };
+let beforeExpiry: { psp: LocalPsp; merchant: LiveMerchant };
+
+/** An acquirer whose callbacks are lost: its webhook is unregistered at the PSP. */
+async function withoutCallbacks(name: string) {
+  const psp = await startPsp();
+  const merchant = await liveMerchantAt(psp, name);
+  psp.bank.webhooks.delete(psp.pixKey);
+  return { psp, merchant };
+}
+
+/** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
+const SETTLED = { timeoutMs: 30_000 };
+
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
+beforeAll(async () => {
+  [periodic, beforeExpiry] = await Promise.all([
+    withoutCallbacks('Loja Reconciliada'),
+    withoutCallbacks('Loja Expirando'),
+  ]);
+  // This account's periodic GET /pix is put off for good: only the cob check can settle its Pix.
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: reconciliationKey(beforeExpiry.merchant.accountId),
+      UpdateExpression: 'SET gsi2sk = :later',
+      ExpressionAttributeValues: {
+        ':later': `2999-01-01T00:00:00.000Z#${beforeExpiry.merchant.accountId}#live#${beforeExpiry.merchant.accountId}`,
+      },
+    }),
+  );
+}, 180_000);
+afterAll(async () => {
+  await Promise.all([periodic?.psp.stop(), beforeExpiry?.psp.stop()]);
+});
+
+const statusOf = async (liveKey: string, id: string) =>
+  (await api(`/v1/charges/${id}`, { apikey: liveKey })).body.status;
+
+/** Closes the charge's window just after `at` (a past instant) and makes its expiry due now. */
+async function closeWindowAfter(accountId: string, chargeId: string, at: string) {
+  const closedAt = new Date(Date.parse(at) + 1).toISOString();
+  const stored = await storedCharge(accountId, rawId(chargeId), 'live');
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: chargeKey({ accountId, mode: 'live' }, rawId(chargeId)),
+      UpdateExpression: 'SET expiresAt = :closed, gsi2sk = :due',
+      ExpressionAttributeValues: {
+        ':closed': closedAt,
+        ':due': String(stored?.gsi2sk).replace(/^[^#]+/, closedAt),
+      },
+    }),
+  );
+}
+
+describe('reconciliation with the live acquirer', { timeout: 90_000 }, () => {
+  it('a Pix whose callback was lost is settled by the periodic GET /pix', async () => {
+    const { psp, merchant } = periodic;
+    const charge = await liveChargeAt(psp, merchant.liveKey, { amount: 4200 });
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await eventually(async () => expect(await statusOf(merchant.liveKey, charge.id)).toBe('paid'), SETTLED);
+    expect((await storedCharge(merchant.accountId, rawId(charge.id), 'live'))?.endToEndId).toBe(
+      pix.endToEndId,
+    );
+    // No callback reached the service: the PSP had none to post to.
+    expect(psp.callbacks).toEqual([]);
+    expect((await api('/v1/wallets/balance', { apikey: merchant.liveKey })).body.available).toBeGreaterThan(
+      0,
+    );
+  });
+
+  it('a live charge is checked at the acquirer before it expires: a CONCLUIDA cob is settled, an ATIVA one expires', async () => {
+    const { psp, merchant } = beforeExpiry;
+    const paid = await liveChargeAt(psp, merchant.liveKey, { amount: 3100 });
+    const unpaid = await liveChargeAt(psp, merchant.liveKey, { amount: 3200 });
+    const pix = await control(psp, 'POST', `/cob/${paid.txid}/pay`, {});
+    await closeWindowAfter(merchant.accountId, paid.id, pix.horario);
+    await closeWindowAfter(merchant.accountId, unpaid.id, new Date().toISOString());
+    await eventually(
+      async () => expect(await statusOf(merchant.liveKey, unpaid.id)).toBe('expired'),
+      SETTLED,
+    );
+    await eventually(async () => expect(await statusOf(merchant.liveKey, paid.id)).toBe('paid'), SETTLED);
+    expect((await storedCharge(merchant.accountId, rawId(paid.id), 'live'))?.endToEndId).toBe(pix.endToEndId);
+    expect(psp.callbacks).toEqual([]);
+    // Settled by the cob read, not by a GET /pix run.
+    await eventually(() =>
+      expect(
+        runtimeLogRecords().find((r) => r.message === 'acquirer Pix' && r.endToEndId === pix.endToEndId),
+      ).toMatchObject({ outcome: 'settled', via: 'cob' }),
+    );
+  });
+});

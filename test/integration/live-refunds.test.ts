@@ -1,0 +1,122 @@
+/**
+ * Live refunds end to end (issue 12): a refund of a live Pix is a devolution at the acquirer
+ * (`PUT /pix/{e2eid}/devolucao/{id}`); the refund moves IN_PROGRESS → REFUNDED when the PSP
+ * reports `DEVOLVIDO` (its callback carries the Pix with its `devolucoes`, read back there) and →
+ * FAILED with the reserve back in `available` on `NAO_REALIZADO`. The PSP here confirms nothing by
+ * itself: each devolution is steered with its controls.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { devolutionIdOf } from '../../shared/domain/refunds.ts';
+import { balance, rawId } from '../helpers/charges.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { api } from '../helpers/http.ts';
+import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
+import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+
+let psp: LocalPsp;
+let merchant: LiveMerchant;
+
+/** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
+const SETTLED = { timeoutMs: 30_000 };
+
+// The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
+beforeAll(async () => {
+  // Devolutions stay EM_PROCESSAMENTO until a test steers them.
+  psp = await startPsp({ devolutionSettleMs: 10 * 60_000 });
+  merchant = await liveMerchantAt(psp, 'Loja Reembolso');
+}, 180_000);
+afterAll(async () => {
+  await psp?.stop();
+});
+
+/** A live charge paid at the PSP and settled from its callback. */
+async function paidLiveCharge(amount: number) {
+  const charge = await liveChargeAt(psp, merchant.liveKey, { amount });
+  const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+  await eventually(
+    async () =>
+      expect((await api(`/v1/charges/${charge.id}`, { apikey: merchant.liveKey })).body.status).toBe('paid'),
+    SETTLED,
+  );
+  return { paymentId: rawId(charge.id), endToEndId: pix.endToEndId as string };
+}
+
+const refundOf = async (paymentId: string, refundId: string) =>
+  ((await api(`/v1/payments/${paymentId}/refunds`, { apikey: merchant.liveKey })).body.data as any[]).find(
+    (r) => r.id === refundId,
+  );
+
+/** A devolution refund of `amount`, once the PSP holds its devolution (IN_PROGRESS). */
+async function devolutionRefund(paymentId: string, endToEndId: string, amount: number) {
+  const reply = await api(`/v1/payments/${paymentId}/refund`, {
+    apikey: merchant.liveKey,
+    body: { idempotencyKey: randomUUID(), amount, strategy: 'devolution', reason: 'Pedido cancelado' },
+  });
+  expect(reply.status).toBe(201);
+  const refundId = reply.body.id as string;
+  await eventually(
+    async () => expect((await refundOf(paymentId, refundId))?.status).toBe('IN_PROGRESS'),
+    SETTLED,
+  );
+  const devolution = psp.bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === devolutionIdOf(refundId));
+  expect(devolution).toMatchObject({ valor: (amount / 100).toFixed(2), status: 'EM_PROCESSAMENTO' });
+  return refundId;
+}
+
+describe('live refunds by devolution', { timeout: 90_000 }, () => {
+  it('DEVOLVIDO at the PSP → REFUNDED; the reserve leaves the wallet for good', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(6000);
+    const before = (await balance(merchant.liveKey)).available;
+    const refundId = await devolutionRefund(paymentId, endToEndId, 1500);
+    expect((await balance(merchant.liveKey)).available).toBe(before - 1500);
+    await control(psp, 'POST', `/devolucao/${devolutionIdOf(refundId)}/complete`);
+    await eventually(
+      async () => expect((await refundOf(paymentId, refundId))?.status).toBe('REFUNDED'),
+      SETTLED,
+    );
+    expect((await balance(merchant.liveKey)).available).toBe(before - 1500);
+    const after = (await api(`/v1/payments/${paymentId}`, { apikey: merchant.liveKey })).body;
+    expect(after.status).toBe('PAID');
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('NAO_REALIZADO at the PSP → FAILED; the reserve is back in available', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(7000);
+    const before = (await balance(merchant.liveKey)).available;
+    const refundId = await devolutionRefund(paymentId, endToEndId, 2000);
+    expect((await balance(merchant.liveKey)).available).toBe(before - 2000);
+    await control(psp, 'POST', `/devolucao/${devolutionIdOf(refundId)}/fail`, { motivo: 'Conta encerrada' });
+    const failed = await eventually(async () => {
+      const refund = await refundOf(paymentId, refundId);
+      expect(refund?.status).toBe('FAILED');
+      return refund;
+    }, SETTLED);
+    expect(failed.failureReason ?? failed.failure_reason).toBe('Conta encerrada');
+    expect((await balance(merchant.liveKey)).available).toBe(before);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('a devolution the PSP refuses (the Pix already returned in full there) → FAILED at once, the reserve back', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(4000);
+    // The merchant returned the whole Pix through the PSP's own channel: nothing is left to return.
+    expect(psp.bank.requestDevolucao(endToEndId, 'portal1', { valor: '40.00' }).ok).toBe(true);
+    const before = (await balance(merchant.liveKey)).available;
+    const reply = await api(`/v1/payments/${paymentId}/refund`, {
+      apikey: merchant.liveKey,
+      body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
+    });
+    expect(reply.status).toBe(201);
+    const failed = await eventually(async () => {
+      const refund = await refundOf(paymentId, reply.body.id);
+      expect(refund?.status).toBe('FAILED');
+      return refund;
+    }, SETTLED);
+    expect(failed.failureReason).toEqual(expect.any(String));
+    expect((await balance(merchant.liveKey)).available).toBe(before);
+    expect(psp.bank.pix.get(endToEndId)?.devolucoes.map((d) => d.id)).toEqual(['portal1']);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+});
