@@ -11,16 +11,16 @@ import { advanceDueRefunds } from '#shared/services/advance-refund.ts';
 import { expireDueCharges } from '#shared/services/expire-charge.ts';
 import { releaseDueTranches } from '#shared/services/release-tranches.ts';
 
+const runScheduler = async (): Promise<{ expired: number; released: number; refunds: number }> => {
+  const now = new Date();
+  const [expired, released, refunds] = await Promise.all([
+    expireDueCharges(now),
+    releaseDueTranches(now),
+    advanceDueRefunds(now),
+  ]);
+  if (expired > 0 || released > 0 || refunds > 0) log.info('scheduler run', { expired, released, refunds });
+  return { expired, released, refunds };
+};
+
 /** Its metrics (the acquirer's calls of live refunds) are written when each run ends. */
-export const handler = withMetrics(
-  async (): Promise<{ expired: number; released: number; refunds: number }> => {
-    const now = new Date();
-    const [expired, released, refunds] = await Promise.all([
-      expireDueCharges(now),
-      releaseDueTranches(now),
-      advanceDueRefunds(now),
-    ]);
-    if (expired > 0 || released > 0 || refunds > 0) log.info('scheduler run', { expired, released, refunds });
-    return { expired, released, refunds };
-  },
-);
+export const handler = withMetrics(runScheduler);
