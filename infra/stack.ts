@@ -9,6 +9,7 @@ import { ApiFunctions } from './constructs/api-functions.ts';
 import { BackgroundFunctions } from './constructs/background-functions.ts';
 import { EvidenceBucket } from './constructs/evidence-bucket.ts';
 import { GeneratedSecret } from './constructs/generated-secret.ts';
+import { Observability } from './constructs/observability.ts';
 import { ProviderCallbackQueues } from './constructs/provider-callback-queues.ts';
 import type { ServiceFunction } from './constructs/service-function.ts';
 import { SingleTable } from './constructs/table.ts';
@@ -93,6 +94,7 @@ export class PixServiceStack extends Stack {
   readonly functions: Readonly<Record<Group, ServiceFunction>>;
   readonly background: BackgroundFunctions;
   readonly api: HttpApi;
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: PixServiceStackProps = {}) {
     const { publicBaseUrl, emailFrom, emailIdentity, ...stackProps } = props;
@@ -136,11 +138,17 @@ export class PixServiceStack extends Stack {
     });
 
     this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup });
+    this.observability = new Observability(this, 'Observability', {
+      alarmTopic: this.alarms.topic,
+      api: this.api.api,
+      outbox: this.background.outbox.function,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the public API' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
-      description: 'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, outbox failures)',
+      description:
+        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, outbox failures and age, 5xx, acquirer and delivery failure rates)',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,

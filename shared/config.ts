@@ -64,6 +64,13 @@ export const config = {
   get logLevel() {
     return optional('LOG_LEVEL') ?? 'info';
   },
+  /**
+   * The local runtime: EMF metric documents are appended to this file instead of stdout, so
+   * they stay out of the request log. Never deployed (there CloudWatch reads them from stdout).
+   */
+  get metricsFile() {
+    return optional('METRICS_FILE');
+  },
   /** The `api_version` of canonical events (README, "API decisions", Events). */
   get apiVersion() {
     return optional('API_VERSION') ?? '2026-11-01';

@@ -1,27 +1,29 @@
 /**
- * Structured JSON logs, one object per line. Callers pass only safe fields: never headers,
- * bodies, keys, tokens or passwords (API keys appear only as their fingerprint).
+ * Structured JSON logs, one object per line, through Powertools Logger (`level`, `message`,
+ * `timestamp`, `service`, then the caller's fields at the top level). Callers pass only safe
+ * fields: never headers, bodies, keys, tokens or passwords (API keys appear only as their
+ * fingerprint). The level comes from `LOG_LEVEL` (config.ts): debug, info, warn, error, silent.
  */
 
+import { Logger } from '@aws-lambda-powertools/logger';
 import { config } from './config.ts';
+import { observability } from './resources.ts';
 
-const levels = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-type Level = Exclude<keyof typeof levels, 'silent'>;
+const LEVELS = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', silent: 'SILENT' } as const;
 
-const threshold = (): number => levels[config.logLevel as keyof typeof levels] ?? levels.info;
+const logger = new Logger({
+  serviceName: observability.serviceName,
+  // An unknown level logs at info rather than failing the cold start.
+  logLevel: LEVELS[config.logLevel as keyof typeof LEVELS] ?? 'INFO',
+});
 
-function write(level: Level, message: string, fields: Record<string, unknown>): void {
-  if (levels[level] < threshold()) return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...fields });
-  if (level === 'error' || level === 'warn') console.error(line);
-  else console.log(line);
-}
+type Fields = Record<string, unknown>;
 
 export const log = {
-  debug: (message: string, fields: Record<string, unknown> = {}) => write('debug', message, fields),
-  info: (message: string, fields: Record<string, unknown> = {}) => write('info', message, fields),
-  warn: (message: string, fields: Record<string, unknown> = {}) => write('warn', message, fields),
-  error: (message: string, fields: Record<string, unknown> = {}) => write('error', message, fields),
+  debug: (message: string, fields: Fields = {}) => logger.debug(message, fields),
+  info: (message: string, fields: Fields = {}) => logger.info(message, fields),
+  warn: (message: string, fields: Fields = {}) => logger.warn(message, fields),
+  error: (message: string, fields: Fields = {}) => logger.error(message, fields),
 };
 
 /** Error fields safe to log: name, message and stack; never the request that caused it. */

@@ -110,3 +110,39 @@ export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;
  * (`<prefix><accountId>` in Secrets Manager), and what the functions calling the acquirer may read.
  */
 export const acquirerSecretPrefix = 'pix-service/acquirer/';
+
+/**
+ * Observability: the service name on every log line and metric, and the CloudWatch metrics
+ * (embedded metric format, `shared/metrics.ts`) the stack's dashboard and alarms read. Every
+ * metric carries the dimensions `service` and `mode` (`live` or `test`); the alarms watch `live`.
+ */
+export const observability = {
+  serviceName: 'pix-service',
+  metricNamespace: 'PixService',
+  metrics: {
+    chargesCreated: 'ChargesCreated',
+    chargesPaid: 'ChargesPaid',
+    chargesExpired: 'ChargesExpired',
+    /** A refund reached each status (`payment.refunded` events). */
+    refundsPending: 'RefundsPending',
+    refundsInProgress: 'RefundsInProgress',
+    refundsRefunded: 'RefundsRefunded',
+    refundsFailed: 'RefundsFailed',
+    medCasesOpened: 'MedCasesOpened',
+    medCasesResolved: 'MedCasesResolved',
+    /** One per POST to a receiver; `…AttemptFailures` the ones that got no 2xx. */
+    webhookAttempts: 'WebhookDeliveryAttempts',
+    webhookAttemptFailures: 'WebhookDeliveryAttemptFailures',
+    /** Deliveries by final outcome: delivered, failed (attempts exhausted: dead-lettered), cancelled. */
+    webhookDelivered: 'WebhookDeliveriesDelivered',
+    webhookFailed: 'WebhookDeliveriesFailed',
+    webhookCancelled: 'WebhookDeliveriesCancelled',
+    /** Milliseconds from the delivery's creation to its 2xx. */
+    webhookLatency: 'WebhookDeliveryLatency',
+    /** Calls to a live acquirer (API Pix), and those that failed for want of an answer or credentials. */
+    acquirerCalls: 'AcquirerCalls',
+    acquirerErrors: 'AcquirerErrors',
+  },
+} as const;
+
+export type MetricName = (typeof observability.metrics)[keyof typeof observability.metrics];

@@ -24,12 +24,14 @@ import {
 } from '#shared/domain/payment-aggregates.ts';
 import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
+import { withMetrics } from '#shared/metrics.ts';
 import { streamItemTypes } from '#shared/resources.ts';
 import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
 import { countPaymentChanges, type PaymentChangeRecord } from '#shared/services/count-payment-changes.ts';
 import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 import { sentBody } from '#shared/store/stored-body.ts';
+import { countEventMetrics } from './metrics.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
 const OUTBOX_FIELDS = [
@@ -133,7 +135,7 @@ const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchRes
   batchItemFailures: [{ itemIdentifier: stream.Records[index]?.dynamodb?.SequenceNumber ?? '' }],
 });
 
-export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const [fanOut, counting, paymentCounting] = await Promise.all([
     fanOutEvents(stream.Records.map(outboxEvent)),
     countDeliveryChanges(stream.Records.map(deliveryChange)),
@@ -142,6 +144,10 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
     Promise.all(stream.Records.map(medNotice))
       .then(emailMedNotices)
       .catch((error: unknown) => log.error('med notices not read; none e-mailed', errorFields(error))),
+    // Never fails the batch either: metrics are not worth a retry.
+    countEventMetrics(stream.Records).catch((error: unknown) =>
+      log.error('outbox metrics not counted', errorFields(error)),
+    ),
   ]);
   const failures: number[] = [];
   if (!fanOut.ok) {
@@ -172,3 +178,6 @@ export const handler = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatc
   }
   return failures.length === 0 ? { batchItemFailures: [] } : failureAt(stream, Math.min(...failures));
 };
+
+/** Each invocation writes its metrics (functions/outbox/metrics.ts) when it ends. */
+export const handler = withMetrics(handleBatch);

@@ -7,10 +7,11 @@
 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errorFields, log } from '#shared/log.ts';
+import { withMetrics } from '#shared/metrics.ts';
 import type { ReceivedPixMessage } from '#shared/providers/callback-queue.ts';
 import { settleAcquirerPix } from '#shared/services/settle-acquirer-pix.ts';
 
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+const consume = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures = await Promise.all(
     event.Records.map(async (record) => {
       try {
@@ -29,3 +30,6 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   );
   return { batchItemFailures: failures.filter((f): f is { itemIdentifier: string } => f !== undefined) };
 };
+
+/** Its metrics (the acquirer's calls: GET /pix/{e2eid}, the payer lock's GET /pix) are written when each batch ends. */
+export const handler = withMetrics(consume);

@@ -7,12 +7,13 @@
  */
 
 import { log } from '#shared/log.ts';
+import { withMetrics } from '#shared/metrics.ts';
 import { advanceDueRefunds } from '#shared/services/advance-refund.ts';
 import { expireDueCharges } from '#shared/services/expire-charge.ts';
 import { reconcileDueAcquirers } from '#shared/services/reconcile-acquirer.ts';
 import { releaseDueTranches } from '#shared/services/release-tranches.ts';
 
-export const handler = async (): Promise<{
+const runScheduler = async (): Promise<{
   expired: number;
   released: number;
   refunds: number;
@@ -29,3 +30,6 @@ export const handler = async (): Promise<{
     log.info('scheduler run', { expired, released, refunds, reconciled });
   return { expired, released, refunds, reconciled };
 };
+
+/** Its metrics (the acquirer's calls of live refunds) are written when each run ends. */
+export const handler = withMetrics(runScheduler);

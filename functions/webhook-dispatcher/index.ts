@@ -9,6 +9,7 @@ import { errorFields, log } from '#shared/log.ts';
 import { dispatchDelivery } from '#shared/services/dispatch-delivery.ts';
 import type { DeliveryMessage } from '#shared/store/webhook-deliveries.ts';
 import { delayNextReceive } from '#shared/webhooks/queue.ts';
+import { publishDeliveryMetrics } from './metrics.ts';
 
 // Read at cold start: a bad value fails the Lambda's init, not a delivery.
 const timeoutMs = config.webhookTimeoutMs;
@@ -24,6 +25,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
           timeoutMs,
           retryScale,
         });
+        if (outcome.report) publishDeliveryMetrics(outcome.report);
         if (outcome.kind === 'done') return undefined;
         await delayNextReceive(record.receiptHandle, outcome.delaySeconds);
       } catch (error) {

@@ -81,5 +81,7 @@ export function localEnvironment(s: LocalSettings, jwtSecret: string): Record<st
     ALLOW_HTTP_WEBHOOKS: 'true',
     // Acquirer secrets (set-provider) as owner-only files under the data folder.
     ACQUIRER_SECRETS_DIR: join(s.dataDir, 'acquirer'),
+    // EMF metric documents, one per line, beside the request log rather than in it.
+    METRICS_FILE: join(s.dataDir, 'metrics.jsonl'),
   };
 }

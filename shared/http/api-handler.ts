@@ -10,6 +10,7 @@ import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { log } from '../log.ts';
+import { withMetrics } from '../metrics.ts';
 import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
 import {
   countDynamoDbCalls,
@@ -216,6 +217,9 @@ export function createApiHandler<G extends Group>(group: G, handlers: GroupHandl
       if (!request || !handle) throw new NotFound();
       return toResult(await handle(request));
     });
-  return async (event: ApiEvent, context: Context): Promise<ApiResult> =>
-    (await countDynamoDbCalls(() => wrapped(event, context as ApiContext))).result;
+  // Metrics (the acquirer's calls) are written once per invocation, after the request log line.
+  return withMetrics(
+    async (event: ApiEvent, context: Context): Promise<ApiResult> =>
+      (await countDynamoDbCalls(() => wrapped(event, context as ApiContext))).result,
+  );
 }

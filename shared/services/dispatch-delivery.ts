@@ -21,6 +21,8 @@ import {
   destinationOf,
   isFinal,
 } from '../domain/delivery-attempt.ts';
+import type { Mode } from '../domain/scope.ts';
+import type { DeliveryStatus } from '../domain/webhook-deliveries.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { batchGetConsistent, type ItemKey } from '../store/client.ts';
 import { eventBody } from '../store/events.ts';
@@ -54,7 +56,19 @@ export interface DispatchOptions {
   random?: () => number;
 }
 
-export type DispatchOutcome = AttemptOutcome;
+/** What a message did to its delivery (the dispatcher's metrics): absent when it found nothing to do. */
+export interface DispatchReport {
+  deliveryId: string;
+  eventType: string;
+  mode: Mode;
+  createdAt: string;
+  /** The status it left: DELIVERED, PENDING (to be retried), FAILED (attempts exhausted) or CANCELLED. */
+  status: DeliveryStatus;
+  /** Whether a POST was attempted (a cancelled delivery sends none). */
+  attempted: boolean;
+}
+
+export type DispatchOutcome = AttemptOutcome & { report?: DispatchReport };
 
 /** The item that holds the signing secret (and for an endpoint its URL), read with the delivery. */
 const destinationKey = (pk: string, to: { endpointId?: string | null; override?: boolean }): ItemKey =>
@@ -118,9 +132,17 @@ export async function dispatchDelivery(
   const attempt = await readAttempt(message);
   if (!attempt || isFinal(attempt.delivery.status)) return { kind: 'done' };
   const { delivery, body: rawBody, destination } = attempt;
+  const report = (status: DeliveryStatus, attempted: boolean): DispatchReport => ({
+    deliveryId: delivery.id,
+    eventType: delivery.eventType,
+    mode: parseScope(message.pk).mode,
+    createdAt: delivery.createdAt,
+    status,
+    attempted,
+  });
   if ('cancel' in destination) {
     await changeDelivery(ref, delivery, ATTEMPTABLE, cancellation(destination.cancel), now());
-    return { kind: 'done' };
+    return { kind: 'done', report: report('CANCELLED', false) };
   }
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
@@ -159,5 +181,5 @@ export async function dispatchDelivery(
     random: options.random ?? Math.random,
   });
   await changeDelivery(ref, delivery, ['PROCESSING'], result.change, now());
-  return result.outcome;
+  return { ...result.outcome, report: report(result.change.status, true) };
 }

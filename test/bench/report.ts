@@ -270,7 +270,9 @@ function bundleSection(bundles: BenchResults['bundles']): string {
   ].join('\n');
 }
 
-function coldSection(r: BenchResults): string {
+export function coldSection(
+  r: Pick<BenchResults, 'coldStarts' | 'coldStartCpu' | 'coldStartQuietWait'>,
+): string {
   const { coldStarts: cold, coldStartCpu: cpu, coldStartQuietWait: quiet } = r;
   const rows = cold.map((c) => [
     c.name,

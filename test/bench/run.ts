@@ -14,7 +14,8 @@
  * 1 000 and 100 000 payments of a scope counted by the outbox into the day aggregates
  * (payment-stats.ts, several minutes: the stream counts 100 000 seeded payments first), and writes
  * .bench/stats.json; it fails when a p50 at 100 000 is over 1.5× the one at 1 000; `--only cost`
- * the DynamoDB capacity units of one charge's lifecycle (cost.ts, about 45 s), .bench/cost.json.
+ * the DynamoDB capacity units of one charge's lifecycle (cost.ts, about 45 s), .bench/cost.json;
+ * `--only cold` the cold init step alone (about 40 s on a quiet machine), .bench/cold.json.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +42,7 @@ import { type PaymentProbeRow, probePayments } from './payments.ts';
 import {
   type BenchResults,
   bundleSizes,
+  coldSection,
   deliveryQuerySection,
   formatReport,
   machine,
@@ -60,10 +62,11 @@ const DELIVERY_RESULTS_FILE = join(repoRoot, '.bench', 'deliveries.json');
 const PAYMENT_RESULTS_FILE = join(repoRoot, '.bench', 'payments.json');
 const STATS_RESULTS_FILE = join(repoRoot, '.bench', 'stats.json');
 const COST_RESULTS_FILE = join(repoRoot, '.bench', 'cost.json');
+const COLD_RESULTS_FILE = join(repoRoot, '.bench', 'cold.json');
 /** Lifecycles the cost section averages over. */
 const COST_CHARGES = 50;
 /** `--only <section>`: the sections that can run alone (the others share one runtime, in order). */
-const SECTIONS = ['webhooks', 'deliveries', 'payments', 'stats', 'cost'] as const;
+const SECTIONS = ['webhooks', 'deliveries', 'payments', 'stats', 'cost', 'cold'] as const;
 /** Concurrent: throughput and latency under load. Sequential: the latency of one request alone. */
 const LOAD = { connections: 10, warmupSeconds: 2, durationSeconds: 10, sequentialSeconds: 5 } as const;
 /** The raw DynamoDB baseline of the create: as many transactions in flight, as long. */
@@ -134,6 +137,22 @@ function coldTargets(bundles: readonly BundleInfo[], r: BenchRuntime): ColdTarge
   return targets;
 }
 
+/** Once the runtime is idle: every bundle's cold init in fresh processes, and the CPU meanwhile. */
+async function measureCold(bundles: readonly BundleInfo[], r: BenchRuntime) {
+  const coldStartQuietWait = await waitForQuietRuntime(r.pid);
+  const targets = coldTargets(bundles, r);
+  step(`cold starts: ${targets.length} targets × ${COLD_RUNS} fresh node processes`);
+  const cpuBefore = sampleCpu(r.pid);
+  const startedAt = performance.now();
+  const coldStarts = await measureColdStarts(targets, r.settings, COLD_RUNS);
+  const cpuAfter = sampleCpu(r.pid);
+  const coldStartCpu =
+    cpuBefore && cpuAfter
+      ? cpuShares(cpuBefore, cpuAfter, (performance.now() - startedAt) / 1000, 1)
+      : undefined;
+  return { coldStarts, coldStartCpu, coldStartQuietWait };
+}
+
 /** Warm-up (dropped: it loads the handler, fills caches, lets V8 and the JVM's JIT settle), then the runs. */
 async function loadTests(target: LoadTarget, r: BenchRuntime) {
   assertAllOk('warm-up', await runLoad(target, LOAD.connections, LOAD.warmupSeconds));
@@ -170,17 +189,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
 
   // Before the charge loads: their outbox events keep the runtime's stream poller busy for a
   // while after them, which would share the cores with the cold-start processes.
-  const quiet = await waitForQuietRuntime(runtime.pid);
-  const targets = coldTargets(bundles, runtime);
-  step(`cold starts: ${targets.length} targets × ${COLD_RUNS} fresh node processes`);
-  const coldCpuBefore = sampleCpu(runtime.pid);
-  const coldStartedAt = performance.now();
-  const coldStarts = await measureColdStarts(targets, settings, COLD_RUNS);
-  const coldCpuAfter = sampleCpu(runtime.pid);
-  const coldStartCpu =
-    coldCpuBefore && coldCpuAfter
-      ? cpuShares(coldCpuBefore, coldCpuAfter, (performance.now() - coldStartedAt) / 1000, 1)
-      : undefined;
+  const { coldStarts, coldStartCpu, coldStartQuietWait } = await measureCold(bundles, runtime);
 
   step(
     `charges: a bench account with high velocity limits, then POST /v1/charges: ${LOAD.warmupSeconds} s warm-up, ${LOAD.durationSeconds} s at ${LOAD.connections} connections, ${LOAD.sequentialSeconds} s at 1`,
@@ -240,7 +249,7 @@ async function bench(workDir: string, dataDir: string): Promise<BenchResults> {
     bundles: bundleSizes(bundles),
     coldStarts,
     coldStartCpu,
-    coldStartQuietWait: quiet,
+    coldStartQuietWait,
     unbenchedFunctions: unbenchedFunctions(),
     webhooks,
     deliveryQueries,
@@ -355,6 +364,28 @@ async function runAlone<R extends { machine: ReturnType<typeof machine>; webhook
   }
 }
 
+/**
+ * Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
+ * repository, unless modules are left external, which then resolve from node_modules as they
+ * would from the Lambda runtime (.bench/ is gitignored).
+ */
+function bundleWorkDir(): string {
+  const bundleParent = lambdaBundling.externalModules.length > 0 ? join(repoRoot, '.bench') : tmpdir();
+  mkdirSync(bundleParent, { recursive: true });
+  const workDir = mkdtempSync(join(bundleParent, 'pix-bench-bundles-'));
+  tempDirs.push(workDir);
+  return workDir;
+}
+
+/** The cold init step alone (bundles, then fresh processes against an idle runtime): `--only cold`. */
+async function benchCold(dataDir: string) {
+  step('bundling the Lambda handlers');
+  const bundles = await bundleAll(bundleWorkDir());
+  step('starting node bin/local.ts --in-memory');
+  runtime = await startBenchRuntime(benchSettings(dataDir));
+  return { machine: machine(), bundles: bundleSizes(bundles), ...(await measureCold(bundles, runtime)) };
+}
+
 async function main(): Promise<void> {
   const only = onlySection(process.argv.slice(2));
   const watchdogMs = only === 'stats' ? STATS_WATCHDOG_MS : WATCHDOG_MS;
@@ -373,6 +404,8 @@ async function main(): Promise<void> {
     ]);
   if (only === 'cost')
     return runAlone('cost per charge only', COST_RESULTS_FILE, benchCost, (r) => [costSection(r.cost)]);
+  if (only === 'cold')
+    return runAlone('cold init only', COLD_RESULTS_FILE, benchCold, (r) => [coldSection(r)]);
   if (only === 'payments')
     return runAlone('payments only', PAYMENT_RESULTS_FILE, benchPayments, (r) => [
       paymentsSection(r.payments),
@@ -390,14 +423,9 @@ async function main(): Promise<void> {
           .filter((q) => q.p50Ratio > r.paymentStats.ratioGoal)
           .map((q) => `stats: ${q.label} p50 ratio ${q.p50Ratio}× > ${STATS_RATIO_GOAL}×`),
     );
-  // Bundled as deployed, nothing else can be imported beside them: a temp dir outside the
-  // repository, unless modules are left external, which then resolve from node_modules as they
-  // would from the Lambda runtime (.bench/ is gitignored).
-  const bundleParent = lambdaBundling.externalModules.length > 0 ? join(repoRoot, '.bench') : tmpdir();
-  mkdirSync(bundleParent, { recursive: true });
-  const workDir = mkdtempSync(join(bundleParent, 'pix-bench-bundles-'));
+  const workDir = bundleWorkDir();
   const dataDir = mkdtempSync(join(tmpdir(), 'pix-bench-data-'));
-  tempDirs.push(workDir, dataDir);
+  tempDirs.push(dataDir);
   try {
     const results = await bench(workDir, dataDir);
     publish(RESULTS_FILE, formatReport(results), results);

@@ -11,12 +11,14 @@ import {
   outboxStream,
   providerCallbackConsumerQueue,
 } from '#infra/constructs/background-functions.ts';
+import { alarmRules } from '#infra/constructs/observability.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { PixServiceStack, parseEmailSender, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
   acquirerSecretPrefix,
   apiThrottle,
   evidenceBucket,
+  observability,
   providerCallbackQueues,
   schedulerPeriodSeconds,
   table,
@@ -317,8 +319,116 @@ describe('OutboxFailures queue', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: topic }],
     });
-    // With the webhook DLQ's and the provider callback DLQ's.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    // With the webhook DLQ's, the provider callback DLQ's and the four of the observability construct.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+  });
+});
+
+describe('observability', () => {
+  const topic = () => ({ Ref: logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement) });
+  /** The alarm with this logical id prefix, and its metric math by expression id. */
+  function alarmOf(construct: { node: { defaultChild?: unknown } }) {
+    const id = logicalId(construct.node.defaultChild as CfnElement);
+    const properties = template.toJSON().Resources[id].Properties;
+    const queries = Object.fromEntries(
+      ((properties.Metrics ?? []) as { Id: string }[]).map((query) => [query.Id, query]),
+    ) as Record<string, any>;
+    return { properties, queries };
+  }
+  const serviceMetric = (name: string, period: number) => ({
+    MetricStat: {
+      Metric: {
+        Namespace: observability.metricNamespace,
+        MetricName: name,
+        Dimensions: expect.arrayContaining([
+          { Name: 'service', Value: observability.serviceName },
+          { Name: 'mode', Value: 'live' },
+        ]),
+      },
+      Period: period,
+      Stat: 'Sum',
+    },
+    ReturnData: false,
+  });
+  const rateAlarm = (rule: { threshold: number; periods: number }) => ({
+    Threshold: rule.threshold,
+    EvaluationPeriods: rule.periods,
+    DatapointsToAlarm: rule.periods,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    TreatMissingData: 'notBreaching',
+    AlarmActions: [topic()],
+  });
+
+  it('alarms on the API 5xx rate (HTTP API 5xx over Count), to the ops topic', () => {
+    const { properties, queries } = alarmOf(pixStack.observability.api5xxRateAlarm);
+    expect(properties).toMatchObject(rateAlarm(alarmRules.api5xxRate));
+    expect(
+      Object.values(queries)
+        .map((q) => q.Expression)
+        .filter(Boolean),
+    ).toEqual(['IF(whole > 0, 100 * FILL(part, 0) / whole, 0)']);
+    const api = {
+      Name: 'ApiId',
+      Value: { Ref: logicalId(pixStack.api.api.node.defaultChild as CfnElement) },
+    };
+    expect(queries.part?.MetricStat).toMatchObject({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [api] },
+      Period: alarmRules.api5xxRate.periodMinutes * 60,
+    });
+    expect(queries.whole?.MetricStat).toMatchObject({ Metric: { MetricName: 'Count', Dimensions: [api] } });
+  });
+
+  it('alarms on the live acquirer error rate and the live webhook attempt failure rate, from the EMF metrics', () => {
+    const acquirer = alarmOf(pixStack.observability.acquirerErrorRateAlarm);
+    expect(acquirer.properties).toMatchObject(rateAlarm(alarmRules.acquirerErrorRate));
+    const period = alarmRules.acquirerErrorRate.periodMinutes * 60;
+    expect(acquirer.queries.part).toMatchObject(serviceMetric(observability.metrics.acquirerErrors, period));
+    expect(acquirer.queries.whole).toMatchObject(serviceMetric(observability.metrics.acquirerCalls, period));
+
+    const delivery = alarmOf(pixStack.observability.deliveryFailureRateAlarm);
+    expect(delivery.properties).toMatchObject(rateAlarm(alarmRules.deliveryFailureRate));
+    const deliveryPeriod = alarmRules.deliveryFailureRate.periodMinutes * 60;
+    expect(delivery.queries.part).toMatchObject(
+      serviceMetric(observability.metrics.webhookAttemptFailures, deliveryPeriod),
+    );
+    expect(delivery.queries.whole).toMatchObject(
+      serviceMetric(observability.metrics.webhookAttempts, deliveryPeriod),
+    );
+  });
+
+  it("alarms when the outbox stream mapping's IteratorAge stays over the threshold", () => {
+    const { properties } = alarmOf(pixStack.observability.outboxAgeAlarm);
+    expect(properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [
+        {
+          Name: 'FunctionName',
+          Value: { Ref: logicalId(pixStack.background.outbox.function.node.defaultChild as CfnElement) },
+        },
+      ],
+      Statistic: 'Maximum',
+      Period: alarmRules.outboxAge.periodMinutes * 60,
+      Threshold: alarmRules.outboxAge.threshold,
+      EvaluationPeriods: alarmRules.outboxAge.periods,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [topic()],
+    });
+  });
+
+  it('has a dashboard with the alarms and every service metric', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = JSON.stringify(
+      Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]?.Properties.DashboardBody,
+    );
+    for (const name of Object.values(observability.metrics)) expect(body).toContain(`\\"${name}\\"`);
+    for (const alarm of [
+      'Api5xxRateAlarm',
+      'AcquirerErrorRateAlarm',
+      'DeliveryFailureRateAlarm',
+      'OutboxAgeAlarm',
+    ])
+      expect(body).toContain(alarm);
   });
 });
 

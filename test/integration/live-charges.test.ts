@@ -7,11 +7,14 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { admin } from '../helpers/admin.ts';
 import { rawId } from '../helpers/charges.ts';
+import { emfDocuments, metricTotal } from '../helpers/emf.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { control, startPsp } from '../helpers/psp.ts';
@@ -86,6 +89,12 @@ describe('live charges through the API Pix acquirer', () => {
     } finally {
       await control(psp, 'POST', '/mode', { mode: 'up' });
     }
+    // The transport counted the failed call as an acquirer error (EMF, live mode).
+    await eventually(() =>
+      expect(
+        metricTotal(emfDocuments(join(inject('dataDir'), 'metrics.jsonl')), 'AcquirerErrors', 'live'),
+      ).toBeGreaterThan(0),
+    );
     expect(psp.bank.cobs.size).toBe(cobsBefore);
     const list = await api('/v1/charges?limit=100', { apikey: liveKey });
     expect(list.body.data.some((c: { amount: number }) => c.amount === 700)).toBe(false);

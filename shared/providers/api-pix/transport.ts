@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import pRetry from 'p-retry';
-import { ProviderUnavailableError } from '../provider.ts';
+import { countMetric } from '../../metrics.ts';
+import { observability } from '../../resources.ts';
+import { ProviderRequestError, ProviderUnavailableError } from '../provider.ts';
 import { type ApiPixOperation, fromNetworkError, fromResponse, isTransient } from './errors.ts';
 
 /** What a PSP issues to a merchant for its API Pix. PEM strings, never file paths. */
@@ -265,6 +267,7 @@ export function apiPixTransport(
           throw fromResponse(req.operation, answer.status, parsed);
         }
       };
+      countMetric('live', { [observability.metrics.acquirerCalls]: 1 });
       return pRetry(attempt, {
         retries: req.idempotent ? retries : 0,
         minTimeout: minRetryDelayMs,
@@ -272,6 +275,12 @@ export function apiPixTransport(
         factor: 2,
         randomize: true,
         shouldRetry: ({ error }) => isTransient(error),
+      }).catch((error: unknown) => {
+        // The acquirer's failures (no answer, 5xx, credentials refused); not its business answers
+        // (a charge refused, a cob not found), which are the merchant's or the payer's.
+        if (error instanceof ProviderUnavailableError || error instanceof ProviderRequestError)
+          countMetric('live', { [observability.metrics.acquirerErrors]: 1 });
+        throw error;
       });
     },
   };

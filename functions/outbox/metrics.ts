@@ -1,0 +1,66 @@
+/**
+ * The business metrics of a stream batch, from its new event items: every state change writes
+ * its events once, so counting them here counts each change once without touching the use
+ * cases. A batch the stream retries is counted again (metrics are at least once).
+ */
+
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { Mode } from '#shared/domain/scope.ts';
+import { countMetric, type MetricValues } from '#shared/metrics.ts';
+import { type MetricName, observability, streamItemTypes } from '#shared/resources.ts';
+import { sentBody } from '#shared/store/stored-body.ts';
+
+const { metrics } = observability;
+
+/** The canonical events that are a metric by themselves. */
+const EVENT_METRICS: Record<string, MetricName> = {
+  'charge.created': metrics.chargesCreated,
+  'charge.paid': metrics.chargesPaid,
+  'charge.expired': metrics.chargesExpired,
+  'med_case.created': metrics.medCasesOpened,
+  'med.resolved': metrics.medCasesResolved,
+};
+
+const REFUND_METRICS: Record<string, MetricName> = {
+  PENDING: metrics.refundsPending,
+  IN_PROGRESS: metrics.refundsInProgress,
+  REFUNDED: metrics.refundsRefunded,
+  FAILED: metrics.refundsFailed,
+};
+
+type Image = Record<string, AttributeValue>;
+
+/** The refund a `payment.refunded` event is about (a Pix returned to its payer has none). */
+async function refundStatusOf(image: Image): Promise<string | undefined> {
+  const stored = image.body?.B ?? image.body?.S;
+  if (stored === undefined) return undefined;
+  // Binary arrives base64 in Lambda's JSON event, as bytes from the local poller.
+  const body = image.body?.B && typeof stored === 'string' ? Buffer.from(stored, 'base64') : stored;
+  const json = await sentBody({ body, ...(image.qrAt?.N !== undefined && { qrAt: image.qrAt.N }) });
+  return (JSON.parse(json) as { data?: { refund?: { status?: string } } }).data?.refund?.status;
+}
+
+async function metricOf(record: DynamoDBRecord): Promise<{ mode: Mode; name: MetricName } | undefined> {
+  const image = record.dynamodb?.NewImage as Image | undefined;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event) return undefined;
+  const eventType = image.eventType?.S ?? '';
+  const mode = image.mode?.S as Mode;
+  const name =
+    eventType === 'payment.refunded'
+      ? REFUND_METRICS[(await refundStatusOf(image)) ?? '']
+      : EVENT_METRICS[eventType];
+  return name && { mode, name };
+}
+
+/** Adds the batch's counts to the invocation's metrics (written when the handler ends). */
+export async function countEventMetrics(records: readonly DynamoDBRecord[]): Promise<void> {
+  const counts: Record<Mode, MetricValues> = { live: {}, test: {} };
+  for (const metric of await Promise.all(records.map(metricOf))) {
+    if (!metric) continue;
+    const byMode = counts[metric.mode];
+    byMode[metric.name] = (byMode[metric.name] ?? 0) + 1;
+  }
+  for (const mode of ['live', 'test'] as const)
+    if (Object.keys(counts[mode]).length > 0) countMetric(mode, counts[mode]);
+}

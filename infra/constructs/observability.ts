@@ -1,0 +1,201 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { type MetricName, observability } from '#shared/resources.ts';
+
+export interface ObservabilityProps {
+  readonly alarmTopic: ITopic;
+  readonly api: IHttpApi;
+  /** The outbox: its stream mapping's IteratorAge is how far behind the table the webhooks are. */
+  readonly outbox: IFunction;
+}
+
+/**
+ * Each alarm: a rate (`threshold` in percent) or the outbox's age (in ms) over `periodMinutes`,
+ * alarming after `periods` consecutive breaching periods. README, Operations, says what to do.
+ */
+export const alarmRules = {
+  api5xxRate: { threshold: 1, periodMinutes: 5, periods: 2 },
+  acquirerErrorRate: { threshold: 10, periodMinutes: 5, periods: 2 },
+  deliveryFailureRate: { threshold: 20, periodMinutes: 15, periods: 2 },
+  outboxAge: { threshold: 60_000, periodMinutes: 1, periods: 5 },
+} as const;
+
+type AlarmRule = (typeof alarmRules)[keyof typeof alarmRules];
+
+/** A service metric (EMF, `shared/metrics.ts`) of live mode. */
+export const liveMetric = (name: MetricName, statistic = 'Sum', period = Duration.minutes(5)): Metric =>
+  new Metric({
+    namespace: observability.metricNamespace,
+    metricName: name,
+    dimensionsMap: { service: observability.serviceName, mode: 'live' },
+    statistic,
+    period,
+  });
+
+/** `100 × part / whole`, 0 when nothing happened (an idle hour is not an outage). */
+const percent = (label: string, part: IMetric, whole: IMetric, minutes: number) =>
+  new MathExpression({
+    expression: 'IF(whole > 0, 100 * FILL(part, 0) / whole, 0)',
+    usingMetrics: { part, whole },
+    label,
+    period: Duration.minutes(minutes),
+  });
+
+/**
+ * The CloudWatch dashboard of the service and its four alarms (5xx rate, acquirer error rate,
+ * delivery failure rate, outbox age), which notify the ops topic beside the queue alarms.
+ */
+export class Observability extends Construct {
+  readonly dashboard: Dashboard;
+  readonly api5xxRateAlarm: Alarm;
+  readonly acquirerErrorRateAlarm: Alarm;
+  readonly deliveryFailureRateAlarm: Alarm;
+  readonly outboxAgeAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    const { metrics } = observability;
+    const action = new SnsAction(props.alarmTopic);
+    const alarm = (alarmId: string, metric: IMetric, rule: AlarmRule, description: string): Alarm => {
+      const created = new Alarm(this, alarmId, {
+        alarmDescription: `${description} See README, Operations.`,
+        metric,
+        threshold: rule.threshold,
+        evaluationPeriods: rule.periods,
+        datapointsToAlarm: rule.periods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(action);
+      return created;
+    };
+
+    const rules = alarmRules;
+    const api5xxRate = percent(
+      'API 5xx %',
+      props.api.metricServerError({ period: Duration.minutes(rules.api5xxRate.periodMinutes) }),
+      props.api.metricCount({ period: Duration.minutes(rules.api5xxRate.periodMinutes) }),
+      rules.api5xxRate.periodMinutes,
+    );
+    const api5xx = 'API answers 5xx (internal_error, service_unavailable) to too many requests.';
+    this.api5xxRateAlarm = alarm('Api5xxRateAlarm', api5xxRate, rules.api5xxRate, api5xx);
+
+    /** A live EMF rate: `part` of `whole` over the rule's period. */
+    const liveRate = (label: string, part: MetricName, whole: MetricName, rule: AlarmRule) => {
+      const period = Duration.minutes(rule.periodMinutes);
+      return percent(
+        label,
+        liveMetric(part, 'Sum', period),
+        liveMetric(whole, 'Sum', period),
+        rule.periodMinutes,
+      );
+    };
+    const { acquirerErrors, acquirerCalls, webhookAttemptFailures, webhookAttempts } = metrics;
+    const acquirerErrorRate = liveRate(
+      'Acquirer errors %',
+      acquirerErrors,
+      acquirerCalls,
+      rules.acquirerErrorRate,
+    );
+    const acquirer = 'Live acquirer (API Pix) calls fail: no answer, 5xx or credentials refused.';
+    this.acquirerErrorRateAlarm = alarm(
+      'AcquirerErrorRateAlarm',
+      acquirerErrorRate,
+      rules.acquirerErrorRate,
+      acquirer,
+    );
+    const deliveryFailureRate = liveRate(
+      'Webhook attempt failures %',
+      webhookAttemptFailures,
+      webhookAttempts,
+      rules.deliveryFailureRate,
+    );
+    const delivery = 'Too many live webhook attempts get no 2xx from the merchants.';
+    this.deliveryFailureRateAlarm = alarm(
+      'DeliveryFailureRateAlarm',
+      deliveryFailureRate,
+      rules.deliveryFailureRate,
+      delivery,
+    );
+
+    const outboxAge = props.outbox.metric('IteratorAge', {
+      statistic: 'Maximum',
+      period: Duration.minutes(rules.outboxAge.periodMinutes),
+    });
+    const late = 'The outbox reads the table stream late: webhooks, counters and MED e-mails are delayed.';
+    this.outboxAgeAlarm = alarm('OutboxAgeAlarm', outboxAge, rules.outboxAge, late);
+
+    const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
+      new GraphWidget({ title, left, right, width: 12, height: 6 });
+    const live = (...names: MetricName[]) => names.map((name) => liveMetric(name));
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      widgets: [
+        [
+          new AlarmStatusWidget({
+            title: 'Alarms',
+            alarms: [
+              this.api5xxRateAlarm,
+              this.acquirerErrorRateAlarm,
+              this.deliveryFailureRateAlarm,
+              this.outboxAgeAlarm,
+            ],
+            width: 24,
+            height: 3,
+          }),
+        ],
+        [
+          graph('Charges (live)', live(metrics.chargesCreated, metrics.chargesPaid, metrics.chargesExpired)),
+          graph(
+            'Refunds by status (live)',
+            live(
+              metrics.refundsPending,
+              metrics.refundsInProgress,
+              metrics.refundsRefunded,
+              metrics.refundsFailed,
+            ),
+          ),
+        ],
+        [
+          graph('MED cases (live)', live(metrics.medCasesOpened, metrics.medCasesResolved)),
+          graph('API', [props.api.metricCount(), props.api.metricServerError()], [api5xxRate]),
+        ],
+        [
+          graph(
+            'Webhook deliveries (live)',
+            live(
+              metrics.webhookAttempts,
+              metrics.webhookAttemptFailures,
+              metrics.webhookDelivered,
+              metrics.webhookFailed,
+              metrics.webhookCancelled,
+            ),
+            [deliveryFailureRate],
+          ),
+          graph('Webhook delivery latency (live, ms)', [
+            liveMetric(metrics.webhookLatency, 'p50'),
+            liveMetric(metrics.webhookLatency, 'p99'),
+          ]),
+        ],
+        [
+          graph('Acquirer (live)', live(metrics.acquirerCalls, metrics.acquirerErrors), [acquirerErrorRate]),
+          graph('Outbox iterator age (ms)', [outboxAge]),
+        ],
+      ],
+    });
+  }
+}
