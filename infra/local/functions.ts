@@ -22,6 +22,7 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   med: async () => (await import('../../functions/med/index.ts')).handler,
   checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
+  docs: async () => (await import('../../functions/docs/index.ts')).handler,
 };
 
 /**
