@@ -25,8 +25,8 @@ const validators = new Map<string, ValidateFunction>();
 const pointer = (...parts: string[]) =>
   parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
-function validatorFor(path: string, method: string, status: string): ValidateFunction {
-  const ref = `${DOCUMENT_ID}#/${pointer('paths', path, method, 'responses', status, 'content', 'application/json', 'schema')}`;
+function validatorFor(responsePointer: string): ValidateFunction {
+  const ref = `${DOCUMENT_ID}#${responsePointer}/${pointer('content', 'application/json', 'schema')}`;
   let validate = validators.get(ref);
   if (!validate) {
     validate = ajv.compile({ $ref: ref });
@@ -37,7 +37,7 @@ function validatorFor(path: string, method: string, status: string): ValidateFun
 
 const envelopeValidator = ajv.compile({ $ref: `${DOCUMENT_ID}#/components/schemas/ErrorEnvelope` });
 
-type Declared = { content?: Record<string, unknown> };
+type Declared = { content?: Record<string, unknown>; $ref?: string };
 
 /** What is wrong with one response, or undefined when it is what the document says. */
 export function contractViolation(
@@ -62,14 +62,22 @@ export function contractViolation(
   const operation = (document.paths[route.path] as Record<string, { responses: Record<string, Declared> }>)[
     lowerMethod
   ];
-  const declared = operation?.responses[String(status)];
-  if (!declared) return `${where}: route ${route.id} has no response ${status} in the OpenAPI document`;
+  const listed = operation?.responses[String(status)];
+  if (!listed) return `${where}: route ${route.id} has no response ${status} in the OpenAPI document`;
+  // A shared error response is a reference to `components.responses`.
+  const responsePointer = listed.$ref
+    ? listed.$ref.slice(1)
+    : `/${pointer('paths', route.path, lowerMethod, 'responses', String(status))}`;
+  const declared = listed.$ref
+    ? (document.components.responses as Record<string, Declared>)[listed.$ref.split('/').at(-1) ?? '']
+    : listed;
+  if (!declared) return `${where}: route ${route.id} refers to a missing ${listed.$ref}`;
   if (!declared.content) return text === '' ? undefined : `${where}: route ${route.id} declares no body`;
   const [mediaType = ''] = Object.keys(declared.content);
   if (baseType !== mediaType.split(';')[0])
     return `${where}: route ${route.id} answered ${contentType}, the document says ${mediaType}`;
   if (mediaType !== 'application/json') return undefined;
-  const validate = validatorFor(route.path, lowerMethod, String(status));
+  const validate = validatorFor(responsePointer);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -182,7 +182,57 @@ export function errorCodesOf(route: RouteDefinition): Partial<Record<ErrorStatus
   );
 }
 
-function headersOf(route: RouteDefinition, own: readonly ResponseHeader[] = [], status?: number): Json {
+const errorResponse = (
+  route: Pick<RouteDefinition, 'auth'>,
+  status: ErrorStatus,
+  codes: readonly string[],
+) => ({
+  ...errorEnvelope(status, codes),
+  headers: headersOf(route, [], status),
+});
+
+/**
+ * The errors most routes share (401, 404, 429 and 500 with their one common code) are written
+ * once under `components.responses`, one per kind of authentication (their headers differ).
+ */
+const SHARED_ERRORS: Partial<Record<ErrorStatus, [code: string, name: string]>> = {
+  401: ['unauthorized', 'Unauthorized'],
+  404: ['not_found', 'NotFound'],
+  429: ['rate_limited', 'RateLimited'],
+  500: ['internal_error', 'InternalError'],
+};
+const AUTH_PREFIX: Record<RouteDefinition['auth'], string> = {
+  apikey: 'ApiKey',
+  jwt: 'Token',
+  none: 'Public',
+};
+
+function sharedErrorResponseName(
+  route: Pick<RouteDefinition, 'auth'>,
+  status: ErrorStatus,
+  codes: readonly string[],
+): string | undefined {
+  const shared = SHARED_ERRORS[status];
+  return shared && codes.length === 1 && codes[0] === shared[0]
+    ? `${AUTH_PREFIX[route.auth]}${shared[1]}`
+    : undefined;
+}
+
+function sharedErrorResponses(): Record<string, Json> {
+  const responses: Record<string, Json> = {};
+  for (const route of routes)
+    for (const [status, codes = []] of Object.entries(errorCodesOf(route))) {
+      const name = sharedErrorResponseName(route, Number(status) as ErrorStatus, codes);
+      if (name) responses[name] ??= errorResponse(route, Number(status) as ErrorStatus, codes);
+    }
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function headersOf(
+  route: Pick<RouteDefinition, 'auth'>,
+  own: readonly ResponseHeader[] = [],
+  status?: number,
+): Json {
   const names = [
     'X-Request-Id',
     ...(route.auth === 'apikey' ? RATE_LIMIT_HEADERS : []),
@@ -244,9 +294,11 @@ function operationOf(route: RouteDefinition): Json {
   const responses: Json = {};
   for (const [status, response] of Object.entries(operation.responses))
     if (response) responses[status] = successResponse(route, response);
-  for (const [status, codes] of Object.entries(errorCodesOf(route))) {
-    const envelope = errorEnvelope(Number(status) as ErrorStatus, codes ?? []);
-    responses[status] = { ...envelope, headers: headersOf(route, [], Number(status)) };
+  for (const [status, codes = []] of Object.entries(errorCodesOf(route))) {
+    const shared = sharedErrorResponseName(route, Number(status) as ErrorStatus, codes);
+    responses[status] = shared
+      ? { $ref: `#/components/responses/${shared}` }
+      : errorResponse(route, Number(status) as ErrorStatus, codes);
   }
   return {
     operationId: route.id,
@@ -319,6 +371,7 @@ export function buildOpenApiDocument() {
           additionalProperties: false,
         },
       },
+      responses: sharedErrorResponses(),
       parameters: {
         IdempotencyKey: {
           name: 'Idempotency-Key',
