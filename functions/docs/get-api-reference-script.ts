@@ -9,7 +9,8 @@ async function loadScript(): Promise<string> {
   try {
     return await readFile(new URL('./api-reference.js', import.meta.url), 'utf8');
   } catch {
-    return readFile(new URL(import.meta.resolve('@scalar/api-reference/dist/browser/standalone.js')), 'utf8');
+    // The package exports no path to its browser bundle: it sits beside its main module.
+    return readFile(new URL('./browser/standalone.js', import.meta.resolve('@scalar/api-reference')), 'utf8');
   }
 }
 

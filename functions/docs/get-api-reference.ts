@@ -8,13 +8,22 @@ import type { RouteHandler } from '#shared/http/types.ts';
  */
 export const getApiReference: RouteHandler<undefined> = async () => {
   const nonce = randomBytes(16).toString('base64');
-  const config = { url: '/v1/openapi.json', withDefaultFonts: false, hideClientButton: true };
+  // No web fonts, no AI agent or MCP buttons (they call Scalar's own services), no toolbar.
+  const config = {
+    url: '/v1/openapi.json',
+    withDefaultFonts: false,
+    hideClientButton: true,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+  };
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Pix payment service API reference</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <div id="app"></div>

@@ -40,9 +40,14 @@ describe('the API reference page in a browser', () => {
 
     const response = await page.goto(`${testBaseUrl}/docs`, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
-    // Rendered from the document: an operation summary and a schema name only it holds.
-    await page.getByText('Create a Pix charge', { exact: true }).first().waitFor({ timeout: 20_000 });
-    await page.getByText('Refund a payment', { exact: true }).first().waitFor({ timeout: 10_000 });
+    // Rendered from the document: its tags, then an operation with its request and responses.
+    await page.getByText('Log in to the dashboard', { exact: true }).first().waitFor({ timeout: 20_000 });
+    await page.getByText('charges', { exact: true }).first().click();
+    await page.getByText('Create a Pix charge', { exact: true }).first().click();
+    await page
+      .getByRole('heading', { name: 'Create a Pix charge', exact: true })
+      .waitFor({ timeout: 10_000 });
+    await page.getByText('Idempotency-Key', { exact: true }).first().waitFor({ timeout: 10_000 });
     expect(await page.title()).toMatch(/Pix payment service/);
 
     mkdirSync(SCREENSHOTS, { recursive: true });

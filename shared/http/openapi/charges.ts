@@ -75,7 +75,7 @@ const createOperation = (body: typeof CreateChargeBody, summary: string): Operat
 
 export const chargeOperations: Operations<'charges'> = {
   createCharge: createOperation(CreateChargeBody, 'Create a Pix charge'),
-  createPixCharge: createOperation(CreatePixChargeBody, 'Create a Pix charge (`payment_method` implied)'),
+  createPixCharge: createOperation(CreatePixChargeBody, 'Create a Pix charge (payment method implied)'),
   listCharges: {
     summary: 'List charges',
     description:
