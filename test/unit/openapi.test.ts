@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/http/openapi/document.ts';
 import { routes } from '#shared/routes.ts';
@@ -51,5 +53,21 @@ describe('the OpenAPI document', () => {
         'insufficient_balance',
       ]),
     );
+  });
+
+  it('has examples that match their schemas', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ((addFormatsPlugin as { default?: unknown }).default as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema(document as object, 'openapi.json');
+    const schemas = document.components.schemas as Record<string, { examples?: unknown[] }>;
+    const withExamples = Object.entries(schemas).filter(([, schema]) => schema.examples !== undefined);
+    expect(withExamples.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['Charge', 'Refund', 'WalletBalance']),
+    );
+    for (const [name, schema] of withExamples) {
+      const validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
+      for (const example of schema.examples ?? [])
+        expect(validate(example), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
   });
 });

@@ -55,22 +55,41 @@ export const Payment = v.strictObject({
   cryptoCurrency: v.null(),
 });
 
-export const Refund = v.strictObject({
-  id: v.pipe(v.string(), v.startsWith('re_')),
-  transactionId: v.string(),
-  amount: Amount,
-  currency: Currency,
-  status: v.picklist(refundStatuses),
-  reason: v.nullable(v.string()),
-  strategy: v.picklist(['devolution', 'cashout']),
-  fee: Amount,
-  automatic: v.boolean(),
-  destinationKey: v.optional(v.string()),
-  failureReason: v.nullable(v.string()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  completedAt: NullableTimestamp,
-});
+export const Refund = v.pipe(
+  v.strictObject({
+    id: v.pipe(v.string(), v.startsWith('re_')),
+    transactionId: v.string(),
+    amount: Amount,
+    currency: Currency,
+    status: v.picklist(refundStatuses),
+    reason: v.nullable(v.string()),
+    strategy: v.picklist(['devolution', 'cashout']),
+    fee: Amount,
+    automatic: v.boolean(),
+    destinationKey: v.optional(v.string()),
+    failureReason: v.nullable(v.string()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    completedAt: NullableTimestamp,
+  }),
+  v.examples([
+    {
+      id: 're_0193a1b2-d4e5-7f60-8a9b-0c1d2e3f4a5b',
+      transactionId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+      amount: 500,
+      currency: 'BRL',
+      status: 'PENDING',
+      reason: 'Item out of stock',
+      strategy: 'cashout',
+      fee: 0,
+      automatic: false,
+      failureReason: null,
+      createdAt: '2026-11-22T20:05:00.000Z',
+      updatedAt: '2026-11-22T20:05:00.000Z',
+      completedAt: null,
+    },
+  ]),
+);
 
 const CurrencyVolume = v.strictObject({ currency: Currency, volume: Amount, count: Count });
 const VolumeByCurrency = v.record(v.string(), Amount);

@@ -13,17 +13,32 @@ const BalanceEntry = v.strictObject({
 });
 
 /** Without `currency`: top-level fields describe the primary currency (BRL). */
-export const WalletBalance = v.strictObject({
-  available: Amount,
-  pending: Amount,
-  total: Amount,
-  retained: Amount,
-  currency: Currency,
-  next_release_at: NullableTimestamp,
-  next_release_amount: v.nullable(Amount),
-  balances: v.array(BalanceEntry),
-  primary: BalanceEntry,
-});
+export const WalletBalance = v.pipe(
+  v.strictObject({
+    available: Amount,
+    pending: Amount,
+    total: Amount,
+    retained: Amount,
+    currency: Currency,
+    next_release_at: NullableTimestamp,
+    next_release_amount: v.nullable(Amount),
+    balances: v.array(BalanceEntry),
+    primary: BalanceEntry,
+  }),
+  v.examples([
+    {
+      available: 98950,
+      pending: 0,
+      total: 98950,
+      retained: 0,
+      currency: 'BRL',
+      next_release_at: null,
+      next_release_amount: null,
+      balances: [{ currency: 'BRL', available: 98950, pending: 0, total: 98950 }],
+      primary: { currency: 'BRL', available: 98950, pending: 0, total: 98950 },
+    },
+  ]),
+);
 
 /** With `currency`: the flat single-currency shape. */
 export const CurrencyBalance = v.strictObject({
