@@ -264,16 +264,43 @@ function successResponse(route: RouteDefinition, response: SuccessResponse): Jso
 /** Query parameters, one per property of the query's object schema. */
 function queryParameters(query: Schema): Json[] {
   const json = requestSchema.convert(query) as { properties?: Record<string, Json>; required?: string[] };
+  const entries = (query as Partial<v.StrictObjectSchema<v.ObjectEntries, undefined>>).entries ?? {};
   return Object.entries(json.properties ?? {}).map(([name, schema]) => {
     const { description, ...rest } = schema as { description?: string } & Json;
+    const entry = entries[name];
     return {
       name,
       in: 'query',
       required: json.required?.includes(name) ?? false,
       ...(description !== undefined && { description }),
-      schema: rest,
+      schema: (entry && integerQuerySchema(entry)) ?? rest,
     };
   });
+}
+
+/**
+ * A query integer (`queryInteger`: digits, then `Number`, then bounds) as the integer it is: the
+ * conversion sees only the string before the transform and drops the bounds after it.
+ */
+function integerQuerySchema(entry: v.GenericSchema): Json | undefined {
+  const optional =
+    entry.type === 'optional' ? (entry as v.OptionalSchema<v.GenericSchema, unknown>) : undefined;
+  const inner = optional?.wrapped ?? entry;
+  const pipe = (inner as Partial<v.SchemaWithPipe<[v.GenericSchema]>>).pipe as
+    | readonly { type: string; requirement?: unknown }[]
+    | undefined;
+  if (!pipe?.some((item) => item.type === 'transform')) return undefined;
+  if (!pipe.some((item) => item.type === 'regex' && String(item.requirement) === String(/^\d+$/)))
+    return undefined;
+  const bound = (type: string) => pipe.find((item) => item.type === type)?.requirement as number | undefined;
+  const [minimum, maximum] = [bound('min_value'), bound('max_value')];
+  const fallback = optional?.default;
+  return {
+    type: 'integer',
+    ...(minimum !== undefined && { minimum }),
+    ...(maximum !== undefined && maximum < Number.MAX_SAFE_INTEGER && { maximum }),
+    ...(typeof fallback === 'string' && { default: Number(fallback) }),
+  };
 }
 
 function operationOf(route: RouteDefinition): Json {
