@@ -6,7 +6,7 @@
  */
 
 import { afterAll, afterEach } from 'vitest';
-import { contractViolation } from './contract.ts';
+import { BODY_UNCHECKED, contractViolation } from './contract.ts';
 import { testBaseUrl } from './local-env.ts';
 
 const apiOrigin = new URL(testBaseUrl).origin;
@@ -22,7 +22,8 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Pr
   const contentType = response.headers.get('content-type');
   // Bytes (an image) are checked by content type only: reading them as text is not needed.
   const text = contentType?.startsWith('image/') ? '' : await response.clone().text();
-  const violation = contractViolation(method, url, response.status, contentType, text);
+  const bodyChecked = !new Headers(init?.headers).has(Object.keys(BODY_UNCHECKED)[0] ?? '');
+  const violation = contractViolation(method, url, response.status, contentType, text, bodyChecked);
   if (violation) violations.push(violation);
   return response;
 };
