@@ -10,7 +10,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
-          setupFiles: ['test/helpers/ledger-invariant.ts'],
+          setupFiles: ['test/helpers/ledger-invariant.ts', 'test/helpers/contract-fetch.ts'],
           env: testAwsEnv,
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -14,7 +14,8 @@ export type Group =
   | 'med'
   | 'checkout'
   | 'provider-callbacks'
-  | 'sandbox';
+  | 'sandbox'
+  | 'docs';
 
 /** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
 export type AuthKind = 'none' | 'jwt' | 'apikey';
@@ -280,6 +281,17 @@ export const routes = [
     method: 'POST',
     path: '/v1/sandbox/med/cases/{id}/decide',
     auth: 'apikey',
+  },
+
+  // The API's own description: the OpenAPI document and its reference page (no auth).
+  { id: 'getOpenApiDocument', group: 'docs', method: 'GET', path: '/v1/openapi.json', auth: 'none' },
+  { id: 'getApiReference', group: 'docs', method: 'GET', path: '/docs', auth: 'none' },
+  {
+    id: 'getApiReferenceScript',
+    group: 'docs',
+    method: 'GET',
+    path: '/docs/api-reference.js',
+    auth: 'none',
   },
 ] as const satisfies readonly RouteDefinition[];
 

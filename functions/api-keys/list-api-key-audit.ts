@@ -1,10 +1,7 @@
-import * as v from 'valibot';
-import { requireKeyManager, serializeAuditEvent } from '#shared/domain/api-keys.ts';
-import { parseInput, queryInteger } from '#shared/domain/validation.ts';
+import { AuditQuery, requireKeyManager, serializeAuditEvent } from '#shared/domain/api-keys.ts';
+import { parseInput } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
 import { listAuditEvents } from '#shared/store/api-keys.ts';
-
-const AuditQuery = v.strictObject({ limit: queryInteger(1, 100, 25) });
 
 /** GET /v1/api-keys/audit-log: issue/rotate/revoke events, newest first (OWNER/ADMIN). */
 export const listApiKeyAudit: RouteHandler<UserPrincipal> = async ({ principal, query }) => {

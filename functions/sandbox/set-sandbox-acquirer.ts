@@ -1,19 +1,8 @@
-import * as v from 'valibot';
+import { SandboxAcquirerBody } from '#shared/domain/sandbox-input.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { getAccount, setSandboxAcquirer as store } from '#shared/store/accounts.ts';
 import { requireTestMode } from './sandbox-only.ts';
-
-const Body = v.pipe(
-  v.strictObject({
-    status: v.optional(v.picklist(['up', 'down'], 'Must be up or down')),
-    payouts: v.optional(v.picklist(['supported', 'unsupported'], 'Must be supported or unsupported')),
-  }),
-  v.forward(
-    v.check((body) => body.status !== undefined || body.payouts !== undefined, 'Give status or payouts'),
-    ['status'],
-  ),
-);
 
 /**
  * POST /v1/sandbox/acquirer: take the simulated acquirer down (creates answer 503) or up, and
@@ -21,7 +10,7 @@ const Body = v.pipe(
  */
 export const setSandboxAcquirer: RouteHandler<KeyPrincipal> = async ({ principal, body }) => {
   requireTestMode(principal);
-  const input = parseInput(Body, body, 'body');
+  const input = parseInput(SandboxAcquirerBody, body, 'body');
   await store(principal.accountId, {
     ...(input.status !== undefined && { down: input.status === 'down' }),
     ...(input.payouts !== undefined && { payoutsUnsupported: input.payouts === 'unsupported' }),

@@ -1,8 +1,7 @@
-import * as v from 'valibot';
 import { serializeCharge } from '#shared/domain/charges.ts';
 import { NotFound } from '#shared/domain/errors.ts';
 import { parseChargeId } from '#shared/domain/pix-ids.ts';
-import { classifyTaxId, normalizeTaxId } from '#shared/domain/tax-id.ts';
+import { SimulatePaymentBody } from '#shared/domain/sandbox-input.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { newEndToEndId } from '#shared/ids.ts';
@@ -14,23 +13,6 @@ import { requireTestMode } from './sandbox-only.ts';
 
 /** The ISPB the sandbox's simulated payer banks use in end-to-end ids. */
 const SANDBOX_ISPB = '99999999';
-
-const SimulatePaymentBody = v.optional(
-  v.strictObject({
-    /** The payer's CPF/CNPJ as their bank reports it; omitted = not reported. */
-    payer_document: v.optional(
-      v.pipe(
-        v.string(),
-        v.transform(normalizeTaxId),
-        v.check((d) => classifyTaxId(d) !== undefined, 'Must be a valid CPF or CNPJ'),
-      ),
-    ),
-    payer_name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-    /** Defaults to the charge amount; any other amount is returned and the charge stays as it was. */
-    amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  }),
-  {},
-);
 
 const OUTCOME: Record<string, string> = {
   credit: 'paid',

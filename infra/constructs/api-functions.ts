@@ -11,8 +11,8 @@ import type { SingleTable, TableAccess } from './table.ts';
 
 /** What one API group's Lambda may do. Everything not listed here is denied. */
 export interface GroupAccess {
-  /** Item access to the single table. */
-  readonly table: TableAccess;
+  /** Item access to the single table; `none` for a group that never reads it (no `TABLE_NAME`). */
+  readonly table: TableAccess | 'none';
   /** Reads the dashboard JWT signing key (issues or verifies dashboard tokens): `JWT_SECRET_ARN`. */
   readonly jwtSecret: boolean;
   /** Reads the seed of the Pix payload signing key (signs `/pix/{id}`): `PIX_SIGNING_SECRET_ARN`. */
@@ -27,6 +27,8 @@ export interface GroupAccess {
   readonly evidenceBucket?: boolean;
   /** @default 10 seconds */
   readonly timeout?: Duration;
+  /** Files the group serves, copied beside its bundle (name → path from the repository root). */
+  readonly assets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -91,12 +93,22 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // Test-mode only: drives a charge through payment or expiry, a refund to its outcome, and a
   // MED case (open, evidence request, decision), as the acquirer would.
   sandbox: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  // The OpenAPI document and its reference page: built from code, no data, no secret. Its own
+  // Lambda keeps the reference page's script (about 4 MB) out of every other bundle.
+  docs: {
+    table: 'none',
+    jwtSecret: false,
+    pixSigningSecret: false,
+    rateLimitCounters: false,
+    assets: { 'api-reference.js': 'node_modules/@scalar/api-reference/dist/browser/standalone.js' },
+  },
 };
 
 /** Settings every API Lambda reads at cold start. */
 const apiEnvironment = { ...serviceEnvironment, ALLOW_HTTP_WEBHOOKS: 'false' } as const;
 
-const functionsDir = join(import.meta.dirname, '..', '..', 'functions');
+const repositoryRoot = join(import.meta.dirname, '..', '..');
+const functionsDir = join(repositoryRoot, 'functions');
 
 export interface ApiFunctionsProps {
   readonly table: SingleTable;
@@ -132,8 +144,13 @@ export class ApiFunctions extends Construct {
         description: `Pix API: the ${group} routes`,
         timeout: access.timeout,
         environment,
+        ...(access.assets && {
+          assets: Object.fromEntries(
+            Object.entries(access.assets).map(([name, path]) => [name, join(repositoryRoot, path)]),
+          ),
+        }),
       });
-      fn.bindTable(props.table, { access: access.table });
+      if (access.table !== 'none') fn.bindTable(props.table, { access: access.table });
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);

@@ -39,6 +39,8 @@ export interface ServiceFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** Active X-Ray tracing. @default false */
   readonly tracing?: boolean;
+  /** Files copied beside the bundle: name in the bundle → absolute source path. */
+  readonly assets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -81,6 +83,14 @@ export class ServiceFunction extends Construct {
         mainFields: [...lambdaBundling.mainFields],
         externalModules: [...lambdaBundling.externalModules],
         forceDockerBundling: false,
+        ...(props.assets && {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_input: string, output: string) =>
+              Object.entries(props.assets ?? {}).map(([name, from]) => `cp "${from}" "${output}/${name}"`),
+          },
+        }),
       },
     });
 

@@ -23,6 +23,7 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   checkout: async () => (await import('../../functions/checkout/index.ts')).handler,
   'provider-callbacks': async () => (await import('../../functions/provider-callbacks/index.ts')).handler,
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
+  docs: async () => (await import('../../functions/docs/index.ts')).handler,
 };
 
 /**

@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import type { Role } from './auth.ts';
 import { PermissionDenied } from './errors.ts';
 import type { Mode } from './scope.ts';
+import { queryInteger } from './validation.ts';
 
 /** Any member lists keys; only OWNER and ADMIN issue, rotate and revoke (and read the audit log). */
 export interface ApiKeyRecord {
@@ -79,6 +80,9 @@ export const serializeIssuedKey = ({ apiKey, record }: IssuedKey) => ({
   createdAt: record.createdAt,
   mode: record.mode,
 });
+
+/** `GET /v1/api-keys/audit-log` query. */
+export const AuditQuery = v.strictObject({ limit: queryInteger(1, 100, 25) });
 
 export const serializeKeyListItem = (record: ApiKeyRecord) => ({
   id: record.id,

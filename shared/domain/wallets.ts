@@ -1,5 +1,7 @@
 /** Public wallet shapes (Part 1, "Wallet balance" and "Wallet list item"), built field by field. */
 
+import * as v from 'valibot';
+
 export const PRIMARY_CURRENCY = 'BRL';
 
 export interface WalletBalance {
@@ -70,4 +72,11 @@ export const serializeWalletListItem = (w: WalletBalance) => ({
   walletType: 'OPERATIONAL',
   balance: w.available,
   pendingBalance: w.pending,
+});
+
+/** `GET /v1/wallets/balance` query. */
+export const BalanceQuery = v.strictObject({
+  currency: v.optional(
+    v.pipe(v.string(), v.toUpperCase(), v.regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 currency code')),
+  ),
 });

@@ -526,6 +526,7 @@ describe('API Lambdas', () => {
       'checkout',
       'provider-callbacks',
       'sandbox',
+      'docs',
     ]);
     // Background: scheduler, outbox, webhook dispatcher, provider callback consumer.
     template.resourceCountIs('AWS::Lambda::Function', groups.length + 4);
@@ -540,7 +541,6 @@ describe('API Lambdas', () => {
           Variables: Match.objectLike({
             NODE_OPTIONS: '--enable-source-maps',
             API_VERSION: '2026-11-01',
-            TABLE_NAME: Match.anyValue(),
             ALLOW_HTTP_WEBHOOKS: 'false',
           }),
         },
@@ -560,7 +560,8 @@ describe('API Lambdas', () => {
     const actions = statementsOf(group).flatMap((statement) =>
       statement.Condition ? [] : actionsOf(statement),
     );
-    expect(actions).toContain('dynamodb:Query');
+    expect(actions.includes('dynamodb:Query')).toBe(access.table !== 'none');
+    expect('TABLE_NAME' in environmentOf(pixStack.functions[group])).toBe(access.table !== 'none');
     expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
     expect(canWriteTable(group)).toBe(access.table === 'readWrite');
     expect(readsSecret(group, 'jwtSecret')).toBe(access.jwtSecret);
@@ -586,7 +587,8 @@ describe('API Lambdas', () => {
     expect(environment).not.toHaveProperty('WEBHOOK_QUEUE_URL');
   });
 
-  it.each(groups)('grants the %s group the table and each GSI by name, never /index/*', (group) => {
+  const tableGroups = groups.filter((group) => groupAccess[group].table !== 'none');
+  it.each(tableGroups)('grants the %s group the table and each GSI by name, never /index/*', (group) => {
     const resources = JSON.stringify(
       statementsOf(group)
         .filter((statement) => actionsOf(statement).includes('dynamodb:Query'))

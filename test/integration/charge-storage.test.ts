@@ -19,6 +19,7 @@ import {
   storedCharge,
   storedEvents,
 } from '../helpers/charges.ts';
+import { BODY_UNCHECKED } from '../helpers/contract.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { itemSize } from '../helpers/item-size.ts';
@@ -32,10 +33,10 @@ const receiver = receiverPool().start;
 const ONE_KB = 1024;
 
 /** The response as sent: status, raw text and the replay header. */
-async function rawCreate(apikey: string, idempotencyKey: string, body: unknown) {
+async function rawCreate(apikey: string, idempotencyKey: string, body: unknown, headers = {}) {
   const response = await fetch(`${testBaseUrl}/v1/charges`, {
     method: 'POST',
-    headers: { apikey, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' },
+    headers: { apikey, 'idempotency-key': idempotencyKey, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   return {
@@ -203,7 +204,8 @@ describe('items written before the image left them', () => {
       }),
     );
 
-    const replay = await rawCreate(m.apikey, key, body);
+    // The stored response is a fabricated minimal one, not a whole Charge: no contract check of its body.
+    const replay = await rawCreate(m.apikey, key, body, BODY_UNCHECKED);
 
     expect(replay).toMatchObject({ status: 201, replayed: 'true' });
     expect(JSON.parse(replay.text)).toEqual(response.body);

@@ -1,0 +1,34 @@
+/** Bodies of the test-mode sandbox routes (`/v1/sandbox/…`). */
+
+import * as v from 'valibot';
+import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
+
+/** `POST /v1/sandbox/charges/{id}/pay`: the Pix as the acquirer reports it. */
+export const SimulatePaymentBody = v.optional(
+  v.strictObject({
+    /** The payer's CPF/CNPJ as their bank reports it; omitted = not reported. */
+    payer_document: v.optional(
+      v.pipe(
+        v.string(),
+        v.transform(normalizeTaxId),
+        v.check((d) => classifyTaxId(d) !== undefined, 'Must be a valid CPF or CNPJ'),
+      ),
+    ),
+    payer_name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    /** Defaults to the charge amount; any other amount is returned and the charge stays as it was. */
+    amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  }),
+  {},
+);
+
+/** `POST /v1/sandbox/acquirer`. */
+export const SandboxAcquirerBody = v.pipe(
+  v.strictObject({
+    status: v.optional(v.picklist(['up', 'down'], 'Must be up or down')),
+    payouts: v.optional(v.picklist(['supported', 'unsupported'], 'Must be supported or unsupported')),
+  }),
+  v.forward(
+    v.check((body) => body.status !== undefined || body.payouts !== undefined, 'Give status or payouts'),
+    ['status'],
+  ),
+);

@@ -1,0 +1,29 @@
+/** `auth` group: dashboard login and logout. */
+
+import * as v from 'valibot';
+import { LoginBody, roles } from '../../domain/auth.ts';
+import type { Operations } from './operation.ts';
+
+export const LoginResponse = v.strictObject({
+  token: v.string(),
+  token_type: v.literal('Bearer'),
+  expires_in: v.pipe(v.number(), v.integer()),
+  account_id: v.string(),
+  role: v.picklist(roles),
+});
+
+export const authOperations: Operations<'auth'> = {
+  login: {
+    summary: 'Log in to the dashboard',
+    description:
+      'E-mail and password → a dashboard token (HS256 JWT) for one account. `account_id` is required only for a user in several accounts. A wrong e-mail and a wrong password give the same 401.',
+    body: LoginBody,
+    responses: { 200: { description: 'The dashboard token.', schema: LoginResponse } },
+    errors: { 401: ['unauthorized'] },
+  },
+  logout: {
+    summary: 'Log out',
+    description: 'The token is deny-listed until it expires.',
+    responses: { 204: { description: 'Logged out.', empty: true } },
+  },
+};
