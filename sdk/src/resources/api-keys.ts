@@ -1,0 +1,43 @@
+import type { RequestOptions } from '../http.ts';
+import type { ApiKeyList, AuditEvent, IssuedApiKey } from '../types.ts';
+import { Resource } from './resource.ts';
+
+/** `/v1/api-keys`: key management with a dashboard token (`token` client option). */
+export class ApiKeys extends Resource {
+  /** OWNER/ADMIN only; the cleartext `apiKey` is returned only here and on rotation. */
+  create(params: { label?: string; test?: boolean } = {}, options?: RequestOptions): Promise<IssuedApiKey> {
+    return this.http.request({ method: 'POST', path: '/v1/api-keys', auth: 'token', body: params }, options);
+  }
+
+  /** Active keys, newest first, without cleartext. */
+  list(options?: RequestOptions): Promise<ApiKeyList> {
+    return this.http.request({ method: 'GET', path: '/v1/api-keys', auth: 'token' }, options);
+  }
+
+  /** Revokes the key and issues its replacement in one step (same mode; label kept unless given). */
+  rotate(id: string, params: { label?: string } = {}, options?: RequestOptions): Promise<IssuedApiKey> {
+    return this.http.request(
+      { method: 'POST', path: `/v1/api-keys/${encodeURIComponent(id)}/rotate`, auth: 'token', body: params },
+      options,
+    );
+  }
+
+  /** Permanent. */
+  revoke(id: string, options?: RequestOptions): Promise<{ revoked: true }> {
+    return this.http.request(
+      { method: 'DELETE', path: `/v1/api-keys/${encodeURIComponent(id)}`, auth: 'token' },
+      options,
+    );
+  }
+
+  /** Issue, rotate and revoke events, newest first (OWNER/ADMIN). */
+  auditLog(
+    params: { limit?: number } = {},
+    options?: RequestOptions,
+  ): Promise<{ object: 'list'; data: AuditEvent[] }> {
+    return this.http.request(
+      { method: 'GET', path: '/v1/api-keys/audit-log', auth: 'token', query: { ...params } },
+      options,
+    );
+  }
+}
