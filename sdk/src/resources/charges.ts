@@ -1,5 +1,5 @@
 import { newIdempotencyKey, type RequestOptions } from '../http.ts';
-import type { Charge, CreateChargeParams, CursorPage, ListChargesParams } from '../types.ts';
+import type { Charge, ChargePage, CreateChargeParams, ListChargesParams } from '../types.ts';
 import { followCursor } from './pagination.ts';
 import { Resource } from './resource.ts';
 
@@ -28,7 +28,7 @@ export class Charges extends Resource {
   }
 
   /** One page, newest first; pass `next_cursor` as `starting_after` for the next. */
-  list(params: ListChargesParams = {}, options?: RequestOptions): Promise<CursorPage<Charge>> {
+  list(params: ListChargesParams = {}, options?: RequestOptions): Promise<ChargePage> {
     return this.http.request(
       { method: 'GET', path: '/v1/charges', auth: 'apikey', query: { ...params } },
       options,

@@ -1,12 +1,12 @@
 import { EvidenceUploadError } from '../errors.ts';
 import { fetchWithRetries, type RequestOptions } from '../http.ts';
 import type {
-  CursorPage,
   EvidenceDeclaration,
   EvidenceMimeType,
   EvidenceUploadGrant,
   ListMedCasesParams,
   MedCase,
+  MedCasePage,
   MedEvidence,
   MedEvidenceList,
 } from '../types.ts';
@@ -23,7 +23,7 @@ export interface EvidenceFile {
 /** `/v1/med/cases`: Pix disputes (MED) against the account's charges, and their evidence. */
 export class MedCases extends Resource {
   /** One page, newest first; pass `next_cursor` as `starting_after` for the next. */
-  list(params: ListMedCasesParams = {}, options?: RequestOptions): Promise<CursorPage<MedCase>> {
+  list(params: ListMedCasesParams = {}, options?: RequestOptions): Promise<MedCasePage> {
     return this.http.request(
       { method: 'GET', path: '/v1/med/cases', auth: 'apikey', query: { ...params } },
       options,

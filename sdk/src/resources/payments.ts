@@ -5,8 +5,13 @@ import type {
   ListPaymentsParams,
   Payment,
   PaymentCreated,
+  PaymentMetrics,
+  PaymentMetricsParams,
   PaymentPage,
   PaymentReceipt,
+  PaymentStats,
+  PaymentStatsParams,
+  ProviderStatus,
   Refund,
   RefundList,
   ResendWebhookResult,
@@ -92,17 +97,14 @@ export class Payments extends Resource {
   }
 
   /** Counts and volumes over `days` business days (America/Sao_Paulo). */
-  stats(params: { days?: number } = {}, options?: RequestOptions): Promise<Record<string, unknown>> {
+  stats(params: PaymentStatsParams = {}, options?: RequestOptions): Promise<PaymentStats> {
     return this.http.request(
       { method: 'GET', path: '/v1/payments/stats', auth: 'apikey', query: { ...params } },
       options,
     );
   }
 
-  metrics(
-    params: { days?: number; currency?: string } = {},
-    options?: RequestOptions,
-  ): Promise<Record<string, unknown>> {
+  metrics(params: PaymentMetricsParams = {}, options?: RequestOptions): Promise<PaymentMetrics> {
     return this.http.request(
       { method: 'GET', path: '/v1/payments/metrics', auth: 'apikey', query: { ...params } },
       options,
@@ -120,7 +122,7 @@ export class Payments extends Resource {
     );
   }
 
-  providerStatus(id: string, options?: RequestOptions): Promise<Record<string, unknown>> {
+  providerStatus(id: string, options?: RequestOptions): Promise<ProviderStatus> {
     return this.http.request(
       { method: 'GET', path: paymentPath(id, '/provider-status'), auth: 'apikey' },
       options,

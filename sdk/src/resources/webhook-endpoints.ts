@@ -2,9 +2,11 @@ import type { RequestOptions } from '../http.ts';
 import type {
   CreateWebhookEndpointParams,
   EventCatalogEntry,
+  OverrideSecret,
+  RotatedSecret,
   UpdateWebhookEndpointParams,
   WebhookEndpoint,
-  WebhookEndpointListItem,
+  WebhookEndpointList,
   WebhookEndpointWithSecret,
 } from '../types.ts';
 import { Resource } from './resource.ts';
@@ -21,7 +23,7 @@ export class WebhookEndpoints extends Resource {
     );
   }
 
-  list(options?: RequestOptions): Promise<{ data: WebhookEndpointListItem[] }> {
+  list(options?: RequestOptions): Promise<WebhookEndpointList> {
     return this.http.request({ method: 'GET', path: '/v1/webhooks/endpoints', auth: 'apikey' }, options);
   }
 
@@ -37,7 +39,7 @@ export class WebhookEndpoints extends Resource {
   }
 
   /** An instant swap: verify with both the old and the new secret while receivers are redeployed. */
-  rotateSecret(id: string, options?: RequestOptions): Promise<{ id: string; secret: string }> {
+  rotateSecret(id: string, options?: RequestOptions): Promise<RotatedSecret> {
     return this.http.request(
       { method: 'POST', path: endpointPath(id, '/rotate-secret'), auth: 'apikey' },
       options,
@@ -50,7 +52,7 @@ export class WebhookEndpoints extends Resource {
   }
 
   /** Creates or swaps the secret that signs deliveries to a payment's `webhookUrl`. */
-  rotateOverrideSecret(options?: RequestOptions): Promise<{ secret: string }> {
+  rotateOverrideSecret(options?: RequestOptions): Promise<OverrideSecret> {
     return this.http.request(
       { method: 'POST', path: '/v1/webhooks/override-secret/rotate', auth: 'apikey' },
       options,
