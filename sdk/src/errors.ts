@@ -3,20 +3,17 @@
  * callers branch with `instanceof` and read `code`, `param` and `requestId`.
  */
 
-/** The `error.type` values of the envelope (Part 1, "Errors"). */
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'not_found_error'
-  | 'conflict_error'
-  | 'rate_limit_error'
-  | 'api_error';
+import type { components } from './openapi.ts';
 
-export interface ErrorDetail {
-  param: string;
-  message: string;
-}
+type Envelope = components['schemas']['ErrorEnvelope'];
+
+/**
+ * The `error.type` values of the envelope, from the OpenAPI document: a type added there fails
+ * to compile until it has its class below.
+ */
+export type ErrorType = Envelope['error']['type'];
+
+export type ErrorDetail = components['schemas']['ErrorDetail'];
 
 export interface PixErrorFields {
   message: string;
@@ -89,33 +86,34 @@ const CLASS_OF_TYPE: Record<ErrorType, typeof PixError> = {
   api_error: ApiError,
 };
 
-/** For an answer without a known envelope (a proxy's HTML, say): the class its status implies. */
-function classOfStatus(status: number): typeof PixError {
-  if (status === 401) return AuthenticationError;
-  if (status === 403) return PermissionError;
-  if (status === 404) return NotFoundError;
-  if (status === 409) return ConflictError;
-  if (status === 429) return RateLimitError;
-  if (status >= 500) return ApiError;
-  return InvalidRequestError;
+/** For an answer without a known envelope (a proxy's HTML, say): the type its status implies. */
+function typeOfStatus(status: number): ErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 409) return 'conflict_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
 }
 
-interface Envelope {
-  error?: { type?: unknown; code?: unknown; message?: unknown; param?: unknown; details?: unknown };
-  request_id?: unknown;
-}
+/** Fields read defensively: an answer from a proxy need not be the envelope. */
+type Loose<T> = { [K in keyof T]?: unknown };
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The typed error of a non-2xx answer, from its envelope (`body` is the parsed JSON, if any). */
 export function errorFromResponse(status: number, body: unknown, headers: Headers): PixError {
-  const envelope = (typeof body === 'object' && body !== null ? body : {}) as Envelope;
-  const error = envelope.error ?? {};
-  const type = text(error.type);
-  const ErrorClass = type && type in CLASS_OF_TYPE ? CLASS_OF_TYPE[type as ErrorType] : classOfStatus(status);
-  return new ErrorClass({
+  const envelope = (isObject(body) ? body : {}) as Loose<Envelope>;
+  const error = (isObject(envelope.error) ? envelope.error : {}) as Loose<Envelope['error']>;
+  const declared = text(error.type);
+  const type =
+    declared !== undefined && declared in CLASS_OF_TYPE ? (declared as ErrorType) : typeOfStatus(status);
+  return new CLASS_OF_TYPE[type]({
     message: text(error.message) ?? `HTTP ${status}`,
-    type: (type as ErrorType | undefined) ?? (status >= 500 ? 'api_error' : 'invalid_request_error'),
+    type,
     code: text(error.code) ?? `http_${status}`,
     param: text(error.param),
     details: Array.isArray(error.details) ? (error.details as ErrorDetail[]) : undefined,

@@ -81,6 +81,13 @@ describe('errorFromResponse', () => {
     expect(error).toMatchObject({ code: 'http_502', requestId: 'req_from_header', type: 'api_error' });
     expect(errorFromResponse(404, '<html>', headers())).toBeInstanceOf(NotFoundError);
     expect(errorFromResponse(418, {}, headers())).toBeInstanceOf(InvalidRequestError);
+    const unknownType = errorFromResponse(
+      409,
+      { error: { type: 'teapot_error', code: 'brewing' } },
+      headers(),
+    );
+    expect(unknownType).toBeInstanceOf(ConflictError);
+    expect(unknownType).toMatchObject({ type: 'conflict_error', code: 'brewing' });
   });
 
   it("gives a 429's Retry-After in seconds", () => {
