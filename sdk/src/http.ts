@@ -107,6 +107,15 @@ const neverSent = (error: unknown): boolean => {
   return cause?.code === 'ECONNREFUSED';
 };
 
+/** No (whole) answer: `code` tells a timeout from a refused or dropped connection. */
+const connectionError = (what: string, cause: unknown) =>
+  new ConnectionError({
+    message: `${what}: ${(cause as Error | undefined)?.message ?? String(cause)}`,
+    type: 'connection_error',
+    code: (cause as { name?: string } | undefined)?.name === 'TimeoutError' ? 'timeout' : 'connection_failed',
+    cause,
+  });
+
 export interface FetchPlan {
   /** Repeating the request after a 5xx or a lost answer cannot do the work twice. */
   repeatable: boolean;
@@ -145,12 +154,7 @@ export async function fetchWithRetries(
         : undefined;
     if (delay === undefined) {
       if (response) return response;
-      throw new ConnectionError({
-        message: `No answer from ${new URL(url).origin}: ${(failure as Error)?.message ?? String(failure)}`,
-        type: 'connection_error',
-        code: (failure as { name?: string })?.name === 'TimeoutError' ? 'timeout' : 'connection_failed',
-        cause: failure,
-      });
+      throw connectionError(`No answer from ${new URL(url).origin}`, failure);
     }
     // Free the connection before waiting.
     await response?.body?.cancel();
@@ -206,7 +210,10 @@ export class HttpClient {
       },
       this.settings,
     );
-    const text = await response.text();
+    // The attempt's timeout also covers reading the body.
+    const text = await response.text().catch((error: unknown) => {
+      throw connectionError(`The answer from ${url.origin} was cut off`, error);
+    });
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;

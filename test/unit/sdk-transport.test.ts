@@ -56,6 +56,8 @@ beforeAll(async () => {
       });
       const next = script.shift() ?? { status: 200, body: { ok: true } };
       if (next === 'drop') return void req.socket.destroy();
+      if (next === 'stall')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":');
       if ('delayMs' in next) return void setTimeout(() => res.writeHead(200).end('{}'), next.delayMs).unref();
       res
         .writeHead(next.status, { 'content-type': 'application/json', ...next.headers })
@@ -176,6 +178,15 @@ describe('which failures are retried', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ type: 'connection_error', code: 'timeout' });
     expect(seen).toHaveLength(2);
+  });
+
+  it('counts reading the body in the timeout', async () => {
+    script = ['stall'];
+    const error = await client({ timeoutMs: 200, maxRetries: 0 })
+      .charges.retrieve('ch_1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ code: 'timeout' });
   });
 
   it('reports a refused connection as a ConnectionError', async () => {
