@@ -26,10 +26,11 @@ interface Seen {
   at: number;
 }
 
-/** `drop`: close the socket without answering (a lost answer). */
+/** `drop`: close the socket without answering (a lost answer); `stall`: send headers, never the whole body. */
 type Script =
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | 'drop'
+  | 'stall'
   | { delayMs: number };
 
 const seen: Seen[] = [];
