@@ -858,7 +858,177 @@ export interface components {
       message: string;
     };
   };
-  responses: never;
+  responses: {
+    /** @description Error: `internal_error`. */
+    ApiKeyInternalError: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+        "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+        "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "api_error";
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+    };
+    /** @description Error: `not_found`. */
+    ApiKeyNotFound: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+        "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+        "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "not_found_error";
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+    };
+    /** @description Error: `rate_limited`. */
+    ApiKeyRateLimited: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+        "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+        "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        "Retry-After": components["headers"]["Retry-After"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "rate_limit_error";
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+    };
+    /** @description Error: `unauthorized`. */
+    ApiKeyUnauthorized: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+        "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+        "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "authentication_error";
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+    };
+    /** @description Error: `internal_error`. */
+    PublicInternalError: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "api_error";
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+    };
+    /** @description Error: `not_found`. */
+    PublicNotFound: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "not_found_error";
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+    };
+    /** @description Error: `unauthorized`. */
+    PublicUnauthorized: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "authentication_error";
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+    };
+    /** @description Error: `internal_error`. */
+    TokenInternalError: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "api_error";
+            /** @enum {unknown} */
+            code?: "internal_error";
+          };
+        };
+      };
+    };
+    /** @description Error: `not_found`. */
+    TokenNotFound: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "not_found_error";
+            /** @enum {unknown} */
+            code?: "not_found";
+          };
+        };
+      };
+    };
+    /** @description Error: `unauthorized`. */
+    TokenUnauthorized: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "authentication_error";
+            /** @enum {unknown} */
+            code?: "unauthorized";
+          };
+        };
+      };
+    };
+  };
   parameters: {
     /** @description Unique per intended creation: a retry with the same key and body replays the first response. */
     IdempotencyKey: string;
@@ -930,38 +1100,8 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["PublicUnauthorized"];
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -977,38 +1117,8 @@ export interface operations {
         };
         content: never;
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["TokenUnauthorized"];
+      500: components["responses"]["TokenInternalError"];
     };
   };
   /**
@@ -1031,38 +1141,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["TokenUnauthorized"];
+      500: components["responses"]["TokenInternalError"];
     };
   };
   /**
@@ -1104,22 +1184,7 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["TokenUnauthorized"];
       /** @description Error: `API_KEY_ROLE_REQUIRED`. */
       403: {
         headers: {
@@ -1136,22 +1201,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["TokenInternalError"];
     };
   };
   /**
@@ -1194,22 +1244,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["TokenUnauthorized"];
       /** @description Error: `API_KEY_ROLE_REQUIRED`. */
       403: {
         headers: {
@@ -1226,22 +1261,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["TokenInternalError"];
     };
   };
   /**
@@ -1287,22 +1307,7 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["TokenUnauthorized"];
       /** @description Error: `API_KEY_ROLE_REQUIRED`. */
       403: {
         headers: {
@@ -1319,38 +1324,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      404: components["responses"]["TokenNotFound"];
+      500: components["responses"]["TokenInternalError"];
     };
   };
   /**
@@ -1376,22 +1351,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["TokenUnauthorized"];
       /** @description Error: `API_KEY_ROLE_REQUIRED`. */
       403: {
         headers: {
@@ -1408,38 +1368,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      404: components["responses"]["TokenNotFound"];
+      500: components["responses"]["TokenInternalError"];
     };
   };
   /**
@@ -1493,61 +1423,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -1617,24 +1495,7 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
       /** @description Errors: `fraud.customer_velocity_exceeded`, `fraud.account_velocity_exceeded`. */
       403: {
         headers: {
@@ -1689,43 +1550,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -1813,24 +1639,7 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
       /** @description Errors: `fraud.customer_velocity_exceeded`, `fraud.account_velocity_exceeded`. */
       403: {
         headers: {
@@ -1885,43 +1694,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -1964,79 +1738,10 @@ export interface operations {
           "application/json": components["schemas"]["Charge"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -2090,61 +1795,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -2204,24 +1857,7 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
       /** @description Errors: `fraud.customer_velocity_exceeded`, `fraud.account_velocity_exceeded`. */
       403: {
         headers: {
@@ -2276,43 +1912,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -2373,61 +1974,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -2471,61 +2020,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /** Retrieve a payment */
@@ -2547,79 +2044,10 @@ export interface operations {
           "application/json": components["schemas"]["Payment"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -2662,42 +2090,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
       /** @description Error: `unprocessable_entity`. */
       422: {
         headers: {
@@ -2716,43 +2110,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -2830,42 +2189,8 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
       /** @description Error: `idempotency_key_reused`. */
       409: {
         headers: {
@@ -2902,43 +2227,8 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -2965,79 +2255,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3066,79 +2287,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3164,42 +2316,8 @@ export interface operations {
           "application/json": components["schemas"]["ProviderStatus"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
       /** @description Error: `unprocessable_entity`. */
       422: {
         headers: {
@@ -3218,43 +2336,8 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -3320,79 +2403,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3435,61 +2449,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3509,61 +2471,9 @@ export interface operations {
           "application/json": components["schemas"]["WalletListItem"][];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /** List webhook endpoints */
@@ -3582,61 +2492,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3689,61 +2547,9 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3771,79 +2577,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3896,79 +2633,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -3996,79 +2664,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4086,22 +2685,7 @@ export interface operations {
           "application/json": components["schemas"]["EventCatalogEntry"][];
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -4153,61 +2737,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /** Delivery counts by status */
@@ -4231,61 +2763,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4307,61 +2787,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4416,61 +2844,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /** Retrieve a MED case */
@@ -4492,79 +2868,10 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4614,79 +2921,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4729,79 +2967,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4830,79 +2999,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -4955,79 +3055,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -5071,42 +3102,8 @@ export interface operations {
           "application/json": components["schemas"]["MedEvidence"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
       /** @description Errors: `EVIDENCE_NOT_UPLOADED`, `EVIDENCE_SIZE_MISMATCH`. */
       409: {
         headers: {
@@ -5125,43 +3122,8 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -5234,61 +3196,9 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /** Retrieve a MED case */
@@ -5310,79 +3220,10 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -5432,79 +3273,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -5547,79 +3319,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -5648,79 +3351,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -5773,79 +3407,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -5889,42 +3454,8 @@ export interface operations {
           "application/json": components["schemas"]["MedEvidence"];
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
       /** @description Errors: `EVIDENCE_NOT_UPLOADED`, `EVIDENCE_SIZE_MISMATCH`. */
       409: {
         headers: {
@@ -5943,43 +3474,8 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
       /** @description Error: `service_unavailable`. */
       503: {
         headers: {
@@ -6022,38 +3518,8 @@ export interface operations {
           "text/html; charset=utf-8": string;
         };
       };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      404: components["responses"]["PublicNotFound"];
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -6077,38 +3543,8 @@ export interface operations {
           "application/json": components["schemas"]["CheckoutStatus"];
         };
       };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      404: components["responses"]["PublicNotFound"];
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -6132,38 +3568,8 @@ export interface operations {
           "image/png": string;
         };
       };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      404: components["responses"]["PublicNotFound"];
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -6187,38 +3593,8 @@ export interface operations {
           "application/jose": string;
         };
       };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      404: components["responses"]["PublicNotFound"];
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /** Pix location signing keys */
@@ -6248,22 +3624,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -6323,79 +3684,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -6438,79 +3730,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -6565,79 +3788,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -6680,79 +3834,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -6795,79 +3880,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -6926,79 +3942,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -7041,79 +3988,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -7175,79 +4053,10 @@ export interface operations {
           });
         };
       };
-      /** @description Error: `unauthorized`. */
-      401: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "authentication_error";
-              /** @enum {unknown} */
-              code?: "unauthorized";
-            };
-          };
-        };
-      };
-      /** @description Error: `not_found`. */
-      404: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "not_found_error";
-              /** @enum {unknown} */
-              code?: "not_found";
-            };
-          };
-        };
-      };
-      /** @description Error: `rate_limited`. */
-      429: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-          "Retry-After": components["headers"]["Retry-After"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "rate_limit_error";
-              /** @enum {unknown} */
-              code?: "rate_limited";
-            };
-          };
-        };
-      };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
-          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      401: components["responses"]["ApiKeyUnauthorized"];
+      404: components["responses"]["ApiKeyNotFound"];
+      429: components["responses"]["ApiKeyRateLimited"];
+      500: components["responses"]["ApiKeyInternalError"];
     };
   };
   /**
@@ -7284,22 +4093,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /**
@@ -7319,22 +4113,7 @@ export interface operations {
           "text/html; charset=utf-8": string;
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["PublicInternalError"];
     };
   };
   /** API reference page script */
@@ -7350,22 +4129,7 @@ export interface operations {
           "text/javascript; charset=utf-8": string;
         };
       };
-      /** @description Error: `internal_error`. */
-      500: {
-        headers: {
-          "X-Request-Id": components["headers"]["X-Request-Id"];
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
-            error?: {
-              /** @constant */
-              type?: "api_error";
-              /** @enum {unknown} */
-              code?: "internal_error";
-            };
-          };
-        };
-      };
+      500: components["responses"]["PublicInternalError"];
     };
   };
 }
