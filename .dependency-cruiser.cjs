@@ -102,6 +102,15 @@ module.exports = {
       from: { path: '^shared/' },
       to: { path: '^(functions/|infra/|bin/|test/)' },
     },
+    {
+      name: 'sdk-stands-alone',
+      comment:
+        'sdk/ is a separate package merchants install: it may import only itself and Node built-ins, ' +
+        'never the service code nor a package it does not declare (it has no runtime dependencies).',
+      severity: 'error',
+      from: { path: '^sdk/' },
+      to: { pathNot: '^(sdk/|node:|crypto$)' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,0 +1,244 @@
+/**
+ * The transport every resource uses: Node's fetch, one credential per route, automatic
+ * idempotency keys on creates, and retries with exponential backoff and jitter.
+ *
+ * Retry policy: a 429 is always retried (the service refused it before doing anything); a 5xx,
+ * a timeout or a dropped connection only when repeating the request cannot do the work twice,
+ * i.e. reads, PATCH/DELETE, and creates that carry an idempotency key (the same key on every
+ * attempt). Another POST (a sandbox payment, a secret rotation) is retried after a network
+ * failure only if the connection was refused, so it never reached the service. Other 4xx are
+ * never retried.
+ */
+
+import { ConnectionError, errorFromResponse } from './errors.ts';
+
+export const SDK_VERSION = '0.1.0';
+
+export interface ClientOptions {
+  /** The service's address, e.g. `http://127.0.0.1:3000` or the stack's `ApiUrl`. */
+  baseUrl: string;
+  /** `ak_test_…` or `ak_live_…`, for every merchant route. */
+  apiKey?: string;
+  /** A dashboard token from `auth.login`, for `apiKeys` and `auth.logout`. */
+  token?: string;
+  /** Retries after the first attempt (default 2). */
+  maxRetries?: number;
+  /** First backoff delay (default 500 ms); doubles each retry, with jitter. */
+  initialRetryDelayMs?: number;
+  /** Backoff ceiling (default 8 s). */
+  maxRetryDelayMs?: number;
+  /** A longer `Retry-After` than this is not waited for: the error is thrown (default 60 s). */
+  maxRetryAfterMs?: number;
+  /** Each attempt's limit (default 30 s). */
+  timeoutMs?: number;
+}
+
+export interface RequestOptions {
+  /** Overrides the generated key of a create; the same key is sent on every retry. */
+  idempotencyKey?: string;
+  maxRetries?: number;
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+/** How a route authenticates (the service's route manifest): merchant key, dashboard token or none. */
+export type Auth = 'apikey' | 'token' | 'none';
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  auth: Auth;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  body?: unknown;
+  /** Sent as the `Idempotency-Key` header (charge creation). */
+  idempotencyKeyHeader?: string | undefined;
+  /** The request is safe to repeat after a 5xx or a lost answer (an idempotency key in its body). */
+  repeatable?: boolean;
+}
+
+type RetrySettings = Required<
+  Pick<
+    ClientOptions,
+    'maxRetries' | 'initialRetryDelayMs' | 'maxRetryDelayMs' | 'maxRetryAfterMs' | 'timeoutMs'
+  >
+>;
+
+const DEFAULTS: RetrySettings = {
+  maxRetries: 2,
+  initialRetryDelayMs: 500,
+  maxRetryDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+  timeoutMs: 30_000,
+};
+
+/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/**
+ * The pause before retry number `retry` (1 for the first): exponential backoff with "equal
+ * jitter" (half fixed, half random, so concurrent clients spread out yet every wait grows), and
+ * never shorter than the server's `Retry-After`. Undefined: the server asks for longer than
+ * `maxRetryAfterMs`, so the caller gets the error instead of a long silent wait.
+ */
+export function retryDelayMs(
+  retry: number,
+  retryAfterMs: number | undefined,
+  settings: Pick<RetrySettings, 'initialRetryDelayMs' | 'maxRetryDelayMs' | 'maxRetryAfterMs'>,
+  random: () => number = Math.random,
+): number | undefined {
+  const backoff = Math.min(settings.maxRetryDelayMs, settings.initialRetryDelayMs * 2 ** (retry - 1));
+  const jittered = backoff / 2 + (random() * backoff) / 2;
+  if (retryAfterMs === undefined) return jittered;
+  if (retryAfterMs > settings.maxRetryAfterMs) return undefined;
+  return Math.max(retryAfterMs, jittered);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The connection was refused: the request never reached the service, so even a plain POST may be sent again. */
+const neverSent = (error: unknown): boolean => {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === 'ECONNREFUSED';
+};
+
+/** No (whole) answer: `code` tells a timeout from a refused or dropped connection. */
+const connectionError = (what: string, cause: unknown) =>
+  new ConnectionError({
+    message: `${what}: ${(cause as Error | undefined)?.message ?? String(cause)}`,
+    type: 'connection_error',
+    code: (cause as { name?: string } | undefined)?.name === 'TimeoutError' ? 'timeout' : 'connection_failed',
+    cause,
+  });
+
+export interface FetchPlan {
+  /** Repeating the request after a 5xx or a lost answer cannot do the work twice. */
+  repeatable: boolean;
+  maxRetries: number;
+  timeoutMs: number;
+}
+
+/**
+ * `fetch` with the retry policy above. Returns the final answer (2xx or not); throws a
+ * `ConnectionError` when the last attempt got no answer.
+ */
+export async function fetchWithRetries(
+  url: string,
+  init: RequestInit,
+  plan: FetchPlan,
+  settings: RetrySettings,
+): Promise<Response> {
+  for (let retry = 0; ; retry++) {
+    let response: Response | undefined;
+    let failure: unknown;
+    try {
+      response = await fetch(url, { ...init, signal: AbortSignal.timeout(plan.timeoutMs) });
+    } catch (error) {
+      failure = error;
+    }
+    const retryable = response
+      ? response.status === 429 || (response.status >= 500 && plan.repeatable)
+      : plan.repeatable || neverSent(failure);
+    const delay =
+      retryable && retry < plan.maxRetries
+        ? retryDelayMs(
+            retry + 1,
+            response ? parseRetryAfter(response.headers.get('retry-after')) : undefined,
+            settings,
+          )
+        : undefined;
+    if (delay === undefined) {
+      if (response) return response;
+      throw connectionError(`No answer from ${new URL(url).origin}`, failure);
+    }
+    // Free the connection before waiting.
+    await response?.body?.cancel();
+    await sleep(delay);
+  }
+}
+
+export class HttpClient {
+  readonly settings: RetrySettings;
+  private readonly baseUrl: string;
+  private readonly options: ClientOptions;
+
+  constructor(options: ClientOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.settings = {
+      maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+      initialRetryDelayMs: options.initialRetryDelayMs ?? DEFAULTS.initialRetryDelayMs,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs,
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    };
+  }
+
+  /** Sends one API request and returns its parsed JSON body (undefined for 204), or throws a typed error. */
+  async request<T>(request: ApiRequest, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.baseUrl + request.path);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `pix-service-sdk/${SDK_VERSION} node/${process.versions.node}`,
+      ...this.credentialHeaders(request.auth),
+      ...options.headers,
+    };
+    if (request.idempotencyKeyHeader !== undefined) headers['idempotency-key'] = request.idempotencyKeyHeader;
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetchWithRetries(
+      url.toString(),
+      {
+        method: request.method,
+        headers,
+        ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+      },
+      {
+        repeatable:
+          request.method !== 'POST' ||
+          request.idempotencyKeyHeader !== undefined ||
+          request.repeatable === true,
+        maxRetries: options.maxRetries ?? this.settings.maxRetries,
+        timeoutMs: options.timeoutMs ?? this.settings.timeoutMs,
+      },
+      this.settings,
+    );
+    // The attempt's timeout also covers reading the body.
+    const text = await response.text().catch((error: unknown) => {
+      throw connectionError(`The answer from ${url.origin} was cut off`, error);
+    });
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) throw errorFromResponse(response.status, body, response.headers);
+    return body as T;
+  }
+
+  private credentialHeaders(auth: Auth): Record<string, string> {
+    if (auth === 'none') return {};
+    if (auth === 'apikey') {
+      if (!this.options.apiKey)
+        throw new TypeError('This route needs an API key: pass `apiKey` to the client.');
+      return { apikey: this.options.apiKey };
+    }
+    if (!this.options.token) {
+      throw new TypeError(
+        'This route needs a dashboard token: pass `token` (from auth.login) to the client.',
+      );
+    }
+    return { authorization: `Bearer ${this.options.token}` };
+  }
+}
+
+/** A new idempotency key for a create the caller gave none for. */
+export const newIdempotencyKey = (): string => `sdk-${crypto.randomUUID()}`;

@@ -1,0 +1,47 @@
+import { newIdempotencyKey, type RequestOptions } from '../http.ts';
+import type { Charge, ChargePage, CreateChargeParams, ListChargesParams } from '../types.ts';
+import { followCursor } from './pagination.ts';
+import { Resource } from './resource.ts';
+
+/** `/v1/charges`: Pix charges in the public format (`ch_` ids, lower-case statuses). */
+export class Charges extends Resource {
+  /** `POST /v1/charges`, with an `Idempotency-Key` (generated unless `options.idempotencyKey`). */
+  create(params: CreateChargeParams, options: RequestOptions = {}): Promise<Charge> {
+    return this.http.request(
+      {
+        method: 'POST',
+        path: '/v1/charges',
+        auth: 'apikey',
+        body: { payment_method: 'pix', ...params },
+        idempotencyKeyHeader: options.idempotencyKey ?? newIdempotencyKey(),
+      },
+      options,
+    );
+  }
+
+  /** Accepts `ch_<id>` or the raw id. */
+  retrieve(id: string, options?: RequestOptions): Promise<Charge> {
+    return this.http.request(
+      { method: 'GET', path: `/v1/charges/${encodeURIComponent(id)}`, auth: 'apikey' },
+      options,
+    );
+  }
+
+  /** One page, newest first; pass `next_cursor` as `starting_after` for the next. */
+  list(params: ListChargesParams = {}, options?: RequestOptions): Promise<ChargePage> {
+    return this.http.request(
+      { method: 'GET', path: '/v1/charges', auth: 'apikey', query: { ...params } },
+      options,
+    );
+  }
+
+  /** Every matching charge, newest first, fetching pages as the loop goes. */
+  listAll(
+    params: Omit<ListChargesParams, 'starting_after'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Charge> {
+    return followCursor((starting_after) =>
+      this.list({ ...params, ...(starting_after && { starting_after }) }, options),
+    );
+  }
+}

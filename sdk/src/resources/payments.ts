@@ -1,0 +1,136 @@
+import { type HttpClient, newIdempotencyKey, type RequestOptions } from '../http.ts';
+import type {
+  CreatePaymentParams,
+  CreateRefundParams,
+  ListPaymentsParams,
+  Payment,
+  PaymentCreated,
+  PaymentMetrics,
+  PaymentMetricsParams,
+  PaymentPage,
+  PaymentReceipt,
+  PaymentStats,
+  PaymentStatsParams,
+  ProviderStatus,
+  Refund,
+  RefundList,
+  ResendWebhookResult,
+} from '../types.ts';
+import { Resource } from './resource.ts';
+
+const paymentPath = (id: string, suffix = '') => `/v1/payments/${encodeURIComponent(id)}${suffix}`;
+
+/** `/v1/payments/{id}/refund(s)`. The service's refund key travels in the body (`idempotencyKey`). */
+export class Refunds extends Resource {
+  /** A refund of a settled payment (full when `amount` is omitted); `idempotencyKey` generated unless given. */
+  create(paymentId: string, params: CreateRefundParams = {}, options: RequestOptions = {}): Promise<Refund> {
+    const idempotencyKey = params.idempotencyKey ?? options.idempotencyKey ?? newIdempotencyKey();
+    return this.http.request(
+      {
+        method: 'POST',
+        path: paymentPath(paymentId, '/refund'),
+        auth: 'apikey',
+        body: { ...params, idempotencyKey },
+        repeatable: true,
+      },
+      options,
+    );
+  }
+
+  /** Every refund of the payment, newest first (automatic returns included). */
+  list(paymentId: string, options?: RequestOptions): Promise<RefundList> {
+    return this.http.request(
+      { method: 'GET', path: paymentPath(paymentId, '/refunds'), auth: 'apikey' },
+      options,
+    );
+  }
+}
+
+/**
+ * `/v1/payments`: the transaction-format view of the same charges. Ids are the charge's raw id;
+ * `ch_<id>` is accepted too.
+ */
+export class Payments extends Resource {
+  readonly refunds: Refunds;
+
+  constructor(http: HttpClient) {
+    super(http);
+    this.refunds = new Refunds(http);
+  }
+
+  /** `idempotencyKey` generated unless given (in `params` or `options`). */
+  create(params: CreatePaymentParams, options: RequestOptions = {}): Promise<PaymentCreated> {
+    const idempotencyKey = params.idempotencyKey ?? options.idempotencyKey ?? newIdempotencyKey();
+    return this.http.request(
+      {
+        method: 'POST',
+        path: '/v1/payments',
+        auth: 'apikey',
+        body: { ...params, idempotencyKey },
+        repeatable: true,
+      },
+      options,
+    );
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Payment> {
+    return this.http.request({ method: 'GET', path: paymentPath(id), auth: 'apikey' }, options);
+  }
+
+  list(params: ListPaymentsParams = {}, options?: RequestOptions): Promise<PaymentPage> {
+    return this.http.request(
+      { method: 'GET', path: '/v1/payments', auth: 'apikey', query: { ...params } },
+      options,
+    );
+  }
+
+  /** Every matching payment, page after page. */
+  async *listAll(
+    params: Omit<ListPaymentsParams, 'page'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Payment> {
+    for (let page = 1; ; page++) {
+      const current = await this.list({ ...params, page }, options);
+      yield* current.data;
+      if (current.data.length === 0 || page * current.limit >= current.total) return;
+    }
+  }
+
+  /** Counts and volumes over `days` business days (America/Sao_Paulo). */
+  stats(params: PaymentStatsParams = {}, options?: RequestOptions): Promise<PaymentStats> {
+    return this.http.request(
+      { method: 'GET', path: '/v1/payments/stats', auth: 'apikey', query: { ...params } },
+      options,
+    );
+  }
+
+  metrics(params: PaymentMetricsParams = {}, options?: RequestOptions): Promise<PaymentMetrics> {
+    return this.http.request(
+      { method: 'GET', path: '/v1/payments/metrics', auth: 'apikey', query: { ...params } },
+      options,
+    );
+  }
+
+  cancel(id: string, options?: RequestOptions): Promise<Payment> {
+    return this.http.request({ method: 'POST', path: paymentPath(id, '/cancel'), auth: 'apikey' }, options);
+  }
+
+  resendWebhook(id: string, options?: RequestOptions): Promise<ResendWebhookResult> {
+    return this.http.request(
+      { method: 'POST', path: paymentPath(id, '/resend-webhook'), auth: 'apikey' },
+      options,
+    );
+  }
+
+  providerStatus(id: string, options?: RequestOptions): Promise<ProviderStatus> {
+    return this.http.request(
+      { method: 'GET', path: paymentPath(id, '/provider-status'), auth: 'apikey' },
+      options,
+    );
+  }
+
+  /** The PDF receipt of a settled payment, base64-encoded. */
+  receipt(id: string, options?: RequestOptions): Promise<PaymentReceipt> {
+    return this.http.request({ method: 'GET', path: paymentPath(id, '/receipt'), auth: 'apikey' }, options);
+  }
+}

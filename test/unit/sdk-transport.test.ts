@@ -1,0 +1,278 @@
+/**
+ * The SDK's transport against a scripted HTTP server on loopback: idempotency keys, which
+ * answers are retried, backoff and Retry-After. No fetch mock: real requests, real sockets.
+ */
+
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  ConflictError,
+  ConnectionError,
+  InvalidRequestError,
+  NotFoundError,
+  PixClient,
+  parseRetryAfter,
+  RateLimitError,
+  retryDelayMs,
+} from '../../sdk/src/index.ts';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** `drop`: close the socket without answering (a lost answer); `stall`: send headers, never the whole body. */
+type Script =
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  | 'drop'
+  | 'stall'
+  | { delayMs: number };
+
+const seen: Seen[] = [];
+let script: Script[] = [];
+let server: Server;
+let baseUrl: string;
+
+const envelope = (type: string, code: string, extra: Record<string, unknown> = {}) => ({
+  error: { type, code, message: `${code} happened`, ...extra },
+  request_id: `req_${code}`,
+});
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
+      const next = script.shift() ?? { status: 200, body: { ok: true } };
+      if (next === 'drop') return void req.socket.destroy();
+      if (next === 'stall')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":');
+      if ('delayMs' in next) return void setTimeout(() => res.writeHead(200).end('{}'), next.delayMs).unref();
+      res
+        .writeHead(next.status, { 'content-type': 'application/json', ...next.headers })
+        .end(next.body === undefined ? '' : JSON.stringify(next.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  seen.length = 0;
+  script = [];
+});
+
+/** A client with millisecond backoff so the tests stay fast (Retry-After tests set their own). */
+const client = (options: Partial<ConstructorParameters<typeof PixClient>[0]> = {}) =>
+  new PixClient({ baseUrl, apiKey: 'ak_test_unit', initialRetryDelayMs: 5, maxRetryDelayMs: 20, ...options });
+
+const charge = { id: 'ch_1', object: 'charge' };
+
+describe('idempotency keys on creates', () => {
+  it('retries a 503 on a charge creation with one generated Idempotency-Key on every attempt', async () => {
+    script = [
+      { status: 503, body: envelope('api_error', 'service_unavailable') },
+      { status: 502 },
+      { status: 201, body: charge },
+    ];
+    expect(await client().charges.create({ amount: 1050 })).toEqual(charge);
+    expect(seen).toHaveLength(3);
+    const keys = seen.map((r) => r.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^sdk-[0-9a-f-]{36}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ payment_method: 'pix', amount: 1050 });
+    expect(seen[0]?.headers.apikey).toBe('ak_test_unit');
+  });
+
+  it("sends the caller's own key instead of a generated one", async () => {
+    await client().charges.create({ amount: 1050 }, { idempotencyKey: 'order-42-attempt' });
+    expect(seen[0]?.headers['idempotency-key']).toBe('order-42-attempt');
+  });
+
+  it('puts the key of payments and refunds in the body, the same one on a retry', async () => {
+    script = [{ status: 500 }, { status: 201, body: {} }, { status: 500 }, { status: 201, body: {} }];
+    const sdk = client();
+    await sdk.payments.create({ amount: 500, paymentMethods: ['PIX'] });
+    await sdk.payments.refunds.create('0190-raw-id', { amount: 100, idempotencyKey: 'refund-order-42' });
+    const bodies = seen.map((r) => JSON.parse(r.body));
+    expect(bodies[0].idempotencyKey).toMatch(/^sdk-/);
+    expect(bodies[1].idempotencyKey).toBe(bodies[0].idempotencyKey);
+    expect(bodies[2]).toEqual({ amount: 100, idempotencyKey: 'refund-order-42' });
+    expect(bodies[3]).toEqual(bodies[2]);
+    expect(seen[2]?.url).toBe('/v1/payments/0190-raw-id/refund');
+  });
+});
+
+describe('which failures are retried', () => {
+  it.each([
+    [400, 'invalid_request_error', InvalidRequestError],
+    [404, 'not_found_error', NotFoundError],
+    [409, 'conflict_error', ConflictError],
+    [422, 'invalid_request_error', InvalidRequestError],
+  ])('never retries a %i', async (status, type, ErrorClass) => {
+    script = [{ status, body: envelope(type, `code_${status}`) }];
+    await expect(client().charges.create({ amount: 1 })).rejects.toBeInstanceOf(ErrorClass);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('gives up after maxRetries and throws the last answer as a typed error', async () => {
+    script = Array.from({ length: 5 }, () => ({
+      status: 503,
+      body: envelope('api_error', 'service_unavailable'),
+    }));
+    const error = await client({ maxRetries: 3 })
+      .charges.retrieve('ch_1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      statusCode: 503,
+      code: 'service_unavailable',
+      requestId: 'req_service_unavailable',
+    });
+    expect(seen).toHaveLength(4);
+  });
+
+  it('retries a read whose answer was lost', async () => {
+    script = ['drop', { status: 200, body: charge }];
+    expect(await client().charges.retrieve('ch_1')).toEqual(charge);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('does not repeat a plain POST after a 5xx or a lost answer: it may have been done', async () => {
+    script = [{ status: 500, body: envelope('api_error', 'internal_error') }];
+    await expect(client().sandbox.pay('ch_1')).rejects.toBeInstanceOf(ApiError);
+    script = ['drop'];
+    await expect(client().sandbox.pay('ch_1')).rejects.toBeInstanceOf(ConnectionError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('retries a 429 even on a plain POST: the service refused it before doing anything', async () => {
+    script = [
+      { status: 429, headers: { 'retry-after': '0' }, body: envelope('rate_limit_error', 'rate_limited') },
+    ];
+    expect(await client().sandbox.pay('ch_1')).toEqual({ ok: true });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('times out a slow attempt and retries it, then reports a timeout', async () => {
+    script = [{ delayMs: 1_000 }, { delayMs: 1_000 }];
+    const error = await client({ timeoutMs: 100, maxRetries: 1 })
+      .charges.retrieve('ch_1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ type: 'connection_error', code: 'timeout' });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('counts reading the body in the timeout', async () => {
+    script = ['stall'];
+    const error = await client({ timeoutMs: 200, maxRetries: 0 })
+      .charges.retrieve('ch_1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ code: 'timeout' });
+  });
+
+  it('reports a refused connection as a ConnectionError', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const sdk = new PixClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      maxRetries: 1,
+      initialRetryDelayMs: 1,
+    });
+    await expect(sdk.sandbox.pay('ch_1')).rejects.toMatchObject({
+      name: 'ConnectionError',
+      code: 'connection_failed',
+    });
+  });
+});
+
+describe('backoff and Retry-After', () => {
+  it("waits the server's Retry-After before the retry", async () => {
+    script = [
+      { status: 429, headers: { 'retry-after': '1' }, body: envelope('rate_limit_error', 'rate_limited') },
+    ];
+    await client().wallets.list();
+    expect(seen).toHaveLength(2);
+    expect((seen[1]?.at ?? 0) - (seen[0]?.at ?? 0)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('throws a RateLimitError at once when Retry-After is longer than the client will wait', async () => {
+    script = [
+      { status: 429, headers: { 'retry-after': '120' }, body: envelope('rate_limit_error', 'rate_limited') },
+    ];
+    const error = await client()
+      .wallets.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterSeconds).toBe(120);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('doubles the delay each retry, half of it random, up to the ceiling', () => {
+    const settings = { initialRetryDelayMs: 500, maxRetryDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+    const low = () => 0;
+    const high = () => 0.999_999;
+    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(n, undefined, settings, low))).toEqual([
+      250, 500, 1000, 2000, 4000, 4000,
+    ]);
+    expect(retryDelayMs(1, undefined, settings, high)).toBeCloseTo(500, 0);
+    expect(retryDelayMs(6, undefined, settings, high)).toBeCloseTo(8000, 0);
+  });
+
+  it('never waits less than Retry-After, and not at all when it is beyond the limit', () => {
+    const settings = { initialRetryDelayMs: 500, maxRetryDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+    expect(retryDelayMs(1, 3_000, settings, () => 0.5)).toBe(3_000);
+    expect(retryDelayMs(5, 1_000, settings, () => 1)).toBe(8_000);
+    expect(retryDelayMs(1, 61_000, settings)).toBeUndefined();
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 12:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe('credentials per route', () => {
+  it('sends the API key to merchant routes, the bearer token to key management, nothing to public routes', async () => {
+    const sdk = client({ token: 'jwt-token' });
+    await sdk.charges.retrieve('ch_1');
+    await sdk.apiKeys.list();
+    await sdk.webhookEndpoints.eventCatalog();
+    expect(seen.map((r) => [r.headers.apikey, r.headers.authorization])).toEqual([
+      ['ak_test_unit', undefined],
+      [undefined, 'Bearer jwt-token'],
+      [undefined, undefined],
+    ]);
+  });
+
+  it('refuses to call a key-management route without a token, before any request', async () => {
+    await expect(client().apiKeys.list()).rejects.toThrow(/dashboard token/);
+    expect(seen).toHaveLength(0);
+  });
+});
