@@ -18,7 +18,7 @@ import {
   paymentStatusCell,
   refundKey,
   refundRefKey,
-  scopePk,
+  scopeItemPk,
 } from './keys.ts';
 
 const toRefund = (item: Record<string, unknown>): RefundRecord => recordOf<RefundRecord>(item);
@@ -161,7 +161,10 @@ export async function listRefunds(scope: MerchantScope, chargeId: string): Promi
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': chargeRefundsPrefix(chargeId) },
+        ExpressionAttributeValues: {
+          ':pk': scopeItemPk(scope, chargeId),
+          ':prefix': chargeRefundsPrefix(chargeId),
+        },
         ScanIndexForward: false,
         ConsistentRead: true,
         ExclusiveStartKey,
