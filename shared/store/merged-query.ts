@@ -5,7 +5,7 @@
  */
 
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { firstPageSize, type SourcePage, takeInOrder } from '../domain/merge.ts';
+import { type SourcePage, takeInOrder } from '../domain/merge.ts';
 import { db, queryAll } from './client.ts';
 
 type Item = Record<string, unknown>;
@@ -17,12 +17,24 @@ interface Partition extends SourcePage<Item> {
 }
 
 /**
+ * The first page of each of `partitions` when `need` items are spread over them at random (an
+ * item's partition is a hash of its id): a partition's share is Binomial(need, 1/k), so its mean
+ * plus two standard deviations, and one more, leaves about 1 page in 10 needing a second round
+ * (a partition read out while it may hold the next item), where the mean alone needs one almost
+ * always.
+ */
+function firstPageSize(need: number, partitions: number): number {
+  const share = need / partitions;
+  return Math.min(need, Math.ceil(share + 2 * Math.sqrt(share)) + 1);
+}
+
+/**
  * The first `need` items of the union of `queries` (one per partition, each read in `order`),
- * merged by `key` (the table's or an index's sort key). Each partition is first read with its
- * share of `need` plus one, then twice as much each time it runs out while it may hold the next
- * item; a query never asks for more than can still be taken. So a page is usually one round of
- * parallel queries reading about `need` + 1 to 2 items per partition; at worst (every item of
- * the page in one partition) about 3 × `need` per partition over a few rounds.
+ * merged by `key` (the table's or an index's sort key). Each partition is first read with about
+ * its share of `need` (`firstPageSize`), then twice as much each time it runs out while it may
+ * hold the next item; a query never asks for more than can still be taken. So a page is usually
+ * one round of parallel queries; at worst (every item of the page in one partition) a few
+ * rounds reading about 2 × `need` from that partition.
  */
 export async function queryMerged(
   queries: readonly QueryCommandInput[],
@@ -34,7 +46,7 @@ export async function queryMerged(
     query,
     items: [],
     more: true,
-    pageSize: firstPageSize(need, 1, queries.length),
+    pageSize: firstPageSize(need, queries.length),
   }));
   const out: Item[] = [];
   while (takeInOrder(partitions, key, out, need, order) === 'refill') {
@@ -42,11 +54,13 @@ export async function queryMerged(
       partitions
         .filter((p) => p.items.length === 0 && p.more)
         .map(async (p) => {
+          // `need` may be unbounded (every match): then pages of 1 MB.
+          const limit = Math.min(p.pageSize, need - out.length);
           const page = await db.send(
             new QueryCommand({
               ...p.query,
               ScanIndexForward: order === 'asc',
-              Limit: Math.min(p.pageSize, need - out.length),
+              ...(Number.isFinite(limit) && { Limit: limit }),
               ...(p.next && { ExclusiveStartKey: p.next }),
             }),
           );
