@@ -416,10 +416,11 @@ export async function listCharges(
   }
 
   // A cursor outside the time range: nothing older remains, or the range starts below it.
-  const cursor = q.startingAfter === undefined ? undefined : `${PREFIX.charge}${q.startingAfter}`;
+  const cursor = q.startingAfter === undefined ? undefined : chargeKey(scope, q.startingAfter).sk;
   if (cursor !== undefined && cursor <= lower) return { charges: [], hasMore: false };
   // BETWEEN is inclusive: the cursor's own charge, in one partition, is read and dropped.
-  if (cursor !== undefined && cursor < upper) values[':upper'] = cursor;
+  const cursorInRange = cursor !== undefined && cursor < upper;
+  if (cursorInRange) values[':upper'] = cursor;
   const items = await queryMerged(
     scopePartitionPks(scope).map((pk) => ({
       TableName: tableName(),
@@ -429,7 +430,7 @@ export async function listCharges(
       ExpressionAttributeValues: { ...values, ':pk': pk },
       ConsistentRead: true,
     })),
-    q.limit + 2,
+    q.limit + 1 + (cursorInRange ? 1 : 0),
     'desc',
   );
   const older = items.filter((item) => item.sk !== cursor).slice(0, q.limit + 1);

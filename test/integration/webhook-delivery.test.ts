@@ -21,7 +21,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
-import { deliveryKey, endpointDeliveriesIndex, type MerchantScope, PREFIX } from '../../shared/store/keys.ts';
+import {
+  deliveryKey,
+  endpointDeliveriesIndex,
+  eventKeyOfSk,
+  type MerchantScope,
+  PREFIX,
+} from '../../shared/store/keys.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
@@ -157,7 +163,8 @@ describe('a delivery', () => {
     for (const item of items) {
       expect(item.body).toBeUndefined();
       const { Item: event } = await db.send(
-        new GetCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.eventSk } }),
+        // In the partition of its own id, not the delivery's.
+        new GetCommand({ TableName: tableName(), Key: eventKeyOfSk(testScope(m.accountId), item.eventSk) }),
       );
       expect(event).toMatchObject({ type: 'event', id: item.eventId });
       // Stored compactly (store/stored-body.ts): what was sent is the body it gives back.
