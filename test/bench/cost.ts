@@ -91,7 +91,7 @@ export async function measureCost(
 ): Promise<CostResults> {
   const s = runtime.settings;
   useBenchDynamoDb(s);
-  const [accounts, apiKeys, client, keys, qrImage, { GetCommand, QueryCommand }] = await Promise.all([
+  const [accounts, apiKeys, client, keys, qrImage, { GetCommand }] = await Promise.all([
     import('../../shared/store/accounts.ts'),
     import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
