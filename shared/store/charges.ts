@@ -2,7 +2,7 @@
  * Charges and what is written beside them: item builders for the use cases' transactions, and
  * reads. Nothing here decides: which transition, which condition, which amounts, all come from
  * the caller (keys: `keys.ts`; why they are shaped so: docs/data-model.md).
- * - the charge, `ACCOUNT#<id>#<mode>` / `CHARGE#<rawId>` (raw ids start with the creation time,
+ * - the charge, `ACCOUNT#<id>#<mode>#<k>` / `CHARGE#<rawId>` (raw ids start with the creation time,
  *   so the list pages by cursor without gaps while new charges arrive);
  * - `CHARGEREF#<rawId>`: which scope a raw id belongs to (checkout and Pix location URLs);
  * - GSI1 by customer document: the customer velocity guard;

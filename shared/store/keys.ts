@@ -4,7 +4,8 @@
  * docs/data-model.md for why each key is shaped the way it is.
  *
  * Merchant data is partitioned by account AND mode (`ACCOUNT#<id>#<mode>`): a test key never
- * sees live data and vice versa (as with Stripe's test mode). Account-level data (profile,
+ * sees live data and vice versa (as with Stripe's test mode); its time-ordered items are spread
+ * over the scope's partitions `ACCOUNT#<id>#<mode>#<k>` (`scopeItemPk`). Account-level data (profile,
  * members, API keys, audit) lives in `ACCOUNT#<id>`. Items addressed without a scope (an API key
  * by its hash, a charge by its raw id, a Pix by its end-to-end id) get a partition of their own.
  */
@@ -297,7 +298,7 @@ export const trancheKey = (scope: MerchantScope, releaseAt: string, chargeId: st
 
 // ── MED cases ─────────────────────────────────────────────────────────────────────────────────
 
-/** A MED case in its scope's partition; ids are `med_<UUIDv7>`, so the sort key orders by creation. */
+/** A MED case in its scope partition (by id); ids are `med_<UUIDv7>`, so the sort key orders by creation. */
 export const medCaseKey = (scope: MerchantScope, caseId: string): ItemKey => ({
   pk: scopeItemPk(scope, caseId),
   sk: `${PREFIX.medCase}${caseId}`,

@@ -1,7 +1,7 @@
 /**
  * MED cases: item builders for the MED use cases' transactions, and reads. Nothing here decides
  * (the rules: domain/med-cases.ts).
- * - the case, `ACCOUNT#<id>#<mode>` / `MEDCASE#<med_id>` (ids are UUIDv7: the sort key orders a
+ * - the case, `ACCOUNT#<id>#<mode>#<k>` / `MEDCASE#<med_id>` (ids are UUIDv7: the sort key orders a
  *   scope's cases by creation, so the list reads newest first down a key range);
  * - while something waits for an operator (`pendingReview`), the case is also on the `MEDREVIEW`
  *   due queue (GSI2), which `npm run admin -- med-review list` reads.

@@ -1,5 +1,5 @@
 /**
- * MED evidence items, `ACCOUNT#<id>#<mode>` / `MEDEVIDENCE#<med_id>#<medev_id>` (a case's evidence
+ * MED evidence items, `ACCOUNT#<id>#<mode>#<k>` / `MEDEVIDENCE#<med_id>#<medev_id>` (a case's evidence
  * under one prefix; ids are UUIDv7, so the sort key orders by creation), and the confirmation's
  * transaction items. Nothing here decides (the rules: domain/med-evidence.ts).
  */

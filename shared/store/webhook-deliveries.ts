@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries: one per (event, destination), `ACCOUNT#<id>#<mode>` /
+ * Webhook deliveries: one per (event, destination), `ACCOUNT#<id>#<mode>#<k>` /
  * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + destination (endpoint id,
  * or a payment's `webhookUrl` override) and the item put conditionally, so a stream record
  * processed twice creates one delivery. GSI1 `WHDELIV#<endpointId>` finds an endpoint's
