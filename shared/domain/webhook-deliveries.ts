@@ -6,7 +6,9 @@
 
 import { createHash } from 'node:crypto';
 import { chunkByCounterItems } from './counter-chunks.ts';
+import { type SourcePage, takeInOrder } from './merge.ts';
 import type { MerchantScope } from './scope.ts';
+import { SCOPE_PARTITIONS } from './scope-partitions.ts';
 
 export type DeliveryStatus = 'PENDING' | 'PROCESSING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
 export const deliveryStatuses: readonly DeliveryStatus[] = [
@@ -168,9 +170,9 @@ export interface DeliveryFilters {
 
 /** A partition of deliveries, newest first, and how many of them match (by the counters). */
 export type DeliverySource =
-  /** Every delivery of the scope (the table, `DELIVERY#…`). */
+  /** Every delivery of one of the scope's partitions (the table, `DELIVERY#…`). */
   (
-    | { kind: 'scope' }
+    | { kind: 'scope'; partition: number }
     /** Every delivery of one endpoint (GSI1). */
     | { kind: 'endpoint'; endpointId: string }
     /** Deliveries of one status and event type (GSI2), and one endpoint (GSI3). */
@@ -207,11 +209,15 @@ export function planDeliveryQuery(filters: DeliveryFilters, items: readonly Coun
   if (filters.status === undefined && filters.eventType === undefined) {
     return {
       total,
-      sources: [
+      sources:
         filters.endpointId === undefined
-          ? { kind: 'scope', matches: total }
-          : { kind: 'endpoint', endpointId: filters.endpointId, matches: total },
-      ],
+          ? // The scope's deliveries are spread evenly over its partitions (by delivery id).
+            Array.from({ length: SCOPE_PARTITIONS }, (_, partition) => ({
+              kind: 'scope',
+              partition,
+              matches: total / SCOPE_PARTITIONS,
+            }))
+          : [{ kind: 'endpoint', endpointId: filters.endpointId, matches: total }],
     };
   }
   const statuses = filters.status === undefined ? deliveryStatuses : [filters.status];
@@ -231,48 +237,11 @@ export function planDeliveryQuery(filters: DeliveryFilters, items: readonly Coun
   return { total, sources };
 }
 
-/** One partition being read: what was read and not yet taken, and whether it holds more. */
-export interface SourcePage<T> {
-  items: T[];
-  more: boolean;
-}
-
-/**
- * Takes the newest item of all partitions into `out` (each partition's items newest first by
- * `order`, descending) until `out` holds `need` items. Stops with `'refill'` when a partition
- * that may hold more has nothing read left: its next page must be read before anything older
- * can be taken.
- */
-export function takeNewest<T>(
+/** The delivery list merges its partitions newest first (`domain/merge.ts`). */
+export { firstPageSize, type SourcePage } from './merge.ts';
+export const takeNewest = <T>(
   sources: readonly SourcePage<T>[],
   order: (item: T) => string,
   out: T[],
   need: number,
-): 'done' | 'refill' {
-  while (out.length < need) {
-    let newest: SourcePage<T> | undefined;
-    for (const source of sources) {
-      const head = source.items[0];
-      if (head === undefined) {
-        if (source.more) return 'refill';
-        continue;
-      }
-      const best = newest?.items[0];
-      if (best === undefined || order(head) > order(best)) newest = source;
-    }
-    if (!newest) return 'done';
-    out.push(newest.items.shift() as T);
-  }
-  return 'done';
-}
-
-/**
- * The first page of one partition in a merge: its share of `need` by its matches (if the newest
- * deliveries are spread over the partitions as all of them are, one page each is enough), and
- * one more. A partition that runs out while it may still hold the newest reads twice as much
- * next time.
- */
-export function firstPageSize(need: number, matches: number, total: number): number {
-  if (total <= 0) return need;
-  return Math.max(1, Math.min(need, Math.ceil((need * matches) / total) + 1));
-}
+): 'done' | 'refill' => takeInOrder(sources, order, out, need, 'desc');

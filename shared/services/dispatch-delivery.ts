@@ -26,7 +26,7 @@ import type { DeliveryStatus } from '../domain/webhook-deliveries.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { batchGetConsistent, type ItemKey } from '../store/client.ts';
 import { eventBody } from '../store/events.ts';
-import { overrideSecretKey, parseScope, webhookEndpointKey } from '../store/keys.ts';
+import { eventKeyOfSk, overrideSecretKey, parseScope, webhookEndpointKey } from '../store/keys.ts';
 import {
   changeDelivery,
   type DeliveryMessage,
@@ -108,7 +108,7 @@ async function readAttempt(message: DeliveryMessage): Promise<Attempt | undefine
   if (message.eventSk !== undefined && (message.endpointId !== undefined || message.override)) {
     const [item, event, destination] = await batchGetConsistent([
       ref,
-      { pk: message.pk, sk: message.eventSk },
+      eventKeyOfSk(parseScope(message.pk), message.eventSk),
       destinationKey(message.pk, message),
     ]);
     return item && attemptOf(toStoredDelivery(item), event, destination);

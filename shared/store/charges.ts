@@ -2,7 +2,7 @@
  * Charges and what is written beside them: item builders for the use cases' transactions, and
  * reads. Nothing here decides: which transition, which condition, which amounts, all come from
  * the caller (keys: `keys.ts`; why they are shaped so: docs/data-model.md).
- * - the charge, `ACCOUNT#<id>#<mode>` / `CHARGE#<rawId>` (raw ids start with the creation time,
+ * - the charge, `ACCOUNT#<id>#<mode>#<k>` / `CHARGE#<rawId>` (raw ids start with the creation time,
  *   so the list pages by cursor without gaps while new charges arrive);
  * - `CHARGEREF#<rawId>`: which scope a raw id belongs to (checkout and Pix location URLs);
  * - GSI1 by customer document: the customer velocity guard;
@@ -16,7 +16,7 @@
  */
 
 import { randomInt } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
@@ -44,9 +44,11 @@ import {
   pendingCounterKey,
   pixReceiptKey,
   prefixEnd,
+  scopePartitionPks,
   scopePk,
   trancheKey,
 } from './keys.ts';
+import { queryMerged } from './merged-query.ts';
 import { qrPngBase64 } from './qr-image.ts';
 import { sentBody, storedBody } from './stored-body.ts';
 
@@ -382,7 +384,10 @@ export interface ChargeListQuery {
   nowIso: string;
 }
 
-/** Newest first; reads pages until `limit + 1` matches are found (filters are applied server-side). */
+/**
+ * Newest first, merged over the scope's partitions; reads until `limit + 1` matches are found
+ * (filters are applied server-side).
+ */
 export async function listCharges(
   scope: MerchantScope,
   q: ChargeListQuery,
@@ -392,7 +397,7 @@ export async function listCharges(
   const upper = `${PREFIX.charge}${q.createdBeforeMs === undefined ? 'g' : chargeIdFloor(q.createdBeforeMs + 1)}`;
   const filters: string[] = [];
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': scopePk(scope), ':lower': lower, ':upper': upper };
+  const values: Record<string, unknown> = { ':lower': lower, ':upper': upper };
   if (q.statuses) {
     names['#status'] = 'status';
     filters.push(`#status IN (${q.statuses.map((_, i) => `:s${i}`).join(', ')})`);
@@ -413,25 +418,22 @@ export async function listCharges(
   // A cursor outside the time range: nothing older remains, or the range starts below it.
   const cursor = q.startingAfter === undefined ? undefined : chargeKey(scope, q.startingAfter).sk;
   if (cursor !== undefined && cursor <= lower) return { charges: [], hasMore: false };
-  const charges: ChargeRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined =
-    cursor !== undefined && cursor < upper ? { pk: scopePk(scope), sk: cursor } : undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
-        ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: Math.max(q.limit + 1, 25),
-        ExclusiveStartKey,
-      }),
-    );
-    charges.push(...(await Promise.all((page.Items ?? []).map(toCharge))));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && charges.length <= q.limit);
-  return { charges: charges.slice(0, q.limit), hasMore: charges.length > q.limit };
+  // BETWEEN is inclusive: the cursor's own charge, in one partition, is read and dropped.
+  const cursorInRange = cursor !== undefined && cursor < upper;
+  if (cursorInRange) values[':upper'] = cursor;
+  const items = await queryMerged(
+    scopePartitionPks(scope).map((pk) => ({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
+      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+      ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+      ExpressionAttributeValues: { ...values, ':pk': pk },
+      ConsistentRead: true,
+    })),
+    q.limit + 1 + (cursorInRange ? 1 : 0),
+    'desc',
+  );
+  const older = items.filter((item) => item.sk !== cursor).slice(0, q.limit + 1);
+  const charges = await Promise.all(older.slice(0, q.limit).map(toCharge));
+  return { charges, hasMore: older.length > q.limit };
 }

@@ -1,6 +1,6 @@
 /**
  * The outbox: events are items written in the transaction of the state change that causes
- * them (`ACCOUNT#<id>#<mode>` / `EVENT#<time>#<evtId>`). The table stream carries each new one
+ * them (`ACCOUNT#<id>#<mode>#<k>` / `EVENT#<time>#<evtId>`). The table stream carries each new one
  * to the fan-out (`functions/outbox`).
  */
 

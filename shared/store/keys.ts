@@ -4,13 +4,15 @@
  * docs/data-model.md for why each key is shaped the way it is.
  *
  * Merchant data is partitioned by account AND mode (`ACCOUNT#<id>#<mode>`): a test key never
- * sees live data and vice versa (as with Stripe's test mode). Account-level data (profile,
+ * sees live data and vice versa (as with Stripe's test mode); its time-ordered items are spread
+ * over the scope's partitions `ACCOUNT#<id>#<mode>#<k>` (`scopeItemPk`). Account-level data (profile,
  * members, API keys, audit) lives in `ACCOUNT#<id>`. Items addressed without a scope (an API key
  * by its hash, a charge by its raw id, a Pix by its end-to-end id) get a partition of their own.
  */
 
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope, Mode } from '../domain/scope.ts';
+import { SCOPE_PARTITIONS, scopePartitionOf } from '../domain/scope-partitions.ts';
 import { evidenceBucket, rateLimitKeyPrefix } from '../resources.ts';
 
 export type { MerchantScope, Mode } from '../domain/scope.ts';
@@ -46,12 +48,40 @@ export const PREFIX = {
 export const accountPk = (accountId: string): string => `ACCOUNT#${accountId}`;
 export const scopePk = ({ accountId, mode }: MerchantScope): string => `ACCOUNT#${accountId}#${mode}`;
 
-/** The merchant scope of a scope partition key (`ACCOUNT#<id>#<mode>`). */
+/**
+ * One of the partitions of a scope's time-ordered, append-only items (`ACCOUNT#<id>#<mode>#<k>`:
+ * charges, events, journals, tranches, refunds, deliveries, MED cases and evidence): k is a hash
+ * of the item's own id (`scopePartitionOf`), so a read by id computes it and a merchant's inserts
+ * spread over `SCOPE_PARTITIONS` keys instead of all landing at the newest end of one
+ * (docs/scale.md). Lists read every partition and merge by sort key.
+ */
+export const scopePartitionPk = (scope: MerchantScope, partition: number): string =>
+  `${scopePk(scope)}#${partition}`;
+/** The partition of the scope's item whose own id is `id`. */
+export const scopeItemPk = (scope: MerchantScope, id: string): string =>
+  scopePartitionPk(scope, scopePartitionOf(id));
+/** Every partition of the scope's time-ordered items, in order of k. */
+export const scopePartitionPks = (scope: MerchantScope): string[] =>
+  Array.from({ length: SCOPE_PARTITIONS }, (_, k) => scopePartitionPk(scope, k));
+
+/** The merchant scope of a scope partition key (`ACCOUNT#<id>#<mode>`, or one of its `#<k>`). */
 export function parseScope(pk: string): MerchantScope {
   const [tag, accountId, mode, ...rest] = pk.split('#');
-  if (tag !== 'ACCOUNT' || !accountId || (mode !== 'live' && mode !== 'test') || rest.length > 0)
+  if (
+    tag !== 'ACCOUNT' ||
+    !accountId ||
+    (mode !== 'live' && mode !== 'test') ||
+    rest.length > 1 ||
+    (rest.length === 1 && !/^\d+$/.test(rest[0] as string))
+  )
     throw new Error(`Not a merchant scope key: ${pk}`);
   return { accountId, mode };
+}
+/** The k of a scope partition key (`undefined`: the scope's own partition, `ACCOUNT#<id>#<mode>`). */
+export function parseScopePartition(pk: string): number | undefined {
+  parseScope(pk);
+  const k = pk.split('#')[3];
+  return k === undefined ? undefined : Number(k);
 }
 
 // ── Accounts, users, sessions, API keys, rate limits ──────────────────────────────────────────
@@ -90,7 +120,7 @@ export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
 
 /** Raw ids start with the creation time, so the sort key orders a scope's charges by creation. */
 export const chargeKey = (scope: MerchantScope, rawId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, rawId),
   sk: `${PREFIX.charge}${rawId}`,
 });
 /** Which scope a raw id belongs to (public checkout and Pix location URLs carry only the raw id). */
@@ -114,16 +144,16 @@ export const customerIndexPk = (scope: MerchantScope, document: string): string 
   `CUSTOMER#${scope.accountId}#${scope.mode}#${document}`;
 /** A Pix is processed once: its receipt is keyed by its end-to-end id alone. */
 export const pixReceiptKey = (endToEndId: string): ItemKey => ({ pk: `PIXIN#${endToEndId}`, sk: 'PIXIN' });
-/** A transaction's refunds, newest last by id (`re_<UUIDv7>`), under the charge's raw id. */
+/** A transaction's refunds, newest last by id (`re_<UUIDv7>`), under the charge's raw id (and in its partition). */
 export const refundKey = (scope: MerchantScope, chargeId: string, refundId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, chargeId),
   sk: `${PREFIX.refund}${chargeId}#${refundId}`,
 });
 /** The prefix of one transaction's refunds. */
 export const chargeRefundsPrefix = (chargeId: string): string => `${PREFIX.refund}${chargeId}#`;
 /** Which charge a refund id belongs to (the sandbox routes address a refund by its id alone). */
 export const refundRefKey = (scope: MerchantScope, refundId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, refundId),
   sk: `REFUNDREF#${refundId}`,
 });
 
@@ -146,14 +176,18 @@ export function chargeIdRange(span: { fromMs?: number; toMs?: number }): { from:
 }
 
 /**
- * GSI3 of a charge: its stored status's cell, `PAYSTATUS#<acct>#<mode>#<status>` / `<rawId>`,
- * so a status filter of the payment list reads only its matches, in creation order. The
- * partition key moves with the status (every write of the charge rewrites it).
+ * GSI3 of a charge: its stored status's cell, `PAYSTATUS#<acct>#<mode>#<status>#<k>` / `<rawId>`
+ * (k: the charge's scope partition), so a status filter of the payment list reads only its
+ * matches, in creation order, merging the cell's partitions. The partition key moves with the
+ * status (every write of the charge rewrites it).
  */
-export const paymentStatusCellPk = (scope: MerchantScope, status: string): string =>
-  `PAYSTATUS#${scope.accountId}#${scope.mode}#${status}`;
+const paymentStatusCellPartitionPk = (scope: MerchantScope, status: string, partition: number): string =>
+  `PAYSTATUS#${scope.accountId}#${scope.mode}#${status}#${partition}`;
+/** Every partition of a status cell, in order of k. */
+export const paymentStatusCellPks = (scope: MerchantScope, status: string): string[] =>
+  Array.from({ length: SCOPE_PARTITIONS }, (_, k) => paymentStatusCellPartitionPk(scope, status, k));
 export const paymentStatusCell = (scope: MerchantScope, status: string, rawId: string) => ({
-  gsi3pk: paymentStatusCellPk(scope, status),
+  gsi3pk: paymentStatusCellPartitionPk(scope, status, scopePartitionOf(rawId)),
   gsi3sk: rawId,
 });
 
@@ -272,19 +306,19 @@ export function parseShard(sk: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 export const journalKey = (scope: MerchantScope, at: string, journalId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, journalId),
   sk: `${PREFIX.journal}${at}#${journalId}`,
 });
 export const trancheKey = (scope: MerchantScope, releaseAt: string, chargeId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, chargeId),
   sk: `${PREFIX.tranche}${releaseAt}#${chargeId}`,
 });
 
 // ── MED cases ─────────────────────────────────────────────────────────────────────────────────
 
-/** A MED case in its scope's partition; ids are `med_<UUIDv7>`, so the sort key orders by creation. */
+/** A MED case in its scope partition (by id); ids are `med_<UUIDv7>`, so the sort key orders by creation. */
 export const medCaseKey = (scope: MerchantScope, caseId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, caseId),
   sk: `${PREFIX.medCase}${caseId}`,
 });
 /**
@@ -308,9 +342,9 @@ export function medCaseSkRange(span: { afterMs?: number; beforeMs?: number; star
 
 // ── MED evidence ──────────────────────────────────────────────────────────────────────────────
 
-/** An evidence item in its scope's partition, grouped under its case (`begins_with` lists a case's). */
+/** An evidence item in its case's partition, grouped under its case (`begins_with` lists a case's). */
 export const medEvidenceKey = (scope: MerchantScope, caseId: string, evidenceId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, caseId),
   sk: `${PREFIX.medEvidence}${caseId}#${evidenceId}`,
 });
 export const medEvidenceCasePrefix = (caseId: string): string => `${PREFIX.medEvidence}${caseId}#`;
@@ -325,9 +359,16 @@ export const evidenceObjectKey = (scope: MerchantScope, token: string): string =
 // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
 
 export const eventKey = (scope: MerchantScope, createdAt: string, eventId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, eventId),
   sk: `${PREFIX.event}${createdAt}#${eventId}`,
 });
+/** The key of a scope's event by its sort key (`EVENT#<time>#<evtId>`: the id picks the partition). */
+export function eventKeyOfSk(scope: MerchantScope, sk: string): ItemKey {
+  const at = sk.lastIndexOf('#');
+  if (!sk.startsWith(PREFIX.event) || at <= PREFIX.event.length)
+    throw new Error(`Not an event sort key: ${sk}`);
+  return eventKey(scope, sk.slice(PREFIX.event.length, at), sk.slice(at + 1));
+}
 export const webhookEndpointKey = (scope: MerchantScope, endpointId: string): ItemKey => ({
   pk: scopePk(scope),
   sk: `${PREFIX.webhookEndpoint}${endpointId}`,
@@ -337,7 +378,7 @@ export const overrideSecretKey = (scope: MerchantScope): ItemKey => ({
   sk: 'WEBHOOKOVERRIDE#SECRET',
 });
 export const deliveryKey = (scope: MerchantScope, eventCreatedAt: string, deliveryId: string): ItemKey => ({
-  pk: scopePk(scope),
+  pk: scopeItemPk(scope, deliveryId),
   sk: `${PREFIX.delivery}${eventCreatedAt}#${deliveryId}`,
 });
 /** The event time and id in a delivery's sort key (`DELIVERY#<eventTime>#<deliveryId>`). */

@@ -2,7 +2,7 @@
  * Ledger entries and wallet balances are written together, inside the transaction of the
  * business step that moves the money: the sum of a wallet's shard items is always the sum of
  * its entries.
- * Journals: `ACCOUNT#<id>#<mode>` / `LEDGER#<time>#<journalId>`, each holding its entries.
+ * Journals: `ACCOUNT#<id>#<mode>#<k>` / `LEDGER#<time>#<journalId>`, each holding its entries.
  */
 
 import { type Journal, type WalletDelta, walletDelta } from '../domain/ledger.ts';

@@ -1,18 +1,19 @@
 /**
  * MED cases: item builders for the MED use cases' transactions, and reads. Nothing here decides
  * (the rules: domain/med-cases.ts).
- * - the case, `ACCOUNT#<id>#<mode>` / `MEDCASE#<med_id>` (ids are UUIDv7: the sort key orders a
+ * - the case, `ACCOUNT#<id>#<mode>#<k>` / `MEDCASE#<med_id>` (ids are UUIDv7: the sort key orders a
  *   scope's cases by creation, so the list reads newest first down a key range);
  * - while something waits for an operator (`pendingReview`), the case is also on the `MEDREVIEW`
  *   due queue (GSI2), which `npm run admin -- med-review list` reads.
  */
 
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { MedCaseListQuery, MedCaseRecord, MedCaseStatus } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { dueEntries } from './charges.ts';
 import { db, recordOf, type TransactItem, tableName } from './client.ts';
-import { dueIndex, medCaseKey, medCaseSkRange, scopePk } from './keys.ts';
+import { dueIndex, medCaseKey, medCaseSkRange, scopePartitionPks } from './keys.ts';
+import { queryMerged } from './merged-query.ts';
 
 /** The item's `type` is the entity's (as on every item); the case's own type is `caseType`. */
 const toMedCase = (item: Record<string, unknown>): MedCaseRecord =>
@@ -68,8 +69,9 @@ export async function getMedCase(scope: MerchantScope, caseId: string): Promise<
 }
 
 /**
- * One page of a scope's cases, newest first: the key range of the dates and cursor, the other
- * filters server-side, read until `limit + 1` matches (the extra one says `has_more`).
+ * One page of a scope's cases, newest first, merged over its partitions: the key range of the
+ * dates and cursor, the other filters server-side, read until `limit + 1` matches (the extra one
+ * says `has_more`).
  */
 export async function queryMedCases(
   scope: MerchantScope,
@@ -85,7 +87,7 @@ export async function queryMedCases(
   if (range.from > range.to) return { cases: [], hasMore: false };
   const filters: string[] = [];
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': scopePk(scope), ':from': range.from, ':to': range.to };
+  const values: Record<string, unknown> = { ':from': range.from, ':to': range.to };
   if (query.status !== undefined) {
     filters.push('#status = :status');
     names['#status'] = 'status';
@@ -103,25 +105,19 @@ export async function queryMedCases(
     filters.push('id <> :cursor');
     values[':cursor'] = query.startingAfter;
   }
-  const cases: MedCaseRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: query.limit + 1,
-        ExclusiveStartKey,
-      }),
-    );
-    cases.push(...(page.Items ?? []).map(toMedCase));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && cases.length <= query.limit);
+  const items = await queryMerged(
+    scopePartitionPks(scope).map((pk) => ({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+      ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+      ExpressionAttributeValues: { ...values, ':pk': pk },
+      ConsistentRead: true,
+    })),
+    query.limit + 1,
+    'desc',
+  );
+  const cases = items.map(toMedCase);
   return { cases: cases.slice(0, query.limit), hasMore: cases.length > query.limit };
 }
 

@@ -1,5 +1,5 @@
 /**
- * MED evidence items, `ACCOUNT#<id>#<mode>` / `MEDEVIDENCE#<med_id>#<medev_id>` (a case's evidence
+ * MED evidence items, `ACCOUNT#<id>#<mode>#<k>` / `MEDEVIDENCE#<med_id>#<medev_id>` (a case's evidence
  * under one prefix; ids are UUIDv7, so the sort key orders by creation), and the confirmation's
  * transaction items. Nothing here decides (the rules: domain/med-evidence.ts).
  */
@@ -8,7 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { MedEvidenceRecord } from '../domain/med-evidence.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { db, queryAll, recordOf, type TransactItem, tableName } from './client.ts';
-import { medCaseKey, medEvidenceCasePrefix, medEvidenceKey, scopePk } from './keys.ts';
+import { medCaseKey, medEvidenceCasePrefix, medEvidenceKey, scopeItemPk } from './keys.ts';
 
 const scopeOf = (e: MedEvidenceRecord): MerchantScope => ({ accountId: e.accountId, mode: e.mode });
 
@@ -81,7 +81,10 @@ export async function queryCaseEvidence(scope: MerchantScope, caseId: string): P
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': medEvidenceCasePrefix(caseId) },
+    ExpressionAttributeValues: {
+      ':pk': scopeItemPk(scope, caseId),
+      ':prefix': medEvidenceCasePrefix(caseId),
+    },
     ScanIndexForward: false,
     ConsistentRead: true,
   });

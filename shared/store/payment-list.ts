@@ -1,18 +1,19 @@
 /**
  * The reads of the payment list (`shared/services/list-payments.ts` decides which): a scope's
- * charges in creation order from its partition (`CHARGE#<rawId>`, strongly consistent), or one
- * stored status's from its GSI3 cell (`PAYSTATUS#…#<status>` / raw id); time bounds are a
- * `BETWEEN` on the raw id. Skipped items and in-memory sorts read only the attributes they need.
+ * charges in creation order from its partitions (`CHARGE#<rawId>`, strongly consistent), or one
+ * stored status's from its GSI3 cell's partitions (`PAYSTATUS#…#<status>#<k>` / raw id), merged
+ * by raw id; time bounds are a `BETWEEN` on the raw id. Skipped items and in-memory sorts read only the attributes they need.
  */
 
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ChargeRecord } from '../domain/charges.ts';
 import type { ItemSpan } from '../domain/payment-counts.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { TxStatus } from '../domain/transaction-status.ts';
 import { toCharge } from './charges.ts';
-import { batchGetConsistent, db, tableName } from './client.ts';
-import { chargeIdRange, chargeKey, chargeSkRange, paymentStatusCellPk, scopePk } from './keys.ts';
+import { batchGetConsistent, tableName } from './client.ts';
+import { chargeIdRange, chargeKey, chargeSkRange, paymentStatusCellPks, scopePartitionPks } from './keys.ts';
+import { countPartitions, queryMerged } from './merged-query.ts';
 
 /** Which charges: the scope's, or those stored in one status (its cell), within a creation span. */
 export interface PaymentSource {
@@ -27,8 +28,15 @@ export interface PaymentSource {
 
 type Order = 'asc' | 'desc';
 
-/** The query of a source, in `order`: key condition, filter, index. */
-function sourceQuery(scope: MerchantScope, source: PaymentSource, order: Order): QueryCommandInput {
+/**
+ * The queries of a source, one per partition (the scope's charges, or the cell, are spread
+ * over `SCOPE_PARTITIONS` keys): key condition, filter, index. Merged by raw id (`id`).
+ */
+function sourceQueries(
+  scope: MerchantScope,
+  source: PaymentSource,
+  attributes?: readonly string[],
+): QueryCommandInput[] {
   const values: Record<string, unknown> = {};
   const filters: string[] = [];
   if (source.unexpiredAt !== undefined) {
@@ -39,66 +47,44 @@ function sourceQuery(scope: MerchantScope, source: PaymentSource, order: Order):
     filters.push('expiresAt <= :now');
     values[':now'] = source.expiredAt;
   }
-  const key =
+  const names = attributes && Object.fromEntries(attributes.map((a, n) => [`#p${n}`, a]));
+  const keys =
     source.cell === undefined
-      ? {
+      ? scopePartitionPks(scope).map((pk) => ({
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': scopePk(scope), ...prefixed(chargeSkRange(source.span)) },
+          ExpressionAttributeValues: { ':pk': pk, ...prefixed(chargeSkRange(source.span)) },
           ConsistentRead: true,
-        }
-      : {
+        }))
+      : paymentStatusCellPks(scope, source.cell).map((pk) => ({
           IndexName: 'gsi3',
           KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': paymentStatusCellPk(scope, source.cell),
-            ...prefixed(chargeIdRange(source.span)),
-          },
-        };
-  return {
+          ExpressionAttributeValues: { ':pk': pk, ...prefixed(chargeIdRange(source.span)) },
+        }));
+  return keys.map((key) => ({
     TableName: tableName(),
     ...key,
     ExpressionAttributeValues: { ...key.ExpressionAttributeValues, ...values },
     ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-    ScanIndexForward: order === 'asc',
-  };
+    ...(names && { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names }),
+  }));
 }
 
 const prefixed = (range: { from: string; to: string }) => ({ ':from': range.from, ':to': range.to });
 
-/**
- * Reads matches of `source` in `order`, `attributes` only (all when absent), until `max` were
- * read or none remain, starting after `start`; returns them and where to continue. A query
- * never asks for more items than remain to be read, so nothing beyond `max` is read.
- */
-async function readMatches(
+/** The first `max` matches of `source` in `order`, `attributes` only (all when absent), merged by raw id. */
+const readMatches = (
   scope: MerchantScope,
   source: PaymentSource,
   order: Order,
   max: number,
-  options: { attributes?: readonly string[]; start?: Record<string, unknown> } = {},
-): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
-  const query = sourceQuery(scope, source, order);
-  if (options.attributes) {
-    const names = Object.fromEntries(options.attributes.map((a, n) => [`#p${n}`, a]));
-    query.ProjectionExpression = Object.keys(names).join(', ');
-    query.ExpressionAttributeNames = { ...query.ExpressionAttributeNames, ...names };
-  }
-  const items: Record<string, unknown>[] = [];
-  let next = options.start;
-  do {
-    if (items.length >= max) break;
-    const page = await db.send(
-      new QueryCommand({
-        ...query,
-        ...(Number.isFinite(max) && { Limit: max - items.length }),
-        ...(next && { ExclusiveStartKey: next }),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    next = page.LastEvaluatedKey;
-  } while (next);
-  return { items, ...(next && { next }) };
-}
+  attributes?: readonly string[],
+) =>
+  queryMerged(
+    sourceQueries(scope, source, attributes && [...new Set(['id', ...attributes])]),
+    max,
+    order,
+    (item) => String(item.id),
+  );
 
 /** The ids of the first `max` matches of `source` in `order` (keys only: cheap to skip). */
 export async function readPaymentIds(
@@ -107,13 +93,13 @@ export async function readPaymentIds(
   order: Order,
   max: number,
 ): Promise<string[]> {
-  const { items } = await readMatches(scope, source, order, max, { attributes: ['id'] });
+  const items = await readMatches(scope, source, order, max, ['id']);
   return items.map((item) => String(item.id));
 }
 
 /**
  * One page of `source` in `order`: the first `skip` matches are passed over reading their ids
- * only, then `limit` charges are read whole.
+ * only (the page's ids with them), then the page's `limit` charges are read whole by id.
  */
 export async function readPaymentPage(
   scope: MerchantScope,
@@ -122,14 +108,9 @@ export async function readPaymentPage(
   skip: number,
   limit: number,
 ): Promise<ChargeRecord[]> {
-  let start: Record<string, unknown> | undefined;
-  if (skip > 0) {
-    const skipped = await readMatches(scope, source, order, skip, { attributes: ['id'] });
-    if (skipped.items.length < skip || !skipped.next) return [];
-    start = skipped.next;
-  }
-  const { items } = await readMatches(scope, source, order, limit, start ? { start } : {});
-  return Promise.all(items.map(toCharge));
+  if (skip === 0) return Promise.all((await readMatches(scope, source, order, limit)).map(toCharge));
+  const ids = await readPaymentIds(scope, source, order, skip + limit);
+  return getPayments(scope, ids.slice(skip));
 }
 
 /**
@@ -144,27 +125,20 @@ export async function readPaymentRows(
 ): Promise<Record<string, unknown>[] | undefined> {
   // The QR image is not stored: rows read the BR Code and render it (qr-image.ts).
   const withQr = attributes.includes('qrCodeBase64');
-  const { items } = await readMatches(scope, source, 'asc', max + 1, {
-    attributes: [...new Set(['id', ...attributes.map((a) => (a === 'qrCodeBase64' ? 'brCode' : a))])],
-  });
+  const items = await readMatches(
+    scope,
+    source,
+    'asc',
+    max + 1,
+    attributes.map((a) => (a === 'qrCodeBase64' ? 'brCode' : a)),
+  );
   if (items.length > max) return undefined;
   return withQr ? Promise.all(items.map(async (item) => ({ ...item, ...(await toCharge(item)) }))) : items;
 }
 
 /** How many charges `source` holds (keys only). */
-export async function countPayments(scope: MerchantScope, source: PaymentSource): Promise<number> {
-  const query = sourceQuery(scope, source, 'asc');
-  let count = 0;
-  let next: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({ ...query, Select: 'COUNT', ...(next && { ExclusiveStartKey: next }) }),
-    );
-    count += page.Count ?? 0;
-    next = page.LastEvaluatedKey;
-  } while (next);
-  return count;
-}
+export const countPayments = (scope: MerchantScope, source: PaymentSource): Promise<number> =>
+  countPartitions(sourceQueries(scope, source));
 
 /** The charges of `ids` (strongly consistent), in that order; absent ones are left out. */
 export async function getPayments(scope: MerchantScope, ids: readonly string[]): Promise<ChargeRecord[]> {

@@ -1,7 +1,7 @@
 /**
  * Refunds and what is written beside them: item builders for the refund use cases'
  * transactions, and reads. Nothing here decides (the rules: domain/refunds.ts).
- * - the refund, `ACCOUNT#<id>#<mode>` / `REFUND#<chargeId>#<refundId>` (one query lists a
+ * - the refund, `ACCOUNT#<id>#<mode>#<k>` / `REFUND#<chargeId>#<refundId>` (one query lists a
  *   transaction's refunds, newest first, since refund ids are UUIDv7);
  * - `REFUNDREF#<refundId>`: which charge a refund belongs to (routes that name only the refund);
  * - on GSI2's `REFUND` queue while not final: when the service next asks the acquirer about it.
@@ -18,7 +18,7 @@ import {
   paymentStatusCell,
   refundKey,
   refundRefKey,
-  scopePk,
+  scopeItemPk,
 } from './keys.ts';
 
 const toRefund = (item: Record<string, unknown>): RefundRecord => recordOf<RefundRecord>(item);
@@ -161,7 +161,10 @@ export async function listRefunds(scope: MerchantScope, chargeId: string): Promi
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': scopePk(scope), ':prefix': chargeRefundsPrefix(chargeId) },
+        ExpressionAttributeValues: {
+          ':pk': scopeItemPk(scope, chargeId),
+          ':prefix': chargeRefundsPrefix(chargeId),
+        },
         ScanIndexForward: false,
         ConsistentRead: true,
         ExclusiveStartKey,

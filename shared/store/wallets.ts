@@ -4,7 +4,8 @@
  * `WALLET#<currency>` of money moved before sharding), moved only by ledger journals (see
  * ledger.ts). One query reads every shard, whatever the account's shard count is now, so a
  * shard beyond a lowered count is still summed (and drained by debits).
- * Held money waits in tranches (`TRANCHE#<releaseAt>#<chargeId>`); the earliest gives
+ * Held money waits in tranches (`TRANCHE#<releaseAt>#<chargeId>`, in the scope partition of
+ * their charge); the earliest of all partitions gives
  * `next_release_at`/`amount`. An account that never received money has no item: zero.
  */
 
@@ -12,20 +13,16 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ShardBalance } from '../domain/shards.ts';
 import type { WalletBalance } from '../domain/wallets.ts';
 import { db, tableName } from './client.ts';
-import { type MerchantScope, PREFIX, parseShard, prefixEnd, scopePk } from './keys.ts';
+import { type MerchantScope, PREFIX, parseShard, prefixEnd, scopePartitionPks, scopePk } from './keys.ts';
+import { queryMerged } from './merged-query.ts';
 
-const query = (
-  scope: MerchantScope,
-  prefix: string,
-  options: { limit?: number; consistent?: boolean } = {},
-) =>
+const query = (scope: MerchantScope, prefix: string, options: { consistent?: boolean } = {}) =>
   db.send(
     new QueryCommand({
       TableName: tableName(),
       // A range rather than `begins_with`: DynamoDB Local walks the partition for the latter (keys.ts).
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': scopePk(scope), ':from': prefix, ':to': prefixEnd(prefix) },
-      ...(options.limit !== undefined && { Limit: options.limit }),
       ...(options.consistent && { ConsistentRead: true }),
     }),
   );
@@ -58,10 +55,19 @@ function sumShards(
 export async function listWalletBalances(scope: MerchantScope): Promise<WalletBalance[]> {
   const [wallets, tranches] = await Promise.all([
     query(scope, PREFIX.wallet),
-    query(scope, PREFIX.tranche, { limit: 50 }),
+    // Tranches sit in the scope's partitions (by charge): the earliest 50 of them all, merged.
+    queryMerged(
+      scopePartitionPks(scope).map((pk) => ({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': PREFIX.tranche, ':to': prefixEnd(PREFIX.tranche) },
+      })),
+      50,
+      'asc',
+    ),
   ]);
   const nextRelease = new Map<string, { at: string; amount: number }>();
-  for (const t of tranches.Items ?? []) {
+  for (const t of tranches) {
     const currency = String(t.currency);
     const current = nextRelease.get(currency);
     if (!current) nextRelease.set(currency, { at: String(t.releaseAt), amount: Number(t.amount) });

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries: one per (event, destination), `ACCOUNT#<id>#<mode>` /
+ * Webhook deliveries: one per (event, destination), `ACCOUNT#<id>#<mode>#<k>` /
  * `DELIVERY#<eventTime>#<deliveryId>`, the id derived from event id + destination (endpoint id,
  * or a payment's `webhookUrl` override) and the item put conditionally, so a stream record
  * processed twice creates one delivery. GSI1 `WHDELIV#<endpointId>` finds an endpoint's
@@ -57,11 +57,13 @@ import {
   endpointDeliveriesIndex,
   endpointDeliveriesIndexPk,
   endpointDeliveryCellIndexPk,
+  eventKeyOfSk,
   type MerchantScope,
   PREFIX,
   parseDeliverySk,
   parseScope,
   prefixEnd,
+  scopePartitionPk,
   scopePk,
 } from './keys.ts';
 
@@ -99,9 +101,12 @@ export type StoredDelivery = Delivery & {
   body?: string;
 };
 
-/** The outbox event item a delivery sends, or `undefined` for a delivery that kept its body. */
+/**
+ * The outbox event item a delivery sends, or `undefined` for a delivery that kept its body: in
+ * the delivery's scope, in the partition of the event's own id (not the delivery's).
+ */
 export const eventKeyOf = (delivery: { pk: string; eventSk?: string }): ItemKey | undefined =>
-  delivery.eventSk === undefined ? undefined : { pk: delivery.pk, sk: delivery.eventSk };
+  delivery.eventSk === undefined ? undefined : eventKeyOfSk(parseScope(delivery.pk), delivery.eventSk);
 
 /** The queue message of a delivery item (`pk`, `sk`, `eventSk`, and `endpointId` or `override`). */
 export const deliveryMessage = (item: Record<string, unknown>): DeliveryMessage => ({
@@ -378,7 +383,7 @@ export async function readDeliveryPage(
         return {
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: {
-            ':pk': scopePk(scope),
+            ':pk': scopePartitionPk(scope, source.partition),
             ':from': PREFIX.delivery,
             ':to': prefixEnd(PREFIX.delivery),
           },
@@ -416,7 +421,8 @@ export async function readDeliveryPage(
   );
   const items = page.Items ?? [];
   // An endpoint id is another scope's: its partition holds only that scope's deliveries.
-  if (items[0] !== undefined && items[0].pk !== scopePk(scope)) return { items: [] };
+  if (items[0] !== undefined && scopePk(parseScope(String(items[0].pk))) !== scopePk(scope))
+    return { items: [] };
   return { items, ...(page.LastEvaluatedKey && { next: page.LastEvaluatedKey }) };
 }
 
@@ -430,7 +436,10 @@ export async function serializeDeliveries(items: Record<string, unknown>[]) {
     ...new Set(items.flatMap((item) => (item.eventSk === undefined ? [] : [String(item.eventSk)]))),
   ];
   const pk = String(items[0]?.pk);
-  const events = eventSks.length === 0 ? [] : await batchGetConsistent(eventSks.map((sk) => ({ pk, sk })));
+  const events =
+    eventSks.length === 0
+      ? []
+      : await batchGetConsistent(eventSks.map((sk) => eventKeyOfSk(parseScope(pk), sk)));
   const bodies = new Map(
     await Promise.all(
       eventSks.map(async (sk, n) => {

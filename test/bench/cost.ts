@@ -91,7 +91,7 @@ export async function measureCost(
 ): Promise<CostResults> {
   const s = runtime.settings;
   useBenchDynamoDb(s);
-  const [accounts, apiKeys, client, keys, qrImage, { GetCommand, QueryCommand }] = await Promise.all([
+  const [accounts, apiKeys, client, keys, qrImage, { GetCommand }] = await Promise.all([
     import('../../shared/store/accounts.ts'),
     import('../../shared/services/issue-api-key.ts'),
     import('../../shared/store/client.ts'),
@@ -219,14 +219,18 @@ export async function measureCost(
       (await client.db.send(new GetCommand({ TableName: client.tableName(), Key: key }))).Item;
     const chargeItem = await get(keys.chargeKey(scope, rawId));
     const idempotencyItem = await get(keys.idempotencyKey(scope, 'createCharge', keysSent[0] ?? ''));
-    const { Items: eventItems = [] } = await client.db.send(
-      new QueryCommand({
-        TableName: client.tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
-        FilterExpression: 'chargeId = :charge',
-        ExpressionAttributeValues: { ':pk': keys.scopePk(scope), ':event': 'EVENT#', ':charge': rawId },
-      }),
-    );
+    const eventItems = (
+      await Promise.all(
+        keys.scopePartitionPks(scope).map((pk) =>
+          client.queryAll({
+            TableName: client.tableName(),
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
+            FilterExpression: 'chargeId = :charge',
+            ExpressionAttributeValues: { ':pk': pk, ':event': keys.PREFIX.event, ':charge': rawId },
+          }),
+        ),
+      )
+    ).flat();
 
     const brCodes = creates.map((c) => String(c.body.pix.br_code));
     const renderStartedAt = performance.now();

@@ -179,17 +179,18 @@ async function seedScope(
 
 /** The code before: every delivery of the scope, status only (what the stats read). */
 async function readAll(store: Store, accountId: string): Promise<number> {
-  const items = await store.client.queryAll({
-    TableName: store.client.tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': store.keys.scopePk({ accountId, mode: 'test' }),
-      ':prefix': store.keys.PREFIX.delivery,
-    },
-    ProjectionExpression: '#s',
-    ExpressionAttributeNames: { '#s': 'status' },
-  });
-  return items.length;
+  const pages = await Promise.all(
+    store.keys.scopePartitionPks({ accountId, mode: 'test' }).map((pk) =>
+      store.client.queryAll({
+        TableName: store.client.tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': store.keys.PREFIX.delivery },
+        ProjectionExpression: '#s',
+        ExpressionAttributeNames: { '#s': 'status' },
+      }),
+    ),
+  );
+  return pages.flat().length;
 }
 
 export async function measureDeliveryQueries(

@@ -134,20 +134,22 @@ async function countAll(store: Store, accountId: string): Promise<number> {
   const scope = { accountId, mode: 'test' as const };
   const range = store.keys.chargeSkRange({});
   let count = 0;
-  let next: Record<string, unknown> | undefined;
-  do {
-    const page = await store.client.db.send(
-      new store.ddb.QueryCommand({
-        TableName: store.client.tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': store.keys.scopePk(scope), ':from': range.from, ':to': range.to },
-        Select: 'COUNT',
-        ExclusiveStartKey: next,
-      }),
-    );
-    count += page.Count ?? 0;
-    next = page.LastEvaluatedKey;
-  } while (next);
+  for (const pk of store.keys.scopePartitionPks(scope)) {
+    let next: Record<string, unknown> | undefined;
+    do {
+      const page = await store.client.db.send(
+        new store.ddb.QueryCommand({
+          TableName: store.client.tableName(),
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': pk, ':from': range.from, ':to': range.to },
+          Select: 'COUNT',
+          ExclusiveStartKey: next,
+        }),
+      );
+      count += page.Count ?? 0;
+      next = page.LastEvaluatedKey;
+    } while (next);
+  }
   return count;
 }
 

@@ -232,33 +232,35 @@ async function readDeliveries(
   accountId: string,
   fromIso: string,
 ): Promise<Map<string, DeliveryItem>> {
-  const pk = store.keys.scopePk({ accountId, mode: 'test' });
   const byId = new Map<string, DeliveryItem>();
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.client.db.send(
-      new store.ddb.QueryCommand({
-        TableName: store.client.tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': pk,
-          // Delivery sort keys start with the event's time: those of events from `fromIso` on.
-          ':from': `${store.keys.PREFIX.delivery}${fromIso}`,
-          ':to': `${store.keys.PREFIX.delivery}~`,
-        },
-        ProjectionExpression: 'id, createdAt, enqueuedAt, attempts',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? [])
-      byId.set(String(item.id), {
-        id: String(item.id),
-        createdAt: Date.parse(String(item.createdAt)),
-        enqueuedAt: item.enqueuedAt === undefined ? Number.NaN : Date.parse(String(item.enqueuedAt)),
-        attempts: Number(item.attempts ?? 0),
-      });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  // Deliveries are spread over the scope's partitions (by id).
+  for (const pk of store.keys.scopePartitionPks({ accountId, mode: 'test' })) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await store.client.db.send(
+        new store.ddb.QueryCommand({
+          TableName: store.client.tableName(),
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': pk,
+            // Delivery sort keys start with the event's time: those of events from `fromIso` on.
+            ':from': `${store.keys.PREFIX.delivery}${fromIso}`,
+            ':to': `${store.keys.PREFIX.delivery}~`,
+          },
+          ProjectionExpression: 'id, createdAt, enqueuedAt, attempts',
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? [])
+        byId.set(String(item.id), {
+          id: String(item.id),
+          createdAt: Date.parse(String(item.createdAt)),
+          enqueuedAt: item.enqueuedAt === undefined ? Number.NaN : Date.parse(String(item.enqueuedAt)),
+          attempts: Number(item.attempts ?? 0),
+        });
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
   return byId;
 }
 

@@ -1,12 +1,13 @@
 /** Charge helpers for the integration tests: every call goes over HTTP like a merchant's. */
 
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
-import { chargeKey, type Mode, PREFIX, scopePk } from '../../shared/store/keys.ts';
+import { chargeKey, type Mode, PREFIX } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from './accounts.ts';
 import { type ApiReply, api } from './http.ts';
+import { scopeItems } from './scope-items.ts';
 
 export const newIdempotencyKey = () => `idem-${randomUUID()}`;
 
@@ -44,19 +45,10 @@ export async function merchant(settings: Parameters<typeof newAccount>[0] = {}) 
 
 /** Stored outbox events of a charge (raw id), oldest first, with their body as sent parsed as `payload`. */
 export async function storedEvents(accountId: string, rawId: string, mode: Mode = 'test') {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      FilterExpression: 'chargeId = :id',
-      ExpressionAttributeValues: {
-        ':pk': scopePk({ accountId, mode }),
-        ':prefix': PREFIX.event,
-        ':id': rawId,
-      },
-      ConsistentRead: true,
-    }),
-  );
+  const Items = await scopeItems({ accountId, mode }, PREFIX.event, {
+    expression: 'chargeId = :id',
+    values: { ':id': rawId },
+  });
   return Promise.all(
     Items.map(
       async (item): Promise<Record<string, any>> => ({ ...item, payload: JSON.parse(await eventBody(item)) }),

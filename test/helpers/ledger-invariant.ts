@@ -8,26 +8,26 @@
 
 import { afterAll, expect, inject } from 'vitest';
 import { queryAll, tableName } from '../../shared/store/client.ts';
-import { PREFIX, prefixEnd, scopePk } from '../../shared/store/keys.ts';
+import { PREFIX, parseScope, prefixEnd, scopePartitionPks, scopePk } from '../../shared/store/keys.ts';
 import { accountsCreatedHere } from './accounts.ts';
 
-/** The wallet shards and journals of each scope (live and test) of `accountIds`. */
+/**
+ * The wallet shards (in the scope's partition) and journals (in the scope's item partitions) of
+ * each scope (live and test) of `accountIds`.
+ */
 async function moneyItems(accountIds: Iterable<string>): Promise<Record<string, any>[]> {
+  const range = (pk: string, prefix: string) =>
+    queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': prefix, ':to': prefixEnd(prefix) },
+      ConsistentRead: true,
+    });
   const ranges = [...new Set(accountIds)].flatMap((accountId) =>
-    (['live', 'test'] as const).flatMap((mode) =>
-      [PREFIX.wallet, PREFIX.journal].map((prefix) =>
-        queryAll({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': scopePk({ accountId, mode }),
-            ':from': prefix,
-            ':to': prefixEnd(prefix),
-          },
-          ConsistentRead: true,
-        }),
-      ),
-    ),
+    (['live', 'test'] as const).flatMap((mode) => [
+      range(scopePk({ accountId, mode }), PREFIX.wallet),
+      ...scopePartitionPks({ accountId, mode }).map((pk) => range(pk, PREFIX.journal)),
+    ]),
   );
   return (await Promise.all(ranges)).flat();
 }
@@ -41,7 +41,7 @@ export async function ledgerDiscrepancies(
   const journals = new Map<string, number>();
   const fromLedger = new Map<string, { available: number; pending: number; retained: number }>();
   for (const journal of items.filter((i) => i.type === 'ledger')) {
-    const key = `${journal.pk}|${journal.currency}`;
+    const key = `${scopePk(parseScope(journal.pk))}|${journal.currency}`;
     const sums = fromLedger.get(key) ?? { available: 0, pending: 0, retained: 0 };
     for (const entry of journal.entries as { account: string; amount: number }[]) {
       journals.set(journal.journalId, (journals.get(journal.journalId) ?? 0) + entry.amount);

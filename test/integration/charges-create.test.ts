@@ -1,10 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveTxid } from '../../shared/domain/pix-ids.ts';
 import { setWalletShards } from '../../shared/store/accounts.ts';
 import { readLiveCounters } from '../../shared/store/charges.ts';
-import { db, tableName } from '../../shared/store/client.ts';
-import { scopePk } from '../../shared/store/keys.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   createCharge,
@@ -20,6 +17,7 @@ import {
 import { api, demo, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { requestLogRecord, runtimeLogRecords } from '../helpers/runtime-log.ts';
+import { scopeItems } from '../helpers/scope-items.ts';
 
 const CHARGE_FIELDS = [
   'amount',
@@ -287,14 +285,8 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
   it('writes nothing for a rejected request', async () => {
     const fresh = await merchant();
     await createCharge(fresh.apikey, { amount: -1, payment_method: 'pix' });
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': scopePk({ accountId: fresh.accountId, mode: 'test' }) },
-      }),
-    );
-    expect(Items).toEqual([]);
+    // Every partition of the scope: its own and those of its charges, events and journals.
+    expect(await scopeItems({ accountId: fresh.accountId, mode: 'test' })).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { db, tableName } from '../../shared/store/client.ts';
@@ -19,6 +19,7 @@ import {
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
+import { scopeItems } from '../helpers/scope-items.ts';
 
 const E2E = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 const lockedCharge = (apikey: string) =>
@@ -203,14 +204,7 @@ describe('settlement hold', () => {
 
     // Time travel: the tranche falls due now (its due entry's sort key moves into the past).
     const scope = { accountId: m.accountId, mode: 'test' } as const;
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': scopePk(scope), ':p': PREFIX.tranche },
-      }),
-    );
-    const tranche = Items[0] ?? {};
+    const [tranche = {}] = await scopeItems(scope, PREFIX.tranche);
     const past = new Date(Date.now() - 1000).toISOString();
     await db.send(
       new UpdateCommand({

@@ -18,15 +18,8 @@ import type { MerchantScope } from '../../shared/domain/scope.ts';
 import type { Counts, DeliveryStatus } from '../../shared/domain/webhook-deliveries.ts';
 import { deliveryStatuses, emptyCounts } from '../../shared/domain/webhook-deliveries.ts';
 import { newDelivery } from '../../shared/services/fan-out-event.ts';
-import { db, queryAll, tableName } from '../../shared/store/client.ts';
-import {
-  countedMarkerKey,
-  deliveryKey,
-  eventKey,
-  PREFIX,
-  prefixEnd,
-  scopePk,
-} from '../../shared/store/keys.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { countedMarkerKey, deliveryKey, eventKey, PREFIX } from '../../shared/store/keys.ts';
 import {
   changeDelivery,
   createDelivery,
@@ -38,6 +31,7 @@ import {
 import { merchant } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { scopeItems } from '../helpers/scope-items.ts';
 import { streamRecord } from '../helpers/stream-records.ts';
 
 const EP1 = `we_${'1'.repeat(24)}`;
@@ -89,16 +83,7 @@ const sum = (items: { counts: Partial<Counts> }[]) => {
 
 /** Every delivery of the scope read from the table, counted: what the counters must say. */
 async function recount(scope: MerchantScope) {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': scopePk(scope),
-      ':from': PREFIX.delivery,
-      ':to': prefixEnd(PREFIX.delivery),
-    },
-    ConsistentRead: true,
-  });
+  const items = await scopeItems(scope, PREFIX.delivery);
   const all = emptyCounts();
   const byEndpoint = new Map<string, Counts>();
   for (const item of items) {

@@ -14,7 +14,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,13 +24,14 @@ import { eventBody } from '../../shared/store/events.ts';
 import {
   deliveryKey,
   endpointDeliveriesIndex,
+  eventKeyOfSk,
   type MerchantScope,
   PREFIX,
-  scopePk,
 } from '../../shared/store/keys.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
+import { scopeItems } from '../helpers/scope-items.ts';
 import { type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
@@ -64,14 +65,7 @@ const testScope = (accountId: string): MerchantScope => ({ accountId, mode: 'tes
 
 /** A merchant's delivery items as stored (not through the API). */
 async function deliveryItems(accountId: string) {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': scopePk(testScope(accountId)), ':p': PREFIX.delivery },
-    }),
-  );
-  return Items;
+  return scopeItems(testScope(accountId), PREFIX.delivery);
 }
 
 /** Puts a message on the delivery queue as an earlier version of the outbox would have. */
@@ -169,7 +163,8 @@ describe('a delivery', () => {
     for (const item of items) {
       expect(item.body).toBeUndefined();
       const { Item: event } = await db.send(
-        new GetCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.eventSk } }),
+        // In the partition of its own id, not the delivery's.
+        new GetCommand({ TableName: tableName(), Key: eventKeyOfSk(testScope(m.accountId), item.eventSk) }),
       );
       expect(event).toMatchObject({ type: 'event', id: item.eventId });
       // Stored compactly (store/stored-body.ts): what was sent is the body it gives back.
@@ -454,18 +449,10 @@ describe('resilience', () => {
       expect(items[0]).toMatchObject({ status: 'DELIVERED', enqueuedAt: expect.any(String) });
       return items;
     });
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        FilterExpression: 'eventType = :t',
-        ExpressionAttributeValues: {
-          ':pk': scopePk(testScope(m.accountId)),
-          ':p': PREFIX.event,
-          ':t': 'charge.created',
-        },
-      }),
-    );
+    const Items = await scopeItems(testScope(m.accountId), PREFIX.event, {
+      expression: 'eventType = :t',
+      values: { ':t': 'charge.created' },
+    });
     expect(Items[0]?.sk).toBe(original?.eventSk);
     const record = {
       eventName: 'INSERT',

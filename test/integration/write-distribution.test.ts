@@ -3,14 +3,19 @@
  * flight, each a create and a sandbox Pix over HTTP. Every item write the table commits meanwhile
  * is read from its stream; no item may take more than its fair share (1/N of its entity's
  * writes, N the account's wallet shards, twice that for the live-charge counter, plus a stated
- * margin): an item every settlement writes (one wallet, one counter) would take them all.
+ * margin): an item every settlement writes (one wallet, one counter) would take them all. And
+ * no partition key may take more than its fair share of the time-ordered items (charges,
+ * events, journals: 1/k of their writes, k the scope's item partitions): one partition every
+ * insert lands at the newest end of would take them all.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
 import { liveCounterShards } from '../../shared/domain/shards.ts';
 import { readLiveCounters } from '../../shared/store/charges.ts';
+import { parseScopePartition, scopePk } from '../../shared/store/keys.ts';
 import { readWalletShards } from '../../shared/store/wallets.ts';
 import { balance, merchant, newCharge, pay } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -32,6 +37,18 @@ const COUNTER_SHARDS = liveCounterShards(SHARDS);
  */
 const MARGIN = 0.25;
 const shardsOf = (type: string) => (type === 'counter' ? COUNTER_SHARDS : SHARDS);
+/**
+ * A scope item partition's writes may exceed its fair share (1/k) by a quarter of it. The
+ * partition is a hash of each item's id, so per partition the count is a sum of binomials: a
+ * settlement's charge (written twice, create and settle: 2 × Binomial(2 000, 1/16), deviation
+ * 22), its events (about 5 each, each its own id: Binomial(10 000, 1/16), deviation 24) and its
+ * journal (Binomial(2 000, 1/16), deviation 11), mean about 1 000 and deviation about 34: 250 more
+ * is 7 deviations. One partition for all of them (as before: k times its share) fails.
+ */
+const PARTITION_MARGIN = 0.25;
+const TIME_ORDERED = new Set(['charge', 'event', 'ledger', 'tranche']);
+const pkOf = (w: TableWrite) => w.key.slice(0, w.key.indexOf('|'));
+
 /**
  * Writes the outbox makes from the stream, summed once per stream batch and not in any
  * settlement's transaction: off the money path (docs/architecture.md), so not counted here. The
@@ -73,7 +90,7 @@ describe('write distribution of one merchant’s settlements', () => {
         `${SETTLEMENTS} settlements in ${seconds.toFixed(1)} s (${(SETTLEMENTS / seconds).toFixed(0)}/s)`,
       );
 
-      // Positive control: every settlement's wallet write and both counter writes are recorded.
+      // Positive control: every settlement's wallet, counter, charge and journal writes are recorded.
       const byType = await eventually(
         () => {
           const counts = new Map<string, Map<string, number>>();
@@ -85,6 +102,8 @@ describe('write distribution of one merchant’s settlements', () => {
           const total = (type: string) => [...(counts.get(type)?.values() ?? [])].reduce((t, n) => t + n, 0);
           expect(total('wallet')).toBeGreaterThanOrEqual(SETTLEMENTS);
           expect(total('counter')).toBeGreaterThanOrEqual(2 * SETTLEMENTS);
+          expect(total('charge')).toBeGreaterThanOrEqual(2 * SETTLEMENTS);
+          expect(total('ledger')).toBeGreaterThanOrEqual(SETTLEMENTS);
           return counts;
         },
         { timeoutMs: 60_000, intervalMs: 500, message: 'the stream records of every settlement' },
@@ -107,6 +126,19 @@ describe('write distribution of one merchant’s settlements', () => {
       expect(byType.get('wallet')?.size).toBe(SHARDS);
       expect([...(byType.get('counter')?.values() ?? [])].reduce((t, n) => t + n, 0)).toBe(2 * SETTLEMENTS);
       expect(byType.get('counter')?.size).toBe(COUNTER_SHARDS);
+
+      // The time-ordered items spread over the k partition keys, none of them in the scope's own.
+      const timeOrdered = recorder.writes.filter((w) => ofMerchant(w) && TIME_ORDERED.has(w.type ?? ''));
+      expect(timeOrdered.filter((w) => pkOf(w) === scopePk(scope))).toEqual([]);
+      const byPartition = new Map<string, number>();
+      for (const w of timeOrdered) byPartition.set(pkOf(w), (byPartition.get(pkOf(w)) ?? 0) + 1);
+      console.info(
+        `time-ordered writes (${timeOrdered.length}) per partition key: ${[...byPartition.values()].join(', ')}`,
+      );
+      expect(byPartition.size).toBe(SCOPE_PARTITIONS);
+      for (const pk of byPartition.keys()) expect(parseScopePartition(pk)).toBeTypeOf('number');
+      const partitionAllowed = (timeOrdered.length / SCOPE_PARTITIONS) * (1 + PARTITION_MARGIN);
+      expect([...byPartition].filter(([, count]) => count > partitionAllowed)).toEqual([]);
     } finally {
       await recorder.stop();
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attemptResult, attemptStart, destinationOf } from '../../shared/domain/delivery-attempt.ts';
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
+import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
 import {
   type CountItem,
   chunkCountChanges,
@@ -206,7 +207,14 @@ describe('the delivery list plan', () => {
   ];
 
   it('reads the scope or the endpoint partition when no status or type is asked', () => {
-    expect(planDeliveryQuery({}, byType)).toEqual({ total: 8, sources: [{ kind: 'scope', matches: 8 }] });
+    expect(planDeliveryQuery({}, byType)).toEqual({
+      total: 8,
+      sources: Array.from({ length: SCOPE_PARTITIONS }, (_, partition) => ({
+        kind: 'scope',
+        partition,
+        matches: 8 / SCOPE_PARTITIONS,
+      })),
+    });
     expect(planDeliveryQuery({ endpointId: 'we_1' }, ofEndpoint)).toEqual({
       total: 4,
       sources: [{ kind: 'endpoint', endpointId: 'we_1', matches: 4 }],
