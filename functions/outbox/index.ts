@@ -98,6 +98,7 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
   return {
     streamEventId: record.eventID,
     source: keyOf(image),
+    created: record.eventName === 'INSERT',
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
     deliveryId: String(image.id?.S),
     eventType: String(image.eventType?.S),
@@ -132,6 +133,7 @@ function paymentChange(record: DynamoDBRecord): PaymentChangeRecord | undefined 
   return {
     streamEventId: record.eventID,
     source: keyOf(image),
+    created: record.eventName === 'INSERT',
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
     ...(before && { before }),
     after,

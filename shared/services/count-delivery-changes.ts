@@ -25,6 +25,8 @@ export interface DeliveryChangeRecord {
   streamEventId: string;
   /** The delivery item's key (its marker's name). */
   source: ItemKey;
+  /** An INSERT: the delivery's creation. */
+  created: boolean;
   scope: MerchantScope;
   deliveryId: string;
   eventType: string;

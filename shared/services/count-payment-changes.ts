@@ -38,6 +38,8 @@ export interface PaymentChangeRecord {
   streamEventId: string;
   /** The charge item's key (its marker's name). */
   source: ItemKey;
+  /** An INSERT: the charge's creation. */
+  created: boolean;
   scope: MerchantScope;
   /** The old image (absent on creation). */
   before?: ChargeImage;

@@ -54,7 +54,13 @@ export function countStreamChanges(
   records.forEach((record, index) => {
     const change = record && changeOf(record);
     if (record && change)
-      counted.push({ index, streamEventId: record.streamEventId, source: record.source, change });
+      counted.push({
+        index,
+        streamEventId: record.streamEventId,
+        source: record.source,
+        created: record.created,
+        change,
+      });
   });
   return commitCounted(
     counted,

@@ -3,7 +3,8 @@
  * counters and day aggregates share. The counted records of a batch are committed in runs, each
  * one `TransactWriteItems` of the counter `ADD`s (summed per item) and one marker per counted
  * item (a delivery or a charge, `COUNTED#<its key>`) that adds the `eventID`s of its records in
- * the run, on condition that none of them is there yet. When a batch comes again (Lambda retries
+ * the run, on condition that none of them is there yet (a run holding the item's creation puts
+ * the marker instead, on condition that it does not exist). When a batch comes again (Lambda retries
  * from the earliest failed record, or a bisected half), the markers of records already counted
  * fail their condition: those markers are read, the records they hold dropped, the rest summed
  * again and sent again, so no change is counted twice and none is lost (docs/data-model.md).
@@ -11,7 +12,7 @@
 
 import { chunkByItems } from '../domain/counter-chunks.ts';
 import { type ItemKey, isTransactionConflict, type TransactItem, transact } from '../store/client.ts';
-import { countedMarkerItem, readCountedEventIds } from '../store/counted-markers.ts';
+import { countedMarkerItem, firstCountedMarkerItem, readCountedEventIds } from '../store/counted-markers.ts';
 
 export type CountResult = { ok: true } | { ok: false; failedAt: number; error: unknown };
 
@@ -26,6 +27,8 @@ export interface Counted<C> {
   index: number;
   streamEventId: string;
   source: ItemKey;
+  /** The record is the item's creation (INSERT): nothing of the item was counted before it. */
+  created: boolean;
   change: C;
 }
 
@@ -40,11 +43,12 @@ const sourceId = (source: ItemKey) => `${source.pk}\u0000${source.sk}`;
 const markerName = (source: ItemKey) => `marker:${sourceId(source)}`;
 
 /** The records of a run grouped by their item, in order of first appearance. */
-function bySource<C>(run: readonly Counted<C>[]): { source: ItemKey; ids: string[] }[] {
-  const groups = new Map<string, { source: ItemKey; ids: string[] }>();
-  for (const { source, streamEventId } of run) {
-    const group = groups.get(sourceId(source)) ?? { source, ids: [] };
+function bySource<C>(run: readonly Counted<C>[]): { source: ItemKey; ids: string[]; created: boolean }[] {
+  const groups = new Map<string, { source: ItemKey; ids: string[]; created: boolean }>();
+  for (const { source, streamEventId, created } of run) {
+    const group = groups.get(sourceId(source)) ?? { source, ids: [], created: false };
     group.ids.push(streamEventId);
+    group.created ||= created;
     groups.set(sourceId(source), group);
   }
   return [...groups.values()];
@@ -53,12 +57,16 @@ function bySource<C>(run: readonly Counted<C>[]): { source: ItemKey; ids: string
 /** Commits one run: markers and counter sums; records already counted are dropped and the rest sent again. */
 async function commitRun<C>(run: readonly Counted<C>[], build: CountingItems<C>, expiresAt: number) {
   let pending = run;
+  // Items whose first marker was refused (the run came again): their set is updated instead.
+  const marked = new Set<string>();
   for (let conflicts = 0; pending.length > 0; ) {
     const items: Record<string, TransactItem | TransactItem[]> = {
       counters: build.counters(pending.map((p) => p.change)),
     };
-    for (const { source, ids } of bySource(pending))
-      items[markerName(source)] = countedMarkerItem(source, ids, expiresAt);
+    for (const { source, ids, created } of bySource(pending))
+      items[markerName(source)] = (
+        created && !marked.has(sourceId(source)) ? firstCountedMarkerItem : countedMarkerItem
+      )(source, ids, expiresAt);
     let result: Awaited<ReturnType<typeof transact<string>>>;
     try {
       result = await transact<string>(items);
@@ -70,10 +78,12 @@ async function commitRun<C>(run: readonly Counted<C>[], build: CountingItems<C>,
     }
     if (result.committed) return;
     const failed = bySource(pending).filter(({ source }) => result.failed.includes(markerName(source)));
+    const firstRefused = failed.filter(({ source }) => !marked.has(sourceId(source)));
+    for (const { source } of failed) marked.add(sourceId(source));
     const countedIds = await readCountedEventIds(failed.map((f) => f.source));
     const counted = new Set(countedIds.flatMap((ids) => [...ids]));
     const rest = pending.filter((p) => !counted.has(p.streamEventId));
-    if (rest.length === pending.length)
+    if (rest.length === pending.length && firstRefused.length === 0)
       throw new Error(`Counting transaction failed on ${result.failed.join(', ')}, no record counted before`);
     pending = rest;
   }

@@ -443,6 +443,32 @@ describe('stream records delivered again', () => {
     });
   });
 
+  it('counts a creation once when its delivery already has a marker (its first marker is refused)', async () => {
+    const m = await merchant();
+    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
+    const a = seed(scope, { endpointId: EP1 }, 'charge.paid', 'PENDING');
+    const item = (status: DeliveryStatus) => ({
+      ...deliveryKey(scope, a.eventAt, a.delivery.id),
+      type: 'webhookDelivery',
+      accountId: scope.accountId,
+      mode: scope.mode,
+      ...a.delivery,
+      status,
+    });
+    // A change counted before the creation (no order is assumed): the creation's put of a first
+    // marker fails, and the creation is added to the existing marker instead, once.
+    const change = record('MODIFY', item('PROCESSING'), item('PENDING'));
+    const creation = record('INSERT', item('PENDING'));
+    expect(await run([change])).toEqual({ batchItemFailures: [] });
+    expect(await run([creation])).toEqual({ batchItemFailures: [] });
+    expect(await run([creation, change])).toEqual({ batchItemFailures: [] });
+    expect((await counters(scope, [EP1])).byEndpoint[EP1]).toEqual({
+      ...emptyCounts(),
+      total: 1,
+      PROCESSING: 1,
+    });
+  });
+
   it('reports the first record of a batch whose counting failed, and counts it on the retry', async () => {
     const m = await merchant();
     const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
