@@ -1,15 +1,15 @@
 /**
  * The outbox (DynamoDB Streams → this Lambda): parses the batch's new event items, its
- * delivery changes and its charge changes, and hands them to three use cases at once: the
+ * delivery changes and its charge changes, and hands them to two use cases at once: the
  * fan-out (`shared/services/fan-out-event.ts`: one delivery per subscribed ACTIVE endpoint, and
- * a payment's `webhookUrl` for its legacy events, then one queue message per new delivery), the
- * delivery counters (`shared/services/count-delivery-changes.ts`) and the payment counters
- * and the per-day aggregates of the stats and metrics (`shared/services/count-payment-changes.ts`),
- * each creation and change counted once. Beside them, MED openings and resolutions are e-mailed
- * (`shared/services/email-med-notices.ts`), which never fails the batch.
- * Then it reports the earliest record that failed in any, where the stream must retry from: all
- * are idempotent (deliveries by their derived ids, counting by a marker per record), so records
- * after it that had succeeded change nothing the second time.
+ * a payment's `webhookUrl` for its legacy events, then one queue message per new delivery) and
+ * the counting (`shared/services/count-stream-changes.ts`: the delivery counters, the payment
+ * counters and the per-day aggregates of the stats and metrics, in one transaction per run of
+ * the batch), each creation and change counted once. Beside them, MED openings and resolutions
+ * are e-mailed (`shared/services/email-med-notices.ts`), which never fails the batch.
+ * Then it reports the earliest record that failed in either, where the stream must retry from:
+ * both are idempotent (deliveries by their derived ids, counting by the markers of the counted
+ * items), so records after it that had succeeded change nothing the second time.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -26,8 +26,9 @@ import type { DeliveryStatus } from '#shared/domain/webhook-deliveries.ts';
 import { errorFields, log } from '#shared/log.ts';
 import { withMetrics } from '#shared/metrics.ts';
 import { streamItemTypes } from '#shared/resources.ts';
-import { countDeliveryChanges, type DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
-import { countPaymentChanges, type PaymentChangeRecord } from '#shared/services/count-payment-changes.ts';
+import type { DeliveryChangeRecord } from '#shared/services/count-delivery-changes.ts';
+import type { PaymentChangeRecord } from '#shared/services/count-payment-changes.ts';
+import { type CountedRecord, countStreamChanges } from '#shared/services/count-stream-changes.ts';
 import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 import { sentBody } from '#shared/store/stored-body.ts';
@@ -76,6 +77,12 @@ async function medNotice(record: DynamoDBRecord): Promise<MedNotice | undefined>
   };
 }
 
+/** The table key of an image's item (a counted item's marker is named by it). */
+const keyOf = (image: Record<string, AttributeValue>) => ({
+  pk: String(image.pk?.S),
+  sk: String(image.sk?.S),
+});
+
 /** The status of a delivery image (`undefined` when there is no image). */
 const statusOf = (image: Image): DeliveryStatus | undefined => image?.status?.S as DeliveryStatus | undefined;
 
@@ -92,6 +99,8 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
   const before = record.eventName === 'MODIFY' ? statusOf(record.dynamodb?.OldImage as Image) : undefined;
   return {
     streamEventId: record.eventID,
+    source: keyOf(image),
+    created: record.eventName === 'INSERT',
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
     deliveryId: String(image.id?.S),
     eventType: String(image.eventType?.S),
@@ -125,10 +134,20 @@ function paymentChange(record: DynamoDBRecord): PaymentChangeRecord | undefined 
   const before = record.eventName === 'MODIFY' ? chargeImage(record.dynamodb?.OldImage as Image) : undefined;
   return {
     streamEventId: record.eventID,
+    source: keyOf(image),
+    created: record.eventName === 'INSERT',
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
     ...(before && { before }),
     after,
   };
+}
+
+/** A record the counting reads: a delivery's or a charge's creation or change. */
+function countedRecord(record: DynamoDBRecord): CountedRecord | undefined {
+  const delivery = deliveryChange(record);
+  if (delivery) return { kind: 'delivery', ...delivery };
+  const payment = paymentChange(record);
+  return payment && { kind: 'payment', ...payment };
 }
 
 const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchResponse => ({
@@ -136,10 +155,9 @@ const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchRes
 });
 
 const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  const [fanOut, counting, paymentCounting] = await Promise.all([
+  const [fanOut, counting] = await Promise.all([
     fanOutEvents(stream.Records.map(outboxEvent)),
-    countDeliveryChanges(stream.Records.map(deliveryChange)),
-    countPaymentChanges(stream.Records.map(paymentChange)),
+    countStreamChanges(stream.Records.map(countedRecord)),
     // Never fails the batch: an e-mail that cannot be sent is logged and dropped.
     Promise.all(stream.Records.map(medNotice))
       .then(emailMedNotices)
@@ -163,18 +181,11 @@ const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchRe
     }
   }
   if (!counting.ok) {
-    log.error('outbox delivery counting failed', {
+    log.error('outbox counting failed', {
       sequenceNumber: stream.Records[counting.failedAt]?.dynamodb?.SequenceNumber,
       ...errorFields(counting.error),
     });
     failures.push(counting.failedAt);
-  }
-  if (!paymentCounting.ok) {
-    log.error('outbox payment counting failed', {
-      sequenceNumber: stream.Records[paymentCounting.failedAt]?.dynamodb?.SequenceNumber,
-      ...errorFields(paymentCounting.error),
-    });
-    failures.push(paymentCounting.failedAt);
   }
   return failures.length === 0 ? { batchItemFailures: [] } : failureAt(stream, Math.min(...failures));
 };

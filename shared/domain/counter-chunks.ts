@@ -1,30 +1,31 @@
 /**
  * Exactly-once counting from the table's stream (delivery and payment counts) commits each run
- * of changes as one transaction: a marker per change plus each counter item the run touches.
+ * of changes as one transaction: the marker of each counted item plus each counter item the run
+ * touches, every item once.
  */
 
 /**
  * Splits `changes`, in order, into runs that each fit one transaction of at most `maxItems`
- * items: one marker per change plus one item per distinct counter item (`counterItemIds`).
+ * distinct items (`itemIds`: the change's marker and the counter items it moves).
  */
-export function chunkByCounterItems<T>(
+export function chunkByItems<T>(
   changes: readonly T[],
-  counterItemIds: (change: T) => string[],
+  itemIds: (change: T) => string[],
   maxItems: number,
 ): T[][] {
   const chunks: T[][] = [];
   let chunk: T[] = [];
-  let cells = new Set<string>();
-  for (const item of changes) {
-    const ids = counterItemIds(item);
-    const added = ids.filter((id) => !cells.has(id));
-    if (chunk.length > 0 && chunk.length + 1 + cells.size + added.length > maxItems) {
+  let items = new Set<string>();
+  for (const change of changes) {
+    const ids = itemIds(change);
+    const added = new Set(ids.filter((id) => !items.has(id)));
+    if (chunk.length > 0 && items.size + added.size > maxItems) {
       chunks.push(chunk);
       chunk = [];
-      cells = new Set();
+      items = new Set();
     }
-    chunk.push(item);
-    for (const id of ids) cells.add(id);
+    chunk.push(change);
+    for (const id of ids) items.add(id);
   }
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;

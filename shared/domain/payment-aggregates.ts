@@ -11,7 +11,6 @@
 
 import { saoPauloDate } from './business-calendar.ts';
 import type { ChargeRecord } from './charges.ts';
-import { chunkByCounterItems } from './counter-chunks.ts';
 import {
   cellsOfChange,
   isEmptyPaymentDelta,
@@ -81,12 +80,22 @@ export interface ChargeImage {
   fees?: number;
   /** Sum of the REFUNDED refunds (money that went back). */
   refundedSettled?: number;
+  /** The wallet shard the charge took at creation (`0…walletShards-1`; absent before sharding). */
+  walletShard?: number;
 }
 
 /** What the aggregates read of a charge record or stream image (its other fields are left). */
 export type ChargeImageFields = Pick<
   ChargeRecord,
-  'status' | 'amount' | 'currency' | 'paymentMethod' | 'createdAt' | 'paidAt' | 'fees' | 'refundedSettled'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'paymentMethod'
+  | 'createdAt'
+  | 'paidAt'
+  | 'fees'
+  | 'refundedSettled'
+  | 'walletShard'
 >;
 export const CHARGE_IMAGE_FIELDS = [
   'status',
@@ -97,6 +106,7 @@ export const CHARGE_IMAGE_FIELDS = [
   'paidAt',
   'fees',
   'refundedSettled',
+  'walletShard',
 ] as const satisfies readonly (keyof ChargeImageFields)[];
 
 export const chargeImageOf = (charge: ChargeImageFields): ChargeImage => ({
@@ -108,6 +118,7 @@ export const chargeImageOf = (charge: ChargeImageFields): ChargeImage => ({
   ...(charge.paidAt !== undefined && { paidAt: charge.paidAt }),
   ...(charge.fees && { fees: charge.fees.providerFee + charge.fees.platformFee }),
   ...(charge.refundedSettled !== undefined && { refundedSettled: charge.refundedSettled }),
+  ...(charge.walletShard !== undefined && { walletShard: charge.walletShard }),
 });
 
 /** The histogram bucket of a time to pay (negative clock skew counts as instant). */
@@ -161,20 +172,31 @@ export function dayFiguresDelta(before: ChargeImage | undefined, after: ChargeIm
   return delta;
 }
 
-/** One day item. */
+/**
+ * One day's figures (scope, São Paulo day, currency, method), kept in several items (shards) so
+ * that a busy merchant's stream batches spread their writes; a report sums them all. `shard` is
+ * the item a write goes to, not part of the day's identity (`dayCellId`): the changes of one day
+ * in a counting transaction are summed into the shard of the first (`sumDayChanges`).
+ */
 export interface DayCell {
   scope: MerchantScope;
   date: string;
   currency: string;
   method: string;
+  shard: number;
 }
 
-/** The item a charge counts in: its creation day in São Paulo, its currency and method. */
+/**
+ * The day a charge counts in: its creation day in São Paulo, its currency and method; its shard
+ * is the charge's wallet shard, which the create drew at random among the account's
+ * `walletShards` (shards.ts): the day items spread like the wallet's, with no account read.
+ */
 export const dayCellOf = (scope: MerchantScope, charge: ChargeImage): DayCell => ({
   scope,
   date: saoPauloDate(Date.parse(charge.createdAt)),
   currency: charge.currency,
   method: charge.method,
+  shard: charge.walletShard ?? 0,
 });
 
 export const dayCellId = (cell: DayCell): string =>
@@ -187,7 +209,10 @@ export interface DayChange {
 
 export const isEmptyDayDelta = (delta: DayFigures): boolean => !Object.values(delta).some(Boolean);
 
-/** Changes summed per day item (a transaction names an item once); zero sums are left out. */
+/**
+ * Changes summed per day (a transaction names an item once), into the shard of the day's first
+ * change; zero sums are left out.
+ */
 export function sumDayChanges(changes: readonly DayChange[]): DayChange[] {
   const sums = new Map<string, DayChange>();
   for (const { cell, delta } of changes) {
@@ -209,17 +234,11 @@ export interface PaymentRecordChange {
   day: DayChange;
 }
 
-/** The counter and day items a record's change writes (besides its marker); none: nothing to count. */
+/** The counter and day items a record's change writes (an id each, besides its marker); none: nothing to count. */
 export const itemIdsOfRecordChange = ({ counts, day }: PaymentRecordChange): string[] => [
   ...(isEmptyPaymentDelta(counts.delta) ? [] : cellsOfChange(counts).map(paymentCountCellId)),
   ...(isEmptyDayDelta(day.delta) ? [] : [`day\u0000${dayCellId(day.cell)}`]),
 ];
-
-/** Runs of record changes that each fit one counting transaction (counter-chunks.ts). */
-export const chunkPaymentRecordChanges = <T extends { change: PaymentRecordChange }>(
-  changes: readonly T[],
-  maxItems: number,
-): T[][] => chunkByCounterItems(changes, (item) => itemIdsOfRecordChange(item.change), maxItems);
 
 /** A day item as read: its key fields and figures. */
 export interface DayAggregate {

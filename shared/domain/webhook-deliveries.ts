@@ -5,7 +5,6 @@
  */
 
 import { createHash } from 'node:crypto';
-import { chunkByCounterItems } from './counter-chunks.ts';
 import { type SourcePage, takeInOrder } from './merge.ts';
 import type { MerchantScope } from './scope.ts';
 import { SCOPE_PARTITIONS } from './scope-partitions.ts';
@@ -130,11 +129,8 @@ export function sumCountChanges(
   });
 }
 
-/** Runs of changes that each fit one counting transaction (counter-chunks.ts). */
-export const chunkCountChanges = <T extends { change: DeliveryCountChange }>(
-  changes: readonly T[],
-  maxItems: number,
-): T[][] => chunkByCounterItems(changes, (item) => counterCellsOf(item.change).map(cellId), maxItems);
+/** The counter items a change moves (an id each: a counting transaction names each item once). */
+export const counterItemIdsOf = (change: DeliveryCountChange): string[] => counterCellsOf(change).map(cellId);
 
 export const emptyCounts = (): Counts =>
   Object.fromEntries(['total', ...deliveryStatuses].map((name) => [name, 0])) as Counts;

@@ -1,11 +1,8 @@
 /**
- * Counting delivery changes from the table's stream, exactly once. The outbox receives every
- * creation and change of a delivery item (old and new image); each one whose counts move
- * (`countDelta`) is summed per counter item over the batch, and the sums are written in one
- * `TransactWriteItems` with one marker per counted record (`COUNTED#<eventID>`, put only if
- * new; `stream-counting.ts`). A batch delivered again (Lambda retries from the earliest failed
- * record) finds its markers: those records are dropped, the rest summed again, and the
- * transaction sent again, so no change is counted twice and none is lost.
+ * Counting delivery changes from the table's stream: the delivery part of the outbox's counting
+ * (`count-stream-changes.ts` commits it with the payment part, exactly once). The outbox receives
+ * every creation and change of a delivery item (old and new image); each one whose counts move
+ * (`countDelta`) is summed per counter item over the batch.
  *
  * Off the delivery's path: creating or changing a delivery is one single-item write, and the
  * counters follow the stream (within a poll interval locally, about a second on AWS).
@@ -13,22 +10,23 @@
 
 import type { MerchantScope } from '../domain/scope.ts';
 import {
-  chunkCountChanges,
   countDelta,
   type DeliveryCountChange,
   type DeliveryStatus,
   isEmptyDelta,
   sumCountChanges,
 } from '../domain/webhook-deliveries.ts';
-import { countedMarkerItem, counterAddItem } from '../store/webhook-deliveries.ts';
-import { type Counted, type CountResult, commitCounted, MAX_TRANSACTION_ITEMS } from './stream-counting.ts';
-
-export type { CountResult } from './stream-counting.ts';
+import type { ItemKey, TransactItem } from '../store/client.ts';
+import { counterAddItem } from '../store/webhook-deliveries.ts';
 
 /** One stream record of a delivery item, as the outbox reads it. */
 export interface DeliveryChangeRecord {
   /** The stream record's `eventID`: the same on every delivery of the record. */
   streamEventId: string;
+  /** The delivery item's key (its marker's name). */
+  source: ItemKey;
+  /** An INSERT: the delivery's creation. */
+  created: boolean;
   scope: MerchantScope;
   deliveryId: string;
   eventType: string;
@@ -38,30 +36,14 @@ export interface DeliveryChangeRecord {
   after: DeliveryStatus;
 }
 
-/**
- * Counts the delivery changes of one stream batch (in stream order; `undefined` for records
- * that are not delivery changes). On a failure the earliest record not known to be counted is
- * reported (the chunks before it are committed): the stream retries from there, and its markers
- * make the records already counted add nothing.
- */
-export async function countDeliveryChanges(
-  records: readonly (DeliveryChangeRecord | undefined)[],
-  clock: () => Date = () => new Date(),
-): Promise<CountResult> {
-  const counted: Counted<DeliveryCountChange>[] = [];
-  records.forEach((record, index) => {
-    if (!record) return;
-    const delta = countDelta(record.before, record.after);
-    if (isEmptyDelta(delta)) return;
-    const { streamEventId, scope, deliveryId, eventType, endpointId } = record;
-    counted.push({ index, streamEventId, change: { scope, deliveryId, eventType, endpointId, delta } });
-  });
-  return commitCounted(
-    chunkCountChanges(counted, MAX_TRANSACTION_ITEMS),
-    {
-      counters: (changes) => sumCountChanges(changes).map(({ cell, delta }) => counterAddItem(cell, delta)),
-      marker: countedMarkerItem,
-    },
-    clock(),
-  );
+/** What a record moves in the counters; `undefined` when nothing (the enqueued mark). */
+export function deliveryCountChange(record: DeliveryChangeRecord): DeliveryCountChange | undefined {
+  const delta = countDelta(record.before, record.after);
+  if (isEmptyDelta(delta)) return undefined;
+  const { scope, deliveryId, eventType, endpointId } = record;
+  return { scope, deliveryId, eventType, endpointId, delta };
 }
+
+/** The counter `ADD`s of some delivery changes, summed per counter item. */
+export const deliveryCounterItems = (changes: readonly DeliveryCountChange[]): TransactItem[] =>
+  sumCountChanges(changes).map(({ cell, delta }) => counterAddItem(cell, delta));

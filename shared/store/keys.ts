@@ -207,25 +207,27 @@ export function paymentCountRange(level: string, from?: string, to?: string): { 
 }
 
 /**
- * Per-day payment aggregates (stats and metrics), in the scope's partition: one item per São Paulo
- * calendar day, currency and method (`PAYDAY#2026-11-20#BRL#PIX`), so a window of days is one
- * `BETWEEN` over the dates, O(days) items whatever the number of payments.
+ * Per-day payment aggregates (stats and metrics), in the scope's partition: per São Paulo
+ * calendar day, currency and method, split in shards (`PAYDAY#2026-11-20#BRL#PIX#<shard>`) so a
+ * busy merchant's stream batches do not all write one item; a window of days is one `BETWEEN`
+ * over the dates that reads every shard, O(days × shards) items whatever the number of payments.
  */
 export const paymentDayKey = (
   scope: MerchantScope,
   date: string,
   currency: string,
   method: string,
+  shard: number,
 ): ItemKey => ({
   pk: scopePk(scope),
-  sk: `${PREFIX.paymentDay}${date}#${currency}#${method}`,
+  sk: `${PREFIX.paymentDay}${date}#${currency}#${method}#${shard}`,
 });
-/** The sort keys of the day items from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive). */
+/** The sort keys of the day items from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive), every shard. */
 export const paymentDayRange = (fromDate: string, toDate: string): { from: string; to: string } => ({
   from: `${PREFIX.paymentDay}${fromDate}#`,
   to: prefixEnd(`${PREFIX.paymentDay}${toDate}#`),
 });
-/** The date, currency and method of a day item's sort key. */
+/** The date, currency and method of a day item's sort key (whichever its shard). */
 export function parsePaymentDaySk(sk: string): { date: string; currency: string; method: string } {
   const [date = '', currency = '', method = ''] = sk.slice(PREFIX.paymentDay.length).split('#');
   return { date, currency, method };
@@ -453,12 +455,13 @@ export const deliveryCountPrefix = {
   ofEndpoint: (endpointId: string): string => `${PREFIX.deliveryCount}E#${endpointId}#`,
 } as const;
 /**
- * The stream-counting marker of one stream record (`eventID`): written with the counters the
- * record moved, on condition that it is new, so a record delivered again counts nothing twice.
- * Its own partition (nothing lists markers); removed by TTL.
+ * The stream-counting marker of one counted item (a delivery or a charge, by its own key): the
+ * `eventID`s of its stream records already counted, added in the transaction of the counters
+ * they moved, so a record delivered again counts nothing twice. Its own partition (nothing
+ * lists markers); removed by TTL.
  */
-export const countedMarkerKey = (streamEventId: string): ItemKey => ({
-  pk: `COUNTED#${streamEventId}`,
+export const countedMarkerKey = (source: ItemKey): ItemKey => ({
+  pk: `COUNTED#${source.pk}#${source.sk}`,
   sk: 'COUNTED',
 });
 /**

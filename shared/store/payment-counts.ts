@@ -2,34 +2,19 @@
  * Payment counters (keys in keys.ts, rules in `shared/domain/payment-counts.ts`): one item per
  * scope and bucket of creation time (minute, hour, day, month) with `total` and one count per
  * stored status, written only by the outbox from the table's stream
- * (`shared/services/count-payment-changes.ts`), each change once thanks to a marker per stream
- * record.
+ * (`shared/services/count-stream-changes.ts`), each change once thanks to the markers of the
+ * counted items (`counted-markers.ts`).
  */
 
 import type { CounterRange, PaymentCountCell, PaymentCountDelta } from '../domain/payment-counts.ts';
 import { paymentCountNames } from '../domain/payment-counts.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { counterUpdate, queryAll, type TransactItem, tableName } from './client.ts';
-import { countedMarkerKey, paymentCountKey, paymentCountRange, scopePk } from './keys.ts';
+import { paymentCountKey, paymentCountRange, scopePk } from './keys.ts';
 
 /** `ADD` of `delta` to one counter item (created on first use). */
 export const paymentCountAddItem = (cell: PaymentCountCell, delta: PaymentCountDelta): TransactItem =>
   counterUpdate(paymentCountKey(cell.scope, cell.level, cell.label), { type: 'paymentCount' }, delta);
-
-/**
- * The marker of one counted stream record, put only if new, in the transaction of the counters
- * it moves: a record counted once fails this condition when its batch comes again. TTL removes
- * it once the stream (24 h) can no longer deliver the record.
- */
-export function paymentCountMarkerItem(streamEventId: string, expiresAt: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...countedMarkerKey(streamEventId), type: 'paymentCountMarker', expiresAt },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
 
 /** The counter items of each range (in parallel, consistent reads), as count records. */
 export async function readPaymentCounts(

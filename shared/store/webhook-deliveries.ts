@@ -48,7 +48,6 @@ import {
 } from './client.ts';
 import { eventBody } from './events.ts';
 import {
-  countedMarkerKey,
   deliveryCellIndexes,
   deliveryCellIndexPk,
   deliveryCountKey,
@@ -149,22 +148,6 @@ export const counterAddItem = (cell: CounterCell, delta: CountDelta): TransactIt
     },
     delta,
   );
-
-/**
- * The marker of one counted stream record, put only if it is not there yet: in the transaction
- * of the counters the record moves, so a record counted once fails this condition when its
- * batch comes again. `expiresAt` (epoch seconds) lets TTL remove it once the stream (24 h) can no
- * longer deliver the record.
- */
-export function countedMarkerItem(streamEventId: string, expiresAt: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...countedMarkerKey(streamEventId), type: 'deliveryCountMarker', expiresAt },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
 
 /** The counter items a read needs: one endpoint's, or every event type's (all shards). */
 export async function readDeliveryCounts(

@@ -10,6 +10,7 @@
  * payment of the scope, timed from this process.
  */
 
+import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { waitForQuietRuntime } from './cpu.ts';
 import type { QueryFigures } from './delivery-queries.ts';
@@ -120,6 +121,8 @@ export async function seedScope(
         amount: 1000 + ((n * 7919) % 100_000),
         customer: { name: `Customer ${n % 97}`, document: '52998224725' },
         metadata: { order: `A-${n}` },
+        // As a create draws it: the day aggregates spread over the account's shards.
+        walletShard: n % DEFAULT_SETTINGS.walletShards,
         ...extra,
         ...statusFields(n, createdAtMs),
       });

@@ -19,8 +19,11 @@ import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { timeToPayBucket } from '../../shared/domain/payment-aggregates.ts';
 import { timeToPayQuantile } from '../../shared/domain/payment-reports.ts';
 import type { MerchantScope } from '../../shared/domain/scope.ts';
+import { deliveryStats } from '../../shared/domain/webhook-deliveries.ts';
 import { chargeItem } from '../../shared/store/charges.ts';
+import { deliveryKey } from '../../shared/store/keys.ts';
 import { readPaymentCounts } from '../../shared/store/payment-counts.ts';
+import { readDeliveryCounts } from '../../shared/store/webhook-deliveries.ts';
 import { merchant, newIdempotencyKey, pay } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
@@ -340,5 +343,57 @@ describe('stream records delivered again', () => {
     );
     expect(after.funnel).toMatchObject({ created: 2, paid: 1, refunded: 1, expired: 1 });
     expect(await counts()).toBe(2);
+  });
+  it('count a batch mixing charge and delivery changes once, replayed or retried from its middle', async () => {
+    const m = await merchant();
+    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
+    const created = seededCharge(scope, Date.now() - 60_000, { amount: 700 });
+    const paid = seededPaid(scope, Date.parse(created.createdAt), 700, { id: created.id });
+    const eventAt = new Date().toISOString();
+    const delivery = (id: string, status: string) => ({
+      ...deliveryKey(scope, eventAt, id),
+      type: 'webhookDelivery',
+      accountId: scope.accountId,
+      mode: scope.mode,
+      id,
+      eventType: 'charge.paid',
+      endpointId: `we_${'3'.repeat(24)}`,
+      status,
+    });
+    const [d1, d2] = [`whd_${'a'.repeat(24)}`, `whd_${'b'.repeat(24)}`];
+    // One charge's and one delivery's records interleaved, as the outbox receives them.
+    const batch = [
+      record('INSERT', created),
+      streamRecord('INSERT', delivery(d1, 'PENDING')),
+      record('MODIFY', paid, created),
+      streamRecord('MODIFY', delivery(d1, 'PROCESSING'), delivery(d1, 'PENDING')),
+    ];
+    const deliveries = async () => deliveryStats(await readDeliveryCounts(scope, {}));
+    const expected = { funnel: { created: 1, paid: 1 }, volume: [{ gross: 700 }] };
+
+    expect(await run(batch)).toEqual({ batchItemFailures: [] });
+    await reportBecomes(() => metrics(m.apikey, '?days=1'), expected, 'the first run');
+    expect(await deliveries()).toMatchObject({ total: 1, PENDING: 0, PROCESSING: 1 });
+    // Again whole, then from its second record with one new record of each kind: the charge's
+    // and the delivery's markers already hold some of their records, not the new ones.
+    expect(await run(batch)).toEqual({ batchItemFailures: [] });
+    const refunded = { ...paid, refundedSettled: 200 };
+    const more = [
+      record('MODIFY', refunded, paid),
+      streamRecord('MODIFY', delivery(d1, 'DELIVERED'), delivery(d1, 'PROCESSING')),
+      streamRecord('INSERT', delivery(d2, 'PENDING')),
+    ];
+    expect(await run([...batch.slice(1), ...more])).toEqual({ batchItemFailures: [] });
+    expect(await run([...batch.slice(1), ...more])).toEqual({ batchItemFailures: [] });
+    const after = await reportBecomes(
+      () => metrics(m.apikey, '?days=1'),
+      { funnel: { created: 1, paid: 1, refunded: 1 }, volume: [{ gross: 700, refunded: 200 }] },
+      'the retries',
+    );
+    expect(after.funnel).toMatchObject({ created: 1, paid: 1, refunded: 1 });
+    expect(await deliveries()).toMatchObject({ total: 2, PENDING: 1, PROCESSING: 0, DELIVERED: 1 });
+    expect(
+      (await readPaymentCounts(scope, [{ level: 'MONTH' }])).reduce((sum, c) => sum + (c.total ?? 0), 0),
+    ).toBe(1);
   });
 });

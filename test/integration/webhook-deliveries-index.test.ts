@@ -389,22 +389,24 @@ describe('stream records delivered again', () => {
     };
     expect(await run(batch)).toEqual({ batchItemFailures: [] });
     expect(await counters(scope, [EP1, EP2])).toEqual(expected);
-    // One marker per counted record: the enqueued mark moved no count and has none.
+    // One marker per counted delivery, holding its counted records: the enqueued mark moved no
+    // count and is not there.
     const markers = await Promise.all(
-      batch.map(
-        async (r) =>
+      [a, b, other].map(
+        async (s) =>
           (
             await db.send(
               new GetCommand({
                 TableName: tableName(),
-                Key: countedMarkerKey(r.eventID),
+                Key: countedMarkerKey(deliveryKey(scope, s.eventAt, s.delivery.id)),
                 ConsistentRead: true,
               }),
             )
           ).Item,
       ),
     );
-    expect(markers.map((marker) => marker !== undefined)).toEqual([true, false, true, true, true, true]);
+    const idsOf = (...at: number[]) => new Set(at.map((n) => batch[n]?.eventID));
+    expect(markers.map((marker) => marker?.counted)).toEqual([idsOf(0, 2, 4), idsOf(3), idsOf(5)]);
     expect(markers[0]?.expiresAt).toBeGreaterThan(Date.now() / 1000 + 47 * 3600);
 
     // The same batch again (a retry after a failure reported at its first record) …
@@ -423,6 +425,32 @@ describe('stream records delivered again', () => {
         [EP1]: { ...emptyCounts(), total: 2, PENDING: 1, DELIVERED: 1 },
         [EP2]: expected.byEndpoint[EP2],
       },
+    });
+  });
+
+  it('counts a creation once when its delivery already has a marker (its first marker is refused)', async () => {
+    const m = await merchant();
+    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
+    const a = seed(scope, { endpointId: EP1 }, 'charge.paid', 'PENDING');
+    const item = (status: DeliveryStatus) => ({
+      ...deliveryKey(scope, a.eventAt, a.delivery.id),
+      type: 'webhookDelivery',
+      accountId: scope.accountId,
+      mode: scope.mode,
+      ...a.delivery,
+      status,
+    });
+    // A change counted before the creation (no order is assumed): the creation's put of a first
+    // marker fails, and the creation is added to the existing marker instead, once.
+    const change = record('MODIFY', item('PROCESSING'), item('PENDING'));
+    const creation = record('INSERT', item('PENDING'));
+    expect(await run([change])).toEqual({ batchItemFailures: [] });
+    expect(await run([creation])).toEqual({ batchItemFailures: [] });
+    expect(await run([creation, change])).toEqual({ batchItemFailures: [] });
+    expect((await counters(scope, [EP1])).byEndpoint[EP1]).toEqual({
+      ...emptyCounts(),
+      total: 1,
+      PROCESSING: 1,
     });
   });
 

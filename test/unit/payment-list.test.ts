@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { saoPauloDate } from '../../shared/domain/business-calendar.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import { chunkByItems } from '../../shared/domain/counter-chunks.ts';
 import { InvalidInput } from '../../shared/domain/errors.ts';
-import { chunkPaymentRecordChanges } from '../../shared/domain/payment-aggregates.ts';
+import { itemIdsOfRecordChange } from '../../shared/domain/payment-aggregates.ts';
 import {
   bucketsOf,
   type CountLevel,
@@ -106,13 +107,23 @@ describe('payment counters', () => {
         change: {
           counts: { scope, createdAt, delta: { total: 1 } },
           day: {
-            cell: { scope, date: saoPauloDate(Date.parse(createdAt)), currency: 'BRL', method: 'PIX' },
+            cell: {
+              scope,
+              date: saoPauloDate(Date.parse(createdAt)),
+              currency: 'BRL',
+              method: 'PIX',
+              shard: n % 4,
+            },
             delta: { created: 1 },
           },
         },
       };
     });
-    const chunks = chunkPaymentRecordChanges(changes, 100);
+    const chunks = chunkByItems(
+      changes,
+      (c) => [`marker ${c.change.counts.createdAt}`, ...itemIdsOfRecordChange(c.change)],
+      100,
+    );
     expect(chunks.flat()).toEqual(changes);
     for (const chunk of chunks) {
       const cells = new Set(

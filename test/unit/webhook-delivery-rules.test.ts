@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { chunkByItems } from '../../shared/domain/counter-chunks.ts';
 import { attemptResult, attemptStart, destinationOf } from '../../shared/domain/delivery-attempt.ts';
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
 import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
 import {
   type CountItem,
-  chunkCountChanges,
   countDelta,
+  counterItemIdsOf,
   countShardOf,
   DELIVERY_COUNT_SHARDS,
   type DeliveryCountChange,
@@ -154,11 +155,15 @@ describe('delivery counters', () => {
     ).toEqual([]);
   });
 
-  it('chunk a batch so each transaction holds at most the limit: a marker per change plus its distinct counter items', () => {
+  it('chunk a batch so each transaction holds at most the limit: a marker per delivery plus its distinct counter items', () => {
     const many = Array.from({ length: 250 }, (_, n) => ({
       change: change(`whd_${n.toString(16)}`, `we_${n % 7}`, { total: 1, PENDING: 1 }),
     }));
-    const chunks = chunkCountChanges(many, 100);
+    const itemIds = (c: (typeof many)[number]) => [
+      `marker ${c.change.deliveryId}`,
+      ...counterItemIdsOf(c.change),
+    ];
+    const chunks = chunkByItems(many, itemIds, 100);
     expect(chunks.flat()).toEqual(many);
     for (const chunk of chunks) {
       const counters = sumCountChanges(chunk.map((c) => c.change)).length;
@@ -166,7 +171,10 @@ describe('delivery counters', () => {
     }
     // 4 type counters + 28 endpoint counters at most: about 68 changes a chunk, not 33.
     expect(chunks.length).toBeLessThanOrEqual(4);
-    expect(chunkCountChanges([], 100)).toEqual([]);
+    // Changes of one delivery share its marker: 3 changes of 40 deliveries fit one transaction.
+    const repeated = many.slice(0, 40).flatMap((c) => [c, c, c]);
+    expect(chunkByItems(repeated, itemIds, 100)).toHaveLength(1);
+    expect(chunkByItems([], itemIds, 100)).toEqual([]);
   });
 
   it('spread deliveries over the shards, each always in the same one', () => {
