@@ -22,6 +22,11 @@ export interface IncomingPix {
   amount: number;
   /** CPF/CNPJ of the payer as the bank reported it; absent when the bank did not report it. */
   payerDocument?: string;
+  /**
+   * Set when the acquirer cannot name the payer but can say whether the charge's expected payer
+   * sent this Pix (API Pix: `GET /pix?cpf|cnpj=…&txid=…`); `false` is another payer.
+   */
+  expectedPayerPaid?: boolean;
   payerName?: string;
   receivedAt: string;
 }
@@ -44,6 +49,8 @@ export function decideSettlement(charge: ChargeRecord, pix: IncomingPix): Settle
   if (pix.amount < charge.amount) return { kind: 'return', reason: 'underpaid' };
   if (pix.amount > charge.amount) return { kind: 'return', reason: 'overpaid' };
   if (charge.expectedPayerTaxId === undefined) return { kind: 'credit' };
+  if (pix.payerDocument === undefined && pix.expectedPayerPaid === false)
+    return { kind: 'refund', reason: 'payer_mismatch' };
   if (pix.payerDocument === undefined) return { kind: 'hold' };
   return pix.payerDocument === charge.expectedPayerTaxId
     ? { kind: 'credit' }

@@ -80,12 +80,11 @@ export async function settleAcquirerPix(
     log.warn('acquirer Pix names no charge of ours', { accountId, endToEndId: pix.endToEndId });
     return 'ignored';
   }
-  const payerDocument = await expectedPayerPaid(provider, charge, pix);
   const incoming: IncomingPix = {
     endToEndId: pix.endToEndId,
     amount: pix.amount,
     receivedAt: pix.receivedAt,
-    ...(payerDocument !== undefined && { payerDocument }),
+    ...(await payerOf(provider, charge, pix)),
   };
   const result = await receivePix(scope, chargeId, incoming, account.settings, provider);
   await advanceDevolutions(scope, pix);
@@ -94,18 +93,18 @@ export async function settleAcquirerPix(
 
 /**
  * The payer lock in live mode: the standard's `Pix` names no payer, so the acquirer is asked
- * which Pix the expected payer sent for this txid (`GET /pix?cpf|cnpj=…&txid=…`). The expected
- * document when this Pix is among them; otherwise `undefined` (not reported), which holds the
- * charge for review, as Part 1 does for a bank that did not report the payer: a Pix the filter
- * does not show, or a PSP that refuses the filter, cannot tell who paid.
+ * which Pix the expected payer sent for this txid (`GET /pix?cpf|cnpj=…&txid=…`). Listed: the
+ * expected payer paid (credited). Not listed: another payer did, and the Pix is returned by
+ * devolution as Part 1 says. A PSP that refuses the filter cannot tell: nothing is reported, so
+ * the charge is held for review, as for a bank that did not report the payer.
  */
-async function expectedPayerPaid(
+async function payerOf(
   provider: Required<Pick<PixProvider, 'listPix'>>,
   charge: ChargeRecord,
   pix: ReceivedPix,
-): Promise<string | undefined> {
+): Promise<Pick<IncomingPix, 'payerDocument' | 'expectedPayerPaid'>> {
   const expected = charge.expectedPayerTaxId;
-  if (expected === undefined || pix.txid === undefined) return undefined;
+  if (expected === undefined || pix.txid === undefined) return {};
   const at = Date.parse(pix.receivedAt);
   try {
     const sent = await provider.listPix({
@@ -114,11 +113,13 @@ async function expectedPayerPaid(
       payerDocument: expected,
       txid: pix.txid,
     });
-    return sent.some((p) => p.endToEndId === pix.endToEndId) ? expected : undefined;
+    return sent.some((p) => p.endToEndId === pix.endToEndId)
+      ? { payerDocument: expected }
+      : { expectedPayerPaid: false };
   } catch (error) {
     if (!(error instanceof ProviderRefusal)) throw error;
     log.warn('acquirer cannot filter Pix by payer: held for review', { chargeId: charge.id });
-    return undefined;
+    return {};
   }
 }
 

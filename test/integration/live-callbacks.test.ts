@@ -184,20 +184,39 @@ describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', { timeout: 90_00
     });
   });
 
-  it('the PSP does not list it for the expected payer (another payer, or none reported): held processing, not credited', async () => {
+  it('another payer paid (the PSP does not list the Pix for the expected CPF): refunded by devolution, not credited', async () => {
     const before = (await balance(liveKey)).available;
-    const other = await locked();
-    const unreported = await locked();
-    const byOther = await control(psp, 'POST', `/cob/${other.txid}/pay`, { payerDocument: '11144477735' });
-    const byUnknown = await control(psp, 'POST', `/cob/${unreported.txid}/pay`, {});
-    await eventually(async () => expect(await chargeStatus(other.id)).toBe('processing'), SETTLED);
-    await eventually(async () => expect(await chargeStatus(unreported.id)).toBe('processing'), SETTLED);
-    for (const [charge, pix] of [
-      [other, byOther],
-      [unreported, byUnknown],
-    ] as const) {
-      const stored = await storedCharge(accountId, rawId(charge.id), 'live');
-      expect(stored).toMatchObject({ endToEndId: pix.endToEndId, payer: {} });
+    const charge = await locked();
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, { payerDocument: '11144477735' });
+    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('refunded'), SETTLED);
+    // The devolution was requested at the PSP for the whole Pix, addressed by its end-to-end id.
+    await eventually(
+      () =>
+        expect(psp.bank.pix.get(pix.endToEndId)?.devolucoes).toEqual([
+          expect.objectContaining({ valor: '25.00' }),
+        ]),
+      SETTLED,
+    );
+    expect(await storedCharge(accountId, rawId(charge.id), 'live')).toMatchObject({
+      endToEndId: pix.endToEndId,
+      payer: {},
+    });
+    expect((await balance(liveKey)).available).toBe(before);
+  });
+
+  it('a PSP that refuses the payer filter cannot tell who paid: held processing, not credited', async () => {
+    const before = (await balance(liveKey)).available;
+    const charge = await locked();
+    await control(psp, 'POST', '/payer-filter', { supported: false });
+    try {
+      const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, { payerDocument: expectedPayer });
+      await eventually(async () => expect(await chargeStatus(charge.id)).toBe('processing'), SETTLED);
+      expect(await storedCharge(accountId, rawId(charge.id), 'live')).toMatchObject({
+        endToEndId: pix.endToEndId,
+        payer: {},
+      });
+    } finally {
+      await control(psp, 'POST', '/payer-filter', { supported: true });
     }
     expect((await balance(liveKey)).available).toBe(before);
   });

@@ -66,6 +66,14 @@ describe('decideSettlement', () => {
     });
     expect(decideSettlement(locked, pix())).toEqual({ kind: 'hold' });
   });
+  it('refunds when the acquirer says, without naming the payer, that the expected payer did not pay', () => {
+    const locked = charge({ expectedPayerTaxId: '52998224725' });
+    expect(decideSettlement(locked, pix({ expectedPayerPaid: false }))).toEqual({
+      kind: 'refund',
+      reason: 'payer_mismatch',
+    });
+    expect(decideSettlement(charge(), pix({ expectedPayerPaid: false }))).toEqual({ kind: 'credit' });
+  });
 });
 
 describe('fees and the ledger', () => {

@@ -268,6 +268,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   const tokens = new Map<string, number>();
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
+  /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
+  let payerFilter = true;
   const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
@@ -428,6 +430,12 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const parsed = pixQuery(query, schemas);
         if (!parsed.ok) return sendJson(res, 400, parsed.problem);
         const { page, size, ...filter } = parsed.value;
+        if (!payerFilter && (filter.cpf !== undefined || filter.cnpj !== undefined))
+          return sendJson(
+            res,
+            403,
+            problem(403, 'AcessoNegado', 'Acesso negado.', 'Consulta por pagador não disponível.').problem,
+          );
         const all = bank.listPix(filter);
         sendJson(res, 200, {
           parametros: {
@@ -502,6 +510,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
    * - `POST /token` `{expiresIn?, revoke?: true}`;
+   * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
    */
   const controlRoutes: Route[] = [
@@ -556,6 +565,15 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
             ? { status: 'CLOSED' as const, analysisResult: result as 'AGREED' | 'DISAGREED' }
             : { status: 'CANCELLED' as const };
         sendResult(res, bank.endInfraction(id, end), (infraction) => infraction);
+      },
+    ],
+    [
+      'POST',
+      /^\/payer-filter$/,
+      (_, { json, res }) => {
+        if (typeof json.supported !== 'boolean') return badControl(res, 'supported must be a boolean.');
+        payerFilter = json.supported;
+        sendJson(res, 200, { supported: payerFilter });
       },
     ],
     [
