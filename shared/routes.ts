@@ -300,6 +300,25 @@ export type RouteId = Route['id'];
 export type RoutesOf<G extends Group> = Extract<Route, { group: G }>;
 export type RouteIdOf<G extends Group> = RoutesOf<G>['id'];
 
+/** `/v1/infractions` is an alias of `/v1/med/cases` (Part 2): each alias route and the route it serves as. */
+const INFRACTION_ALIASES = {
+  listInfractions: 'listMedCases',
+  getInfraction: 'getMedCase',
+  appealInfraction: 'appealMedCase',
+  acceptInfraction: 'acceptMedCase',
+  listInfractionEvidence: 'listMedEvidence',
+  createInfractionEvidence: 'createEvidenceUpload',
+  completeInfractionEvidence: 'completeEvidenceUpload',
+} as const satisfies Partial<Record<RouteIdOf<'med'>, RouteIdOf<'med'>>>;
+
+type MedCaseRouteId = Exclude<RouteIdOf<'med'>, keyof typeof INFRACTION_ALIASES>;
+
+/** A table of the MED case routes, completed with the same entries under the infraction aliases. */
+export function withInfractionAliases<T>(byRoute: Record<MedCaseRouteId, T>): Record<RouteIdOf<'med'>, T> {
+  const aliases = Object.entries(INFRACTION_ALIASES).map(([alias, of]) => [alias, byRoute[of]]);
+  return { ...byRoute, ...Object.fromEntries(aliases) } as Record<RouteIdOf<'med'>, T>;
+}
+
 /** The group whose Lambda answers API Gateway's `$default` route: unknown paths get the 404 envelope. */
 export const fallbackGroup: Group = 'auth';
 

@@ -9,6 +9,7 @@ import {
   moneyOutcomes,
 } from '../../domain/med-cases.ts';
 import { EVIDENCE_MIME_TYPES, evidenceDeclarationSchema } from '../../domain/med-evidence.ts';
+import { withInfractionAliases } from '../../routes.ts';
 import { Amount, Count, Currency, NullableTimestamp, Timestamp } from './common.ts';
 import type { Operation, Operations } from './operation.ts';
 
@@ -124,7 +125,7 @@ const completeEvidenceUpload: Operation = {
   errors: { 409: ['EVIDENCE_NOT_UPLOADED', 'EVIDENCE_SIZE_MISMATCH'], 503: ['service_unavailable'] },
 };
 
-export const medOperations: Operations<'med'> = {
+export const medOperations: Operations<'med'> = withInfractionAliases({
   listMedCases,
   getMedCase,
   appealMedCase,
@@ -132,11 +133,4 @@ export const medOperations: Operations<'med'> = {
   listMedEvidence,
   createEvidenceUpload,
   completeEvidenceUpload,
-  listInfractions: listMedCases,
-  getInfraction: getMedCase,
-  appealInfraction: appealMedCase,
-  acceptInfraction: acceptMedCase,
-  listInfractionEvidence: listMedEvidence,
-  createInfractionEvidence: createEvidenceUpload,
-  completeInfractionEvidence: completeEvidenceUpload,
-};
+});
