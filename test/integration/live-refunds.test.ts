@@ -119,4 +119,19 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     expect(psp.bank.pix.get(endToEndId)?.devolucoes.map((d) => d.id)).toEqual(['portal1']);
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
   });
+
+  it('a cashout is REFUND_NOT_SUPPORTED (API Pix has no payouts), writing nothing; a devolution still works', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(2000);
+    const before = (await balance(merchant.liveKey)).available;
+    const reply = await api(`/v1/payments/${paymentId}/refund`, {
+      apikey: merchant.liveKey,
+      body: { idempotencyKey: randomUUID(), amount: 500, strategy: 'cashout' },
+    });
+    expect(reply.status).toBe(422);
+    expect(reply.body.error).toMatchObject({ type: 'invalid_request_error', code: 'REFUND_NOT_SUPPORTED' });
+    expect((await balance(merchant.liveKey)).available).toBe(before);
+    expect(psp.bank.pix.get(endToEndId)?.devolucoes).toEqual([]);
+    // The positive control: the same payment refunds by devolution.
+    await devolutionRefund(paymentId, endToEndId, 500);
+  });
 });
