@@ -1,10 +1,9 @@
-import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { providerCallbackQueues } from '#shared/resources.ts';
+import { notEmptyAlarm, workQueueWithDeadLetters } from './queues.ts';
 
 export interface ProviderCallbackQueuesProps {
   /** Notified when an announced Pix could not be settled and sits in the DLQ. */
@@ -23,36 +22,18 @@ export class ProviderCallbackQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: ProviderCallbackQueuesProps) {
     super(scope, id);
-    const retentionPeriod = Duration.seconds(providerCallbackQueues.retentionSeconds);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      retentionPeriod,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
-    });
-    this.queue = new Queue(this, 'Queue', {
-      visibilityTimeout: Duration.seconds(providerCallbackQueues.visibilityTimeoutSeconds),
-      retentionPeriod,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: {
-        queue: this.deadLetterQueue,
-        maxReceiveCount: providerCallbackQueues.maxReceiveCount,
-      },
-    });
-    this.dlqAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
-      alarmDescription:
-        'An acquirer callback could not be settled after its retries (acquirer or table failing): ' +
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workQueueWithDeadLetters(
+      this,
+      'Queue',
+      providerCallbackQueues,
+    ));
+    this.dlqAlarm = notEmptyAlarm(
+      this,
+      'DeadLetterQueueAlarm',
+      this.deadLetterQueue,
+      props.alarmTopic,
+      'An acquirer callback could not be settled after its retries (acquirer or table failing): ' +
         'reconciliation will settle the Pix; find why the consumer fails, then redrive.',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    this.dlqAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    );
   }
 }

@@ -1,10 +1,10 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { webhookQueues } from '#shared/resources.ts';
+import { encryptedQueue, notEmptyAlarm, workQueueWithDeadLetters } from './queues.ts';
 
 export interface WebhookQueuesProps {
   /** Notified when a delivery lands in the dead-letter queue, or a stream batch in OutboxFailures. */
@@ -27,58 +27,24 @@ export class WebhookQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookQueuesProps) {
     super(scope, id);
-
-    const retentionPeriod = Duration.seconds(webhookQueues.retentionSeconds);
-    const alarmAction = new SnsAction(props.alarmTopic);
-    /** Alarms as soon as the queue holds `threshold` visible messages (1 × 1 min, Maximum). */
-    const notEmptyAlarm = (alarmId: string, queue: Queue, description: string, threshold: number): Alarm => {
-      const alarm = new Alarm(this, alarmId, {
-        alarmDescription: description,
-        metric: queue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(1),
-          statistic: 'Maximum',
-        }),
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        // SQS stops publishing metrics for an idle queue: no data means nothing failed.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      alarm.addAlarmAction(alarmAction);
-      return alarm;
-    };
-
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      retentionPeriod,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Must let the delivery queue use it, or the console's "Start DLQ redrive" has no source.
-      // Not BY_QUEUE: naming the delivery queue's ARN here while the delivery queue names this
-      // one in its redrive policy is a CloudFormation dependency cycle (and we use no fixed names).
-      redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
-    });
-
-    this.deliveryQueue = new Queue(this, 'DeliveryQueue', {
-      visibilityTimeout: Duration.seconds(webhookQueues.visibilityTimeoutSeconds),
-      retentionPeriod,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: webhookQueues.maxReceiveCount },
-    });
-
+    ({ queue: this.deliveryQueue, deadLetterQueue: this.deadLetterQueue } = workQueueWithDeadLetters(
+      this,
+      'DeliveryQueue',
+      webhookQueues,
+    ));
     this.dlqAlarm = notEmptyAlarm(
+      this,
       'DeadLetterQueueAlarm',
       this.deadLetterQueue,
+      props.alarmTopic,
       'A webhook delivery exhausted its attempts and is in the DLQ: inspect and redrive it.',
       webhookQueues.dlqAlarmThreshold,
     );
 
     // 14 days, like the others. Its messages describe a failed stream batch (shard, sequence
     // numbers, reason); the events themselves stay in the table, where ops find them to replay.
-    this.outboxFailureQueue = new Queue(this, 'OutboxFailures', {
-      retentionPeriod,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    this.outboxFailureQueue = encryptedQueue(this, 'OutboxFailures', {
+      retentionPeriod: Duration.seconds(webhookQueues.retentionSeconds),
     });
     Validations.of(this.outboxFailureQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
@@ -88,11 +54,12 @@ export class WebhookQueues extends Construct {
     });
 
     this.outboxFailureAlarm = notEmptyAlarm(
+      this,
       'OutboxFailuresAlarm',
       this.outboxFailureQueue,
+      props.alarmTopic,
       'The outbox fan-out gave up on a stream batch (retries or record age exhausted): its events ' +
         'have no deliveries. Read the message for the shard and sequence numbers and replay them.',
-      1,
     );
   }
 }

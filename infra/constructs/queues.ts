@@ -1,0 +1,70 @@
+/**
+ * What the stack's work queues share: encrypted, TLS-only queues; a work queue with its
+ * dead-letter queue (which ops redrive from the SQS console); and an alarm when a queue that
+ * should stay empty is not. Plain functions, so each resource keeps its id in its caller's scope
+ * (a nested construct would rename the deployed queues and replace them).
+ */
+
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption, type QueueProps, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+/** An SQS-encrypted queue that refuses requests without TLS. */
+export const encryptedQueue = (scope: Construct, id: string, props: QueueProps): Queue =>
+  new Queue(scope, id, { ...props, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+
+export interface WorkQueueSettings {
+  readonly retentionSeconds: number;
+  readonly visibilityTimeoutSeconds: number;
+  readonly maxReceiveCount: number;
+}
+
+/** A work queue (`queueId`) whose messages move to `DeadLetterQueue` after `maxReceiveCount` receives. */
+export function workQueueWithDeadLetters(
+  scope: Construct,
+  queueId: string,
+  settings: WorkQueueSettings,
+): { queue: Queue; deadLetterQueue: Queue } {
+  const retentionPeriod = Duration.seconds(settings.retentionSeconds);
+  const deadLetterQueue = encryptedQueue(scope, 'DeadLetterQueue', {
+    retentionPeriod,
+    // Must let the work queue use it, or the console's "Start DLQ redrive" has no source.
+    // Not BY_QUEUE: naming the work queue's ARN here while the work queue names this one in its
+    // redrive policy is a CloudFormation dependency cycle (and we use no fixed names).
+    redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
+  });
+  const queue = encryptedQueue(scope, queueId, {
+    visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+    retentionPeriod,
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+  });
+  return { queue, deadLetterQueue };
+}
+
+/** Alarms as soon as the queue holds `threshold` visible messages (1 × 1 min, Maximum). */
+export function notEmptyAlarm(
+  scope: Construct,
+  id: string,
+  queue: Queue,
+  topic: ITopic,
+  description: string,
+  threshold = 1,
+): Alarm {
+  const alarm = new Alarm(scope, id, {
+    alarmDescription: description,
+    metric: queue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    }),
+    threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    // SQS stops publishing metrics for an idle queue: no data means nothing failed.
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  alarm.addAlarmAction(new SnsAction(topic));
+  return alarm;
+}
