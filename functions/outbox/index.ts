@@ -31,7 +31,7 @@ import type { PaymentChangeRecord } from '#shared/services/count-payment-changes
 import { type CountedRecord, countStreamChanges } from '#shared/services/count-stream-changes.ts';
 import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
-import { sentBody } from '#shared/store/stored-body.ts';
+import { eventBodyOf } from './event-body.ts';
 import { countEventMetrics } from './metrics.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
@@ -63,17 +63,13 @@ async function medNotice(record: DynamoDBRecord): Promise<MedNotice | undefined>
   if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event || !eventType)
     return undefined;
   if (!isMedNoticeEventType(eventType)) return undefined;
-  // The stored body: Brotli-compressed Binary (base64 in Lambda's JSON event), or a string on
-  // items written before bodies were compressed (stored-body.ts).
-  const stored = image.body?.S ?? image.body?.B;
-  if (stored === undefined) return undefined;
-  const body = typeof stored === 'string' && image.body?.B ? Buffer.from(stored, 'base64') : stored;
-  const json = await sentBody({ body, ...(image.qrAt?.N !== undefined && { qrAt: image.qrAt.N }) });
+  const body = eventBodyOf(image) as { data: { object: unknown } } | undefined;
+  if (body === undefined) return undefined;
   return {
     eventId: String(image.id?.S),
     eventType,
     scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
-    medCase: JSON.parse(json).data.object,
+    medCase: body.data.object as MedNotice['medCase'],
   };
 }
 

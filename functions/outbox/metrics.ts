@@ -9,7 +9,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { Mode } from '#shared/domain/scope.ts';
 import { countMetric, type MetricValues } from '#shared/metrics.ts';
 import { type MetricName, observability, streamItemTypes } from '#shared/resources.ts';
-import { sentBody } from '#shared/store/stored-body.ts';
+import { eventBodyOf } from './event-body.ts';
 
 const { metrics } = observability;
 
@@ -32,14 +32,8 @@ const REFUND_METRICS: Record<string, MetricName> = {
 type Image = Record<string, AttributeValue>;
 
 /** The refund a `payment.refunded` event is about (a Pix returned to its payer has none). */
-async function refundStatusOf(image: Image): Promise<string | undefined> {
-  const stored = image.body?.B ?? image.body?.S;
-  if (stored === undefined) return undefined;
-  // Binary arrives base64 in Lambda's JSON event, as bytes from the local poller.
-  const body = image.body?.B && typeof stored === 'string' ? Buffer.from(stored, 'base64') : stored;
-  const json = await sentBody({ body, ...(image.qrAt?.N !== undefined && { qrAt: image.qrAt.N }) });
-  return (JSON.parse(json) as { data?: { refund?: { status?: string } } }).data?.refund?.status;
-}
+const refundStatusOf = (image: Image): string | undefined =>
+  (eventBodyOf(image) as { data?: { refund?: { status?: string } } } | undefined)?.data?.refund?.status;
 
 async function metricOf(record: DynamoDBRecord): Promise<{ mode: Mode; name: MetricName } | undefined> {
   const image = record.dynamodb?.NewImage as Image | undefined;
@@ -47,9 +41,7 @@ async function metricOf(record: DynamoDBRecord): Promise<{ mode: Mode; name: Met
   const eventType = image.eventType?.S ?? '';
   const mode = image.mode?.S as Mode;
   const name =
-    eventType === 'payment.refunded'
-      ? REFUND_METRICS[(await refundStatusOf(image)) ?? '']
-      : EVENT_METRICS[eventType];
+    eventType === 'payment.refunded' ? REFUND_METRICS[refundStatusOf(image) ?? ''] : EVENT_METRICS[eventType];
   return name && { mode, name };
 }
 

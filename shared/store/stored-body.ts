@@ -40,15 +40,22 @@ export function storedBody(value: unknown): { body: Uint8Array; qrAt?: number } 
   return { body, ...(qrAt !== undefined && { qrAt }) };
 }
 
+/** The stored JSON, decompressed (a legacy `body` string is the JSON itself). */
+const storedJson = (body: unknown): string =>
+  typeof body === 'string' ? body : brotliDecompressSync(body as Uint8Array).toString('utf8');
+
+/**
+ * The body's fields as stored, to read them (an event's refund, a MED case), never to send: a
+ * cut-out QR image stays an empty `qr_code_base64`, so nothing is rendered.
+ */
+export const storedFields = (body: string | Uint8Array): unknown => JSON.parse(storedJson(body));
+
 /**
  * The JSON exactly as it was first sent, from an item's `body` and `qrAt` (a `body` string is
  * an item written before bodies were compressed: it is the JSON itself).
  */
 export async function sentBody(item: Record<string, unknown>): Promise<string> {
-  const json =
-    typeof item.body === 'string'
-      ? item.body
-      : brotliDecompressSync(item.body as Uint8Array).toString('utf8');
+  const json = storedJson(item.body);
   if (item.qrAt === undefined) return json;
   const qrAt = Number(item.qrAt);
   const brCode = chargeOf(JSON.parse(json))?.pix?.br_code;
