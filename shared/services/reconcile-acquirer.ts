@@ -21,7 +21,7 @@ import { dueEntries, getCharge } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
 import { reconciliationItem } from '../store/live-acquirer.ts';
 import { applyAcquirerInfraction } from './apply-acquirer-infraction.ts';
-import { liveAcquirerOf, settleAcquirerPix } from './settle-acquirer-pix.ts';
+import { liveAcquirerOf, settlePixAt } from './settle-acquirer-pix.ts';
 
 /** After a failed run, the account is tried again this much later at the earliest. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
@@ -40,14 +40,14 @@ export async function settleCobBeforeExpiry(
   if (scope.mode !== 'live') return true;
   const [charge, account] = await Promise.all([getCharge(scope, chargeId), getAccount(scope.accountId)]);
   const provider = account && liveAcquirerOf(account);
-  if (!charge?.txid || !provider) return true;
+  if (!charge?.txid || !account || !provider) return true;
   try {
     const cob = await provider.getCob(charge.txid);
     if (cob.status !== 'CONCLUIDA') return true;
     const received = Array.isArray(cob.raw.pix) ? (cob.raw.pix as { endToEndId?: unknown }[]) : [];
     for (const pix of received) {
       if (typeof pix.endToEndId !== 'string') continue;
-      const outcome = await settleAcquirerPix(scope.accountId, pix.endToEndId);
+      const outcome = await settlePixAt(account, provider, pix.endToEndId);
       log.info('acquirer Pix', {
         accountId: scope.accountId,
         endToEndId: pix.endToEndId,
@@ -100,12 +100,12 @@ async function reconcileAccount(accountId: string, reconciledTo: string, now: Da
   const account = await getAccount(accountId);
   const provider = account && liveAcquirerOf(account);
   let settled = 0;
-  if (provider) {
+  if (account && provider) {
     const from = new Date(
       Math.min(Date.parse(reconciledTo), now.getTime()) - reconciliationOverlapSeconds * 1000,
     );
     for (const pix of await provider.listPix({ from, to: now })) {
-      const outcome = await settleAcquirerPix(accountId, pix.endToEndId, pix);
+      const outcome = await settlePixAt(account, provider, pix.endToEndId, pix);
       if (outcome === 'settled') {
         settled++;
         log.info('acquirer Pix', { accountId, endToEndId: pix.endToEndId, outcome, via: 'reconciliation' });

@@ -35,31 +35,40 @@ export type AcquirerPixOutcome =
 /** How far around the Pix the payer-lock query looks (the standard requires a period). */
 const PAYER_QUERY_MARGIN_MS = 60 * 60_000;
 
+/** An acquirer that reads its Pix back. */
+export type LiveAcquirer = Required<Pick<PixProvider, 'getPix' | 'listPix'>> & PixProvider;
+
 /** The live acquirer of an account, if it has one that can read Pix back. */
-export function liveAcquirerOf(
-  account: Account,
-): (Required<Pick<PixProvider, 'getPix' | 'listPix'>> & PixProvider) | undefined {
+export function liveAcquirerOf(account: Account): LiveAcquirer | undefined {
   const provider = providerFor('live', account);
-  return provider?.getPix && provider.listPix
-    ? (provider as Required<Pick<PixProvider, 'getPix' | 'listPix'>> & PixProvider)
-    : undefined;
+  return provider?.getPix && provider.listPix ? (provider as LiveAcquirer) : undefined;
 }
 
 /**
- * Settles the Pix `endToEndId` of the account's acquirer, read there first unless `known` is
- * what that acquirer itself just listed. Throws when the acquirer cannot be reached (retry later).
+ * Settles the Pix `endToEndId` of the account's acquirer (the callback consumer's entry: it knows
+ * only the account's id). Throws when the acquirer cannot be reached (retry later).
  */
-export async function settleAcquirerPix(
-  accountId: string,
-  endToEndId: string,
-  known?: ReceivedPix,
-): Promise<AcquirerPixOutcome> {
+export async function settleAcquirerPix(accountId: string, endToEndId: string): Promise<AcquirerPixOutcome> {
   const account = await getAccount(accountId);
   const provider = account && liveAcquirerOf(account);
   if (!account || !provider) {
     log.warn('acquirer Pix for an account without a live acquirer', { accountId });
     return 'ignored';
   }
+  return settlePixAt(account, provider, endToEndId);
+}
+
+/**
+ * Settles the Pix `endToEndId` of `provider`, the account's acquirer, read there first unless
+ * `known` is what that acquirer itself just listed (reconciliation, which has the account already).
+ */
+export async function settlePixAt(
+  account: Account,
+  provider: LiveAcquirer,
+  endToEndId: string,
+  known?: ReceivedPix,
+): Promise<AcquirerPixOutcome> {
+  const accountId = account.id;
   let pix: ReceivedPix;
   try {
     pix = known ?? (await provider.getPix(endToEndId));
