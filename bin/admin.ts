@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { localEnvironment, localSettings } from '../infra/local/settings.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -29,7 +29,7 @@ const usage = `Usage: npm run admin -- <command> [options]
                  reported amount other than the charge's. apply: the decision takes effect (or the
                  reported amount is held); reject: the decision is dropped (or the report dismissed).`;
 
-const { positionals, values } = parseArgs({
+const { positionals, values } = parseArguments({
   allowPositionals: true,
   options: {
     name: { type: 'string' },
@@ -59,6 +59,15 @@ const { positionals, values } = parseArgs({
     'api-url': { type: 'string' },
   },
 });
+
+/** parseArgs, with a refusal (an unknown option, a value starting with '-') answered like any other. */
+function parseArguments<const T extends ParseArgsConfig>(config: T) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+}
 
 function fail(message: string): never {
   console.error(`${message}\n\n${usage}`);

@@ -34,6 +34,8 @@ export const testAwsEnv = {
   /** Shared with the runtime so tests can sign expired or foreign tokens. */
   JWT_SECRET: 'integration-test-secret-not-used-anywhere-else',
   LOG_LEVEL: 'silent',
+  /** Use cases a test calls in its own process keep their metrics out of the test log (the runtime's go to its data folder). */
+  METRICS_FILE: '/dev/null',
 } as const;
 
 /** Refuse to run against anything but this machine. */

@@ -162,7 +162,7 @@ export async function liveMerchantAt(psp: LocalPsp, name: string): Promise<LiveM
   const set = await admin(
     'set-provider',
     ...['--account', accountId, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
-    ...['--client-id', psp.clientId, '--client-secret', psp.clientSecret, '--pix-key', psp.pixKey],
+    ...['--client-id', psp.clientId, `--client-secret=${psp.clientSecret}`, '--pix-key', psp.pixKey],
     ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
     ...['--api-url', testBaseUrl],
   );

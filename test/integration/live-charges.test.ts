@@ -28,7 +28,7 @@ beforeAll(async () => {
   await admin(
     'set-provider',
     ...['--account', account.id, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
-    ...['--client-id', psp.clientId, '--client-secret', psp.clientSecret, '--pix-key', psp.pixKey],
+    ...['--client-id', psp.clientId, `--client-secret=${psp.clientSecret}`, '--pix-key', psp.pixKey],
     ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
     ...['--api-url', testBaseUrl],
   );
