@@ -185,7 +185,10 @@ export async function startBenchRuntime(
   options: { logLevel?: 'info' | 'debug' } = {},
 ): Promise<BenchRuntime> {
   // detached: its own process group, so stop() can reach the JVM too (and Ctrl-C is ours to relay).
-  const child = spawn(process.execPath, ['bin/local.ts', '--in-memory'], {
+  // BENCH_CPU_PROFILE=<folder>: the runtime writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROFILE;
+  const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...profileArgs, 'bin/local.ts', '--in-memory'], {
     cwd: repoRoot,
     env: runtimeEnvironment(s, options.logLevel ?? 'info'),
     stdio: ['ignore', 'pipe', 'pipe'],
