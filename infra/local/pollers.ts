@@ -29,6 +29,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { withoutSdkLogging } from '../../shared/aws-client.ts';
 
 export interface Poller {
   stop(): Promise<void>;
@@ -286,8 +287,10 @@ export function startSchedule(name: string, everyMs: number, handler: () => Prom
 }
 
 export const localStreamsClient = (endpoint: string) =>
-  new DynamoDBStreamsClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  withoutSdkLogging(
+    new DynamoDBStreamsClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );

@@ -13,6 +13,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { withoutSdkLogging } from '../../shared/aws-client.ts';
 import { providerCallbackQueues, table, webhookQueues } from '../../shared/resources.ts';
 import type { LocalSettings } from './settings.ts';
 
@@ -146,15 +147,19 @@ export async function provisionQueues(client: SQSClient, s: LocalSettings): Prom
 }
 
 export const localDynamoDbClient = (s: LocalSettings) =>
-  new DynamoDBClient({
-    endpoint: `http://${s.host}:${s.dynamoDbPort}`,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  withoutSdkLogging(
+    new DynamoDBClient({
+      endpoint: `http://${s.host}:${s.dynamoDbPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
 
 export const localSqsClient = (s: LocalSettings) =>
-  new SQSClient({
-    endpoint: `http://${s.host}:${s.sqsPort}`,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  withoutSdkLogging(
+    new SQSClient({
+      endpoint: `http://${s.host}:${s.sqsPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );

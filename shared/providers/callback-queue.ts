@@ -4,9 +4,10 @@
  */
 
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { withoutSdkLogging } from '../aws-client.ts';
 import { config } from '../config.ts';
 
-const sqs = new SQSClient({});
+const sqs = withoutSdkLogging(new SQSClient({}));
 
 export interface ReceivedPixMessage {
   accountId: string;

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import pRetry from 'p-retry';
+import { withoutSdkLogging } from '../aws-client.ts';
 import { config } from '../config.ts';
 import type { ItemKey } from './keys.ts';
 
@@ -71,7 +72,7 @@ function unitsOf(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined, ki
   return { read, write };
 }
 
-const base = new DynamoDBClient({});
+const base = withoutSdkLogging(new DynamoDBClient({}));
 base.middlewareStack.add(
   (next, context) => async (args) => {
     const kind = CAPACITY_KIND[context.commandName ?? ''];

@@ -4,10 +4,11 @@
  */
 
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { withoutSdkLogging } from '../aws-client.ts';
 import { config } from '../config.ts';
 import type { DeliveryMessage } from '../store/webhook-deliveries.ts';
 
-const sqs = new SQSClient({});
+const sqs = withoutSdkLogging(new SQSClient({}));
 
 const queueUrl = (): string => config.webhookQueueUrl;
 
