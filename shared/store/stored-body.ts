@@ -35,7 +35,7 @@ export function storedBody(value: unknown): { body: Uint8Array; qrAt?: number } 
     params: {
       // Quality 5, not the default 11: 30× less CPU (0.03 against 1 ms a body, on the request
       // path of every pay) for bodies about 8 % larger, still well under one write unit
-      // (docs/benchmarks.md, "Stored bodies: Brotli quality").
+      // (docs/benchmarks.md, "Webhook pipeline: two node costs removed").
       [constants.BROTLI_PARAM_QUALITY]: 5,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       [constants.BROTLI_PARAM_SIZE_HINT]: json.length,

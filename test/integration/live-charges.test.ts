@@ -11,28 +11,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
-import { admin } from '../helpers/admin.ts';
 import { rawId } from '../helpers/charges.ts';
 import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
-import { control, startPsp } from '../helpers/psp.ts';
+import { control, liveMerchantAt, startPsp } from '../helpers/psp.ts';
 
 let psp: LocalPsp;
 let liveKey: string;
 
 beforeAll(async () => {
   psp = await startPsp();
-  const account = await admin('create-account', '--name', 'Loja Viva');
-  await admin(
-    'set-provider',
-    ...['--account', account.id, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
-    ...['--client-id', psp.clientId, `--client-secret=${psp.clientSecret}`, '--pix-key', psp.pixKey],
-    ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
-    ...['--api-url', testBaseUrl],
-  );
-  liveKey = (await admin('issue-key', '--account', account.id, '--mode', 'live')).apiKey;
+  ({ liveKey } = await liveMerchantAt(psp, 'Loja Viva'));
 });
 afterAll(async () => {
   await psp?.stop();
