@@ -19,7 +19,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]
   set-provider   --account <acct_…> --base-url <API Pix base URL> --token-url <OAuth token URL>
-                 --client-id <id> --client-secret <secret> --cert <PEM file> --key <PEM file>
+                 --client-id <id> --client-secret=<secret> --cert <PEM file> --key <PEM file>
                  [--ca <PEM file>] --pix-key <the merchant's Pix key> [--scopes "<scopes>"]
                  [--api-url <this API's public URL>]   (default PUBLIC_BASE_URL)
                  Stores the credentials as the account's acquirer secret, registers the callback

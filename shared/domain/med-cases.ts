@@ -261,12 +261,15 @@ export function isIsoDate(text: string): boolean {
 
 const isoDate = v.pipe(v.string(), v.check(isIsoDate, 'must be an ISO 8601 date'));
 
+/** The longest reason a case or an appeal keeps (Part 2: 2000 characters). */
+export const MED_REASON_MAX_LENGTH = 2000;
+
 /** `POST /v1/sandbox/charges/{id}/med` body (every field optional). */
 export const openMedCaseSchema = v.strictObject({
   amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   type: v.optional(v.picklist(medCaseTypes)),
   method: v.optional(v.picklist(medMethods)),
-  reason: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(MED_REASON_MAX_LENGTH))),
   payer_name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   payer_document: v.optional(v.pipe(v.string(), v.maxLength(32))),
   response_deadline: v.optional(isoDate),
@@ -276,7 +279,7 @@ export type OpenMedCaseBody = v.InferOutput<typeof openMedCaseSchema>;
 
 /** `POST /v1/med/cases/{id}/appeal`. */
 export const appealSchema = v.object({
-  reason: v.pipe(v.string(), v.minLength(5), v.maxLength(2000)),
+  reason: v.pipe(v.string(), v.minLength(5), v.maxLength(MED_REASON_MAX_LENGTH)),
 });
 
 /** `POST /v1/sandbox/med/cases/{id}/decide`. */

@@ -8,10 +8,15 @@
  */
 
 import { InvalidInput } from '../domain/errors.ts';
-import type { MedCaseType, MedDecision } from '../domain/med-cases.ts';
+import { MED_REASON_MAX_LENGTH, type MedCaseType, type MedDecision } from '../domain/med-cases.ts';
 import { log } from '../log.ts';
 import type { InfractionReport } from '../providers/provider.ts';
-import { chargeOfPix, getAcquirerInfraction, putAcquirerInfraction } from '../store/live-acquirer.ts';
+import {
+  acquirerInfractionItem,
+  chargeOfPix,
+  getAcquirerInfraction,
+  putAcquirerInfraction,
+} from '../store/live-acquirer.ts';
 import { getMedCase } from '../store/med-cases.ts';
 import { decideMedCase } from './decide-med-case.ts';
 import { openMedCase } from './open-med-case.ts';
@@ -34,14 +39,20 @@ export async function applyAcquirerInfraction(accountId: string, report: Infract
   }
   let caseId = known?.caseId;
   if (caseId === undefined && report.status !== 'CANCELLED') {
+    // A final report first seen opens the case as if OPEN; its end is recorded once it is decided.
+    const applied = isFinal(report.status) ? 'OPEN' : report.status;
     try {
+      // The record commits with the case: a crash cannot leave a case its report does not name.
       const opened = await openMedCase({
         scope: pix.scope,
         chargeId: pix.chargeId,
         body: {
           type: CASE_TYPE[report.infractionType],
-          ...(report.reportDetails !== undefined && { reason: report.reportDetails.slice(0, 2000) }),
+          ...(report.reportDetails !== undefined && {
+            reason: report.reportDetails.slice(0, MED_REASON_MAX_LENGTH),
+          }),
         },
+        record: (medCase) => acquirerInfractionItem(accountId, report.id, { applied, caseId: medCase.id }),
       });
       caseId = opened.id;
     } catch (error) {
@@ -52,18 +63,18 @@ export async function applyAcquirerInfraction(accountId: string, report: Infract
         reportId: report.id,
         why: error.message,
       });
+      await putAcquirerInfraction(accountId, report.id, { applied });
     }
-    await putAcquirerInfraction(accountId, report.id, { applied: 'OPEN', ...(caseId && { caseId }) });
   }
   if (!isFinal(report.status)) return;
   if (caseId !== undefined) {
-    const medCase = await getMedCase(pix.scope, caseId);
+    // CANCELLED withdraws a case still open; an appealed one the merchant has won.
     const decision: MedDecision =
       report.status === 'CLOSED'
         ? report.analysisResult === 'AGREED'
           ? 'merchant_lost'
           : 'merchant_won'
-        : medCase?.status === 'open'
+        : (await getMedCase(pix.scope, caseId))?.status === 'open'
           ? 'withdrawn'
           : 'merchant_won';
     try {

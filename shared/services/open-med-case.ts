@@ -24,7 +24,7 @@ import type { MerchantScope } from '../domain/scope.ts';
 import { canApply, nextStatus } from '../domain/transaction-status.ts';
 import { newJournalId, newMedCaseId } from '../ids.ts';
 import { getCharge, replaceChargeItem } from '../store/charges.ts';
-import { type NamedItems, transactRetryingConflicts } from '../store/client.ts';
+import { type NamedItems, type TransactItem, transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { newMedCaseItem } from '../store/med-cases.ts';
@@ -71,6 +71,8 @@ export async function openMedCase(request: {
   scope: MerchantScope;
   chargeId: string;
   body: OpenMedCaseBody;
+  /** A record committed in the case's own transaction (the acquirer's report it answers). */
+  record?: (medCase: MedCaseRecord) => TransactItem;
 }): Promise<MedCaseRecord> {
   const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
   const { chargeId, body } = request;
@@ -127,7 +129,11 @@ export async function openMedCase(request: {
         events: [...dispute.events, ...created],
       };
     }
-    const result = await transactRetryingConflicts({ medCase: newMedCaseItem(medCase), ...items });
+    const result = await transactRetryingConflicts({
+      medCase: newMedCaseItem(medCase),
+      ...items,
+      record: request.record?.(medCase),
+    });
     if (result.committed) return medCase;
     // The charge moved since it was read (a refund, another case): decide again.
     if (result.failed.includes('charge')) continue;

@@ -336,14 +336,6 @@ export async function getChargeByRawId(rawId: string): Promise<ChargeRecord | un
   return getCharge({ accountId: String(ref.accountId), mode: ref.mode }, rawId);
 }
 
-/** Whether a Pix (by end-to-end id) was already processed. */
-export async function pixReceiptExists(endToEndId: string): Promise<boolean> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: pixReceiptKey(endToEndId), ConsistentRead: true }),
-  );
-  return Item !== undefined;
-}
-
 /** An entry of a due queue: the scope and id it names, and the item's own key. */
 export interface DueEntry {
   scope: MerchantScope;

@@ -54,13 +54,6 @@ export function reconciliationItem(cursor: ReconciliationCursor, dueAt: string):
   };
 }
 
-export async function getReconciliation(accountId: string): Promise<ReconciliationCursor | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: reconciliationKey(accountId), ConsistentRead: true }),
-  );
-  return Item && { accountId: String(Item.accountId), reconciledTo: String(Item.reconciledTo) };
-}
-
 /** The charge a Pix settled or returned (its receipt), if this service processed it. */
 export async function chargeOfPix(
   endToEndId: string,
@@ -101,15 +94,25 @@ export async function getAcquirerInfraction(
   );
 }
 
+const infractionRecord = (accountId: string, reportId: string, record: AcquirerInfractionRecord) => ({
+  ...acquirerInfractionKey(accountId, reportId),
+  type: 'acquirerInfraction',
+  ...record,
+});
+
+/** The same record as a transaction item: written with the MED case it opens. */
+export const acquirerInfractionItem = (
+  accountId: string,
+  reportId: string,
+  record: AcquirerInfractionRecord,
+): TransactItem => ({ Put: { TableName: tableName(), Item: infractionRecord(accountId, reportId, record) } });
+
 export async function putAcquirerInfraction(
   accountId: string,
   reportId: string,
   record: AcquirerInfractionRecord,
 ): Promise<void> {
   await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...acquirerInfractionKey(accountId, reportId), type: 'acquirerInfraction', ...record },
-    }),
+    new PutCommand({ TableName: tableName(), Item: infractionRecord(accountId, reportId, record) }),
   );
 }
