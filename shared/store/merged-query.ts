@@ -23,6 +23,9 @@ interface Partition extends SourcePage<Item> {
  * (a partition read out while it may hold the next item), where the mean alone needs one almost
  * always.
  */
+/** The least a filtered query reads per round, so a selective filter does not take a round per item. */
+const MIN_FILTERED_PAGE = 25;
+
 function firstPageSize(need: number, partitions: number): number {
   const share = need / partitions;
   return Math.min(need, Math.ceil(share + 2 * Math.sqrt(share)) + 1);
@@ -54,8 +57,11 @@ export async function queryMerged(
       partitions
         .filter((p) => p.items.length === 0 && p.more)
         .map(async (p) => {
-          // `need` may be unbounded (every match): then pages of 1 MB.
-          const limit = Math.min(p.pageSize, need - out.length);
+          // `need` may be unbounded (every match): then pages of 1 MB. A filtered query's Limit
+          // counts the items read, not the matches: it is not capped by what can still be taken.
+          const limit = p.query.FilterExpression
+            ? Math.max(p.pageSize, MIN_FILTERED_PAGE)
+            : Math.min(p.pageSize, need - out.length);
           const page = await db.send(
             new QueryCommand({
               ...p.query,
