@@ -62,11 +62,20 @@ export class PermissionError extends PixError {}
 export class NotFoundError extends PixError {}
 /** 409: an idempotency key reused with another body, or evidence not uploaded yet. */
 export class ConflictError extends PixError {}
-/** 429: the key's per-minute limit; `retryAfterSeconds` is when the window resets. */
+/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/** 429: the key's per-minute limit; `retryAfterSeconds` is when the window resets (undefined without the header). */
 export class RateLimitError extends PixError {
   get retryAfterSeconds(): number | undefined {
-    const value = Number(this.headers?.get('retry-after'));
-    return Number.isFinite(value) ? value : undefined;
+    const ms = parseRetryAfter(this.headers?.get('retry-after') ?? null);
+    return ms === undefined ? undefined : ms / 1000;
   }
 }
 /** 5xx: the service or its acquirer failed; a create is safe to retry with the same idempotency key. */

@@ -10,7 +10,9 @@
  * never retried.
  */
 
-import { ConnectionError, errorFromResponse } from './errors.ts';
+import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors.ts';
+
+export { parseRetryAfter };
 
 export const SDK_VERSION = '0.1.0';
 
@@ -70,15 +72,6 @@ const DEFAULTS: RetrySettings = {
   maxRetryAfterMs: 60_000,
   timeoutMs: 30_000,
 };
-
-/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-}
 
 /**
  * The pause before retry number `retry` (1 for the first): exponential backoff with "equal

@@ -53,8 +53,9 @@ function headerValue(headers: WebhookHeaders, name: string): string | undefined 
 
 const hmacHex = (secret: string, data: Buffer) => createHmac('sha256', secret).update(data).digest('hex');
 
+/** A signature that is not 64 hex digits (any other byte, even one of the same string length) matches nothing. */
 const sameHex = (expected: string, given: string) =>
-  expected.length === given.length && timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+  /^[0-9a-f]{64}$/.test(given) && timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(given, 'hex'));
 
 function matchesAny(secrets: readonly string[], data: Buffer, signatures: readonly string[]): boolean {
   // Every comparison runs, so timing does not tell which secret or signature matched.

@@ -97,5 +97,11 @@ describe('errorFromResponse', () => {
       headers({ 'retry-after': '17' }),
     );
     expect((error as RateLimitError).retryAfterSeconds).toBe(17);
+    const without = errorFromResponse(
+      429,
+      { error: { type: 'rate_limit_error', code: 'rate_limited', message: 'x' }, request_id: 'r' },
+      headers(),
+    );
+    expect((without as RateLimitError).retryAfterSeconds).toBeUndefined();
   });
 });

@@ -96,7 +96,15 @@ describe('the t=…,v1=… scheme (canonical and MED events)', () => {
         }),
       'no_matching_signature',
     );
-    const v1 = header.split('v1=')[1];
+    const v1 = header.split('v1=')[1] as string;
+    // Same string length, other bytes (a header's latin1 character): refused, not a RangeError.
+    expectRefused(
+      () =>
+        webhooks.verify(canonicalBody, headersOf(`t=${NOW},v1=\u00e9${v1.slice(1)}`), NEW_SECRET, {
+          nowSeconds: NOW,
+        }),
+      'no_matching_signature',
+    );
     expectRefused(
       () =>
         webhooks.verify(canonicalBody, headersOf(`t=${NOW + 1},v1=${v1}`), NEW_SECRET, { nowSeconds: NOW }),
