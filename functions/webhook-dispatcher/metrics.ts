@@ -9,7 +9,7 @@ import type { DispatchReport } from '#shared/services/dispatch-delivery.ts';
 
 const { metrics } = observability;
 
-export function deliveryMetrics(report: DispatchReport, now: Date): MetricValues {
+function deliveryMetrics(report: DispatchReport, now: Date): MetricValues {
   const delivered = report.status === 'DELIVERED';
   return {
     ...(report.attempted && {

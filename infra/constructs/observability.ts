@@ -38,7 +38,7 @@ export const alarmRules = {
 type AlarmRule = (typeof alarmRules)[keyof typeof alarmRules];
 
 /** A service metric (EMF, `shared/metrics.ts`) of live mode. */
-export const liveMetric = (name: MetricName, statistic = 'Sum', period = Duration.minutes(5)): Metric =>
+const liveMetric = (name: MetricName, statistic = 'Sum', period = Duration.minutes(5)): Metric =>
   new Metric({
     namespace: observability.metricNamespace,
     metricName: name,

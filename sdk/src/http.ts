@@ -14,7 +14,7 @@ import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors.ts
 
 export { parseRetryAfter };
 
-export const SDK_VERSION = '0.1.0';
+const SDK_VERSION = '0.1.0';
 
 export interface ClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:3000` or the stack's `ApiUrl`. */

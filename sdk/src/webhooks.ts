@@ -12,7 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookEvent } from './types.ts';
 
-export const SIGNATURE_HEADER = 'x-acme-signature';
+const SIGNATURE_HEADER = 'x-acme-signature';
 
 /** Seconds of clock difference accepted in either direction. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;

@@ -7,7 +7,7 @@
  * - `CHARGEREF#<rawId>`: which scope a raw id belongs to (checkout and Pix location URLs);
  * - GSI1 by customer document: the customer velocity guard;
  * - GSI2 expiry queue, only while awaiting payment: the scheduler's work list;
- * - GSI3 status cell (`PAYSTATUS#…#<status>` / raw id): the payment list's status filter;
+ * - GSI3 status cell (`PAYSTATUS#…#<status>#<k>` / raw id): the payment list's status filter;
  * - `COUNTER#PENDING_CHARGES#<shard>`: live charges of the scope, in shards each with its share
  *   of the limit, so the account velocity limit is a transaction condition;
  * - `IDEMPOTENCY#…`: the stored response of a create;

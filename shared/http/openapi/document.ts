@@ -49,7 +49,7 @@ import {
 } from './webhooks.ts';
 
 /** Every route's operation, by route id: one table per group. */
-export const operations: Readonly<Record<RouteId, Operation>> = {
+const operations: Readonly<Record<RouteId, Operation>> = {
   ...authOperations,
   ...apiKeyOperations,
   ...chargeOperations,
@@ -162,7 +162,7 @@ function errorEnvelope(status: ErrorStatus, codes: readonly string[]): Json {
 }
 
 /** The error codes a route can answer: its own, and what every route of its kind can. */
-export function errorCodesOf(route: RouteDefinition): Partial<Record<ErrorStatus, string[]>> {
+function errorCodesOf(route: RouteDefinition): Partial<Record<ErrorStatus, string[]>> {
   const operation = operations[route.id as RouteId];
   const codes: Partial<Record<ErrorStatus, Set<string>>> = {};
   const add = (status: ErrorStatus, ...more: readonly string[]) => {
@@ -444,7 +444,7 @@ export function buildOpenApiDocument() {
   };
 }
 
-export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
 let built: OpenApiDocument | undefined;
 
