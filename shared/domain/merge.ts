@@ -41,12 +41,16 @@ export function takeInOrder<T>(
 }
 
 /**
- * The first page of one partition in a merge: its share of `need` by its matches (if the first
- * items are spread over the partitions as all of them are, one page each is enough), and one
- * more. A partition that runs out while it may still hold the next item reads twice as much
+ * The first page of one partition in a merge, which holds `matches` of the `total` items: of the
+ * first `need` items of the merge, its share is Binomial(need, matches / total), so its mean plus
+ * two standard deviations, and one more, leaves about 1 page in 10 needing a second round (a
+ * partition read out while it may hold the next item), where the mean alone needs one almost
+ * always. A partition that runs out while it may still hold the next item reads twice as much
  * next time.
  */
 export function firstPageSize(need: number, matches: number, total: number): number {
   if (total <= 0) return need;
-  return Math.max(1, Math.min(need, Math.ceil((need * matches) / total) + 1));
+  const p = matches / total;
+  const mean = need * p;
+  return Math.max(1, Math.min(need, Math.ceil(mean + 2 * Math.sqrt(mean * (1 - p))) + 1));
 }

@@ -5,8 +5,11 @@
  */
 
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { type SourcePage, takeInOrder } from '../domain/merge.ts';
+import { firstPageSize, type SourcePage, takeInOrder } from '../domain/merge.ts';
 import { db, queryAll } from './client.ts';
+
+/** The least a filtered query reads per round, so a selective filter does not take a round per item. */
+const MIN_FILTERED_PAGE = 25;
 
 type Item = Record<string, unknown>;
 
@@ -14,21 +17,6 @@ interface Partition extends SourcePage<Item> {
   query: QueryCommandInput;
   next?: Record<string, unknown>;
   pageSize: number;
-}
-
-/**
- * The first page of each of `partitions` when `need` items are spread over them at random (an
- * item's partition is a hash of its id): a partition's share is Binomial(need, 1/k), so its mean
- * plus two standard deviations, and one more, leaves about 1 page in 10 needing a second round
- * (a partition read out while it may hold the next item), where the mean alone needs one almost
- * always.
- */
-/** The least a filtered query reads per round, so a selective filter does not take a round per item. */
-const MIN_FILTERED_PAGE = 25;
-
-function firstPageSize(need: number, partitions: number): number {
-  const share = need / partitions;
-  return Math.min(need, Math.ceil(share + 2 * Math.sqrt(share)) + 1);
 }
 
 /**
@@ -49,7 +37,7 @@ export async function queryMerged(
     query,
     items: [],
     more: true,
-    pageSize: firstPageSize(need, queries.length),
+    pageSize: firstPageSize(need, 1, queries.length),
   }));
   const out: Item[] = [];
   while (takeInOrder(partitions, key, out, need, order) === 'refill') {

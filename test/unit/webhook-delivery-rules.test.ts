@@ -260,11 +260,12 @@ describe('the delivery list plan', () => {
 });
 
 describe('merging partitions newest first', () => {
-  it('reads each partition its share of the page first', () => {
-    expect(firstPageSize(25, 90, 100)).toBe(24);
-    expect(firstPageSize(25, 10, 100)).toBe(4);
+  it('reads each partition its share of the page first, and two standard deviations more', () => {
+    expect(firstPageSize(25, 90, 100)).toBe(25); // 22.5 + 2 × 1.5 + 1, at most the page
+    expect(firstPageSize(25, 10, 100)).toBe(7); // 2.5 + 2 × 1.5 + 1
     expect(firstPageSize(25, 100, 100)).toBe(25);
     expect(firstPageSize(25, 0, 0)).toBe(25);
+    expect(firstPageSize(10, 1, 16)).toBe(4); // one of 16 partitions: 0.625 + 2 × 0.77 + 1
   });
 
   const page = (items: string[], more = false): SourcePage<string> => ({ items, more });
