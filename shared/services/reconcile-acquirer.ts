@@ -14,7 +14,12 @@
 import { config } from '../config.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { errorFields, log } from '../log.ts';
-import { type PixProvider, ProviderRefusal, ProviderUnavailableError } from '../providers/provider.ts';
+import {
+  type InfractionReport,
+  type PixProvider,
+  ProviderRefusal,
+  ProviderUnavailableError,
+} from '../providers/provider.ts';
 import { reconciliationOverlapSeconds } from '../resources.ts';
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
@@ -125,7 +130,7 @@ async function applyInfractions(
   period: { from: Date; to: Date },
 ): Promise<void> {
   if (!provider.listInfractions) return;
-  let reports: Awaited<ReturnType<NonNullable<PixProvider['listInfractions']>>>;
+  let reports: InfractionReport[];
   try {
     reports = await provider.listInfractions(period);
   } catch (error) {

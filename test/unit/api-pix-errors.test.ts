@@ -39,6 +39,8 @@ describe('fromResponse', () => {
     ['cancelCob', 404, problem(404, 'CobNaoEncontrado'), ProviderNotFoundError, 'CobNaoEncontrado'],
     ['getCob', 404, problem(404, 'CobNaoEncontrado'), ProviderNotFoundError, 'CobNaoEncontrado'],
     ['getPix', 404, problem(404, 'PixNaoEncontrado'), ProviderNotFoundError, 'PixNaoEncontrado'],
+    // A PSP without the infraction feed: "not offered", not an acquirer error.
+    ['listInfractions', 404, problem(404, 'NaoEncontrado'), ProviderNotFoundError, 'NaoEncontrado'],
     [
       'getDevolution',
       404,

@@ -37,11 +37,16 @@ export type ApiPixOperation =
   | 'listInfractions'
   | 'registerWebhook';
 
-const READS_AND_CANCELS: ReadonlySet<ApiPixOperation> = new Set([
+/**
+ * 404 means "not there", not a failed call: a read or cancel of what the PSP does not hold, and
+ * the infraction feed of a PSP that does not offer it (not an acquirer error: no alarm).
+ */
+const NOT_FOUND_MEANS_ABSENT: ReadonlySet<ApiPixOperation> = new Set([
   'getCob',
   'cancelCob',
   'getPix',
   'getDevolution',
+  'listInfractions',
 ]);
 
 /** What the body says, whichever of the two error formats (RFC 7807, RFC 6749) it is in. */
@@ -69,7 +74,8 @@ export function fromResponse(operation: ApiPixOperation, status: number, body: u
   const message = `API Pix ${operation} answered ${status}: ${text}`;
   if (status >= 500 || status === 429) return new ProviderUnavailableError(message);
   if (status === 401 || status === 403) return new ProviderRequestError(message, code);
-  if (status === 404 && READS_AND_CANCELS.has(operation)) return new ProviderNotFoundError(message, code);
+  if (status === 404 && NOT_FOUND_MEANS_ABSENT.has(operation))
+    return new ProviderNotFoundError(message, code);
   if (operation === 'createCob' || operation === 'cancelCob') return new ProviderRejectedError(message, code);
   if (operation === 'requestDevolution') return new DevolutionRefusedError(message, code);
   return new ProviderRequestError(message, code);
