@@ -159,6 +159,17 @@ export function sanitizeMetadata(
 
 export const IDEMPOTENCY_KEY_MIN = 8;
 export const IDEMPOTENCY_KEY_MAX = 128;
+/** Visible ASCII only. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+/** An idempotency key given in a body (`idempotencyKey` of a payment or a refund). */
+export const idempotencyKeyField = (missing: string) =>
+  v.pipe(
+    v.string(missing),
+    v.regex(IDEMPOTENCY_KEY_PATTERN, 'Must be visible ASCII characters'),
+    v.minLength(IDEMPOTENCY_KEY_MIN, `Must be at least ${IDEMPOTENCY_KEY_MIN} characters`),
+    v.maxLength(IDEMPOTENCY_KEY_MAX, `Must be at most ${IDEMPOTENCY_KEY_MAX} characters`),
+  );
 
 /** The `Idempotency-Key` header: required, 8–128 visible ASCII characters. */
 export function idempotencyKeyFrom(headers: Record<string, string>): string {
@@ -166,7 +177,11 @@ export function idempotencyKeyFrom(headers: Record<string, string>): string {
   if (key === undefined || key === '') {
     throw new InvalidInput('The Idempotency-Key header is required.', { param: 'Idempotency-Key' });
   }
-  if (key.length < IDEMPOTENCY_KEY_MIN || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+  if (
+    key.length < IDEMPOTENCY_KEY_MIN ||
+    key.length > IDEMPOTENCY_KEY_MAX ||
+    !IDEMPOTENCY_KEY_PATTERN.test(key)
+  ) {
     throw new InvalidInput(
       `Idempotency-Key must be ${IDEMPOTENCY_KEY_MIN}–${IDEMPOTENCY_KEY_MAX} visible ASCII characters.`,
       {

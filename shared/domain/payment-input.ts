@@ -7,8 +7,7 @@ import * as v from 'valibot';
 
 import {
   type CreateChargeBody,
-  IDEMPOTENCY_KEY_MAX,
-  IDEMPOTENCY_KEY_MIN,
+  idempotencyKeyField,
   Metadata,
   PIX_MAX_AMOUNT,
   parseWithAmountCode,
@@ -57,12 +56,7 @@ export const CreatePaymentBody = v.pipe(
     webhookUrl: v.optional(
       v.pipe(v.string('Must be a URL'), v.minLength(1, 'Must be a URL'), v.maxLength(2048)),
     ),
-    idempotencyKey: v.pipe(
-      v.string('Required: a key unique per intended payment'),
-      v.regex(/^[\x21-\x7e]+$/, 'Must be visible ASCII characters'),
-      v.minLength(IDEMPOTENCY_KEY_MIN, `Must be at least ${IDEMPOTENCY_KEY_MIN} characters`),
-      v.maxLength(IDEMPOTENCY_KEY_MAX, `Must be at most ${IDEMPOTENCY_KEY_MAX} characters`),
-    ),
+    idempotencyKey: idempotencyKeyField('Required: a key unique per intended payment'),
   }),
   v.forward(
     v.check(

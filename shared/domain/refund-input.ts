@@ -5,7 +5,7 @@
  */
 
 import * as v from 'valibot';
-import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN, PIX_MAX_AMOUNT } from './charge-input.ts';
+import { idempotencyKeyField, PIX_MAX_AMOUNT } from './charge-input.ts';
 import { InvalidInput } from './errors.ts';
 import type { RefundRequest } from './refunds.ts';
 import { isValidCnpj, isValidCpf } from './tax-id.ts';
@@ -27,12 +27,7 @@ export function pixKeyType(key: string): PixKeyType | undefined {
 
 export const RefundBody = v.pipe(
   v.strictObject({
-    idempotencyKey: v.pipe(
-      v.string('Required: a key unique per intended refund'),
-      v.regex(/^[\x21-\x7e]+$/, 'Must be visible ASCII characters'),
-      v.minLength(IDEMPOTENCY_KEY_MIN, `Must be at least ${IDEMPOTENCY_KEY_MIN} characters`),
-      v.maxLength(IDEMPOTENCY_KEY_MAX, `Must be at most ${IDEMPOTENCY_KEY_MAX} characters`),
-    ),
+    idempotencyKey: idempotencyKeyField('Required: a key unique per intended refund'),
     amount: v.optional(
       v.pipe(
         v.number('Must be an integer amount in the smallest currency unit'),

@@ -13,6 +13,11 @@ import {
   toJsonSchemaDefs,
 } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import {
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_KEY_MIN,
+  IDEMPOTENCY_KEY_PATTERN,
+} from '../../domain/charge-input.ts';
 import { type RouteDefinition, type RouteId, routes } from '../../routes.ts';
 import { ApiKeyAuditEvent, ApiKeyListItem, apiKeyOperations, IssuedApiKey } from './api-keys.ts';
 import { authOperations, LoginResponse } from './auth.ts';
@@ -410,7 +415,12 @@ export function buildOpenApiDocument() {
           required: true,
           description:
             'Unique per intended creation: a retry with the same key and body replays the first response.',
-          schema: { type: 'string', minLength: 8, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
+          schema: {
+            type: 'string',
+            minLength: IDEMPOTENCY_KEY_MIN,
+            maxLength: IDEMPOTENCY_KEY_MAX,
+            pattern: IDEMPOTENCY_KEY_PATTERN.source,
+          },
         },
       },
       headers: {
