@@ -25,6 +25,8 @@ const newMetrics = (mode: Mode) =>
 
 /** One buffer per mode: a document has one set of dimensions. */
 const buffers: Record<Mode, Metrics> = { live: newMetrics('live'), test: newMetrics('test') };
+/** And one per mode for the documents written at once (`publishMetrics`, once per delivery attempt). */
+const singles: Record<Mode, Metrics> = { live: newMetrics('live'), test: newMetrics('test') };
 
 /** Writes the buffered document (none when empty: Powertools would warn on every invocation). */
 function publish(metrics: Metrics): void {
@@ -60,7 +62,7 @@ export function flushMetrics(): void {
 
 /** One document of its own, now, with `properties` beside the values (not dimensions: no cost per value). */
 export function publishMetrics(mode: Mode, values: MetricValues, properties: Record<string, string>): void {
-  const metrics = newMetrics(mode);
+  const metrics = singles[mode];
   for (const [key, value] of Object.entries(properties)) metrics.addMetadata(key, value);
   add(metrics, values);
   publish(metrics);
