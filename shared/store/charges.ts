@@ -18,7 +18,6 @@
 import { randomInt } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
-import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import type { ShardCount } from '../domain/shards.ts';
@@ -30,6 +29,7 @@ import {
   accountKey,
   chargeKey,
   chargeRefKey,
+  chargeSkRange,
   customerIndexPk,
   type DueQueue,
   dueIndex,
@@ -384,9 +384,10 @@ export async function listCharges(
   scope: MerchantScope,
   q: ChargeListQuery,
 ): Promise<{ charges: ChargeRecord[]; hasMore: boolean }> {
-  const lower = `${PREFIX.charge}${q.createdAfterMs === undefined ? '' : chargeIdFloor(q.createdAfterMs)}`;
-  // 'g' sorts after every hex digit: the end of the charge range.
-  const upper = `${PREFIX.charge}${q.createdBeforeMs === undefined ? 'g' : chargeIdFloor(q.createdBeforeMs + 1)}`;
+  const { from: lower, to: upper } = chargeSkRange({
+    ...(q.createdAfterMs !== undefined && { fromMs: q.createdAfterMs }),
+    ...(q.createdBeforeMs !== undefined && { toMs: q.createdBeforeMs + 1 }),
+  });
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':lower': lower, ':upper': upper };

@@ -8,7 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { MedEvidenceRecord } from '../domain/med-evidence.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { db, queryAll, recordOf, type TransactItem, tableName } from './client.ts';
-import { medCaseKey, medEvidenceCasePrefix, medEvidenceKey, scopeItemPk } from './keys.ts';
+import { caseEvidencePk, medCaseKey, medEvidenceCasePrefix, medEvidenceKey } from './keys.ts';
 
 const scopeOf = (e: MedEvidenceRecord): MerchantScope => ({ accountId: e.accountId, mode: e.mode });
 
@@ -82,7 +82,7 @@ export async function queryCaseEvidence(scope: MerchantScope, caseId: string): P
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: {
-      ':pk': scopeItemPk(scope, caseId),
+      ':pk': caseEvidencePk(scope, caseId),
       ':prefix': medEvidenceCasePrefix(caseId),
     },
     ScanIndexForward: false,

@@ -7,18 +7,18 @@
  * - on GSI2's `REFUND` queue while not final: when the service next asks the acquirer about it.
  */
 
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefundRecord, RefundStatus } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { db, recordOf, type TransactItem, tableName } from './client.ts';
+import { db, queryAll, recordOf, type TransactItem, tableName } from './client.ts';
 import {
   chargeKey,
+  chargeRefundsPk,
   chargeRefundsPrefix,
   dueIndex,
   paymentStatusCell,
   refundKey,
   refundRefKey,
-  scopeItemPk,
 } from './keys.ts';
 
 const toRefund = (item: Record<string, unknown>): RefundRecord => recordOf<RefundRecord>(item);
@@ -154,24 +154,15 @@ export async function findRefund(scope: MerchantScope, refundId: string): Promis
 
 /** Every refund of a transaction, newest first. */
 export async function listRefunds(scope: MerchantScope, chargeId: string): Promise<RefundRecord[]> {
-  const refunds: RefundRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': scopeItemPk(scope, chargeId),
-          ':prefix': chargeRefundsPrefix(chargeId),
-        },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    refunds.push(...(page.Items ?? []).map(toRefund));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return refunds;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': chargeRefundsPk(scope, chargeId),
+      ':prefix': chargeRefundsPrefix(chargeId),
+    },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
+  return items.map(toRefund);
 }
