@@ -12,7 +12,6 @@
  * items), so records after it that had succeeded change nothing the second time.
  */
 
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isMedNoticeEventType } from '#shared/domain/med-emails.ts';
@@ -31,8 +30,8 @@ import type { PaymentChangeRecord } from '#shared/services/count-payment-changes
 import { type CountedRecord, countStreamChanges } from '#shared/services/count-stream-changes.ts';
 import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
-import { eventBodyOf } from './event-body.ts';
 import { countEventMetrics } from './metrics.ts';
+import { eventBodyOf, type Image, itemChange, newEventImage, scopeOfImage } from './stream-images.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
 const OUTBOX_FIELDS = [
@@ -48,56 +47,43 @@ const OUTBOX_FIELDS = [
 ] as const;
 
 function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
-  const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event) return undefined;
+  const image = newEventImage(record, streamItemTypes.event);
+  if (!image) return undefined;
   const fields = OUTBOX_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
   return unmarshall(Object.fromEntries(fields)) as unknown as OutboxEventRef;
 }
 
-type Image = Record<string, AttributeValue> | undefined;
-
 /** A new MED event that is also e-mailed, with the med_case its body carries. */
-async function medNotice(record: DynamoDBRecord): Promise<MedNotice | undefined> {
-  const image = record.dynamodb?.NewImage as Image;
+function medNotice(record: DynamoDBRecord): MedNotice | undefined {
+  const image = newEventImage(record, streamItemTypes.event);
   const eventType = image?.eventType?.S;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event || !eventType)
-    return undefined;
-  if (!isMedNoticeEventType(eventType)) return undefined;
+  if (!image || !eventType || !isMedNoticeEventType(eventType)) return undefined;
   const body = eventBodyOf(image) as { data: { object: unknown } } | undefined;
   if (body === undefined) return undefined;
   return {
     eventId: String(image.id?.S),
     eventType,
-    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    scope: scopeOfImage(image),
     medCase: body.data.object as MedNotice['medCase'],
   };
 }
 
-/** The table key of an image's item (a counted item's marker is named by it). */
-const keyOf = (image: Record<string, AttributeValue>) => ({
-  pk: String(image.pk?.S),
-  sk: String(image.sk?.S),
-});
-
 /** The status of a delivery image (`undefined` when there is no image). */
-const statusOf = (image: Image): DeliveryStatus | undefined => image?.status?.S as DeliveryStatus | undefined;
+const statusOf = (image: Image | undefined): DeliveryStatus | undefined =>
+  image?.status?.S as DeliveryStatus | undefined;
 
 /** A delivery item's creation or change, with its old and new status. */
 function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefined {
-  const image = record.dynamodb?.NewImage as Image;
-  if (
-    (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') ||
-    image?.type?.S !== streamItemTypes.webhookDelivery
-  )
-    return undefined;
-  const after = statusOf(image);
-  if (!after || record.eventID === undefined) return undefined;
-  const before = record.eventName === 'MODIFY' ? statusOf(record.dynamodb?.OldImage as Image) : undefined;
+  const change = itemChange(record, streamItemTypes.webhookDelivery);
+  const after = statusOf(change?.image);
+  if (!change || !after) return undefined;
+  const { streamEventId, source, created, scope, image } = change;
+  const before = statusOf(change.oldImage);
   return {
-    streamEventId: record.eventID,
-    source: keyOf(image),
-    created: record.eventName === 'INSERT',
-    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
+    streamEventId,
+    source,
+    created,
+    scope,
     deliveryId: String(image.id?.S),
     eventType: String(image.eventType?.S),
     endpointId: image.endpointId?.S ?? null,
@@ -111,7 +97,7 @@ function deliveryChange(record: DynamoDBRecord): DeliveryChangeRecord | undefine
  * customer…). An image without a status, creation time or amount (none is written so) is not
  * counted.
  */
-function chargeImage(image: Image): ChargeImage | undefined {
+function chargeImage(image: Image | undefined): ChargeImage | undefined {
   if (!image?.status?.S || !image.createdAt?.S || !image.amount?.N) return undefined;
   const fields = CHARGE_IMAGE_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
   return chargeImageOf(unmarshall(Object.fromEntries(fields)) as ChargeImageFields);
@@ -119,23 +105,12 @@ function chargeImage(image: Image): ChargeImage | undefined {
 
 /** A charge item's creation or change, with its old and new image. */
 function paymentChange(record: DynamoDBRecord): PaymentChangeRecord | undefined {
-  const image = record.dynamodb?.NewImage as Image;
-  if (
-    (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') ||
-    image?.type?.S !== streamItemTypes.charge
-  )
-    return undefined;
-  const after = chargeImage(image);
-  if (!after || record.eventID === undefined) return undefined;
-  const before = record.eventName === 'MODIFY' ? chargeImage(record.dynamodb?.OldImage as Image) : undefined;
-  return {
-    streamEventId: record.eventID,
-    source: keyOf(image),
-    created: record.eventName === 'INSERT',
-    scope: { accountId: String(image.accountId?.S), mode: image.mode?.S as 'live' | 'test' },
-    ...(before && { before }),
-    after,
-  };
+  const change = itemChange(record, streamItemTypes.charge);
+  const after = chargeImage(change?.image);
+  if (!change || !after) return undefined;
+  const { streamEventId, source, created, scope } = change;
+  const before = chargeImage(change.oldImage);
+  return { streamEventId, source, created, scope, ...(before && { before }), after };
 }
 
 /** A record the counting reads: a delivery's or a charge's creation or change. */
@@ -154,8 +129,10 @@ const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchRe
   const [fanOut, counting] = await Promise.all([
     fanOutEvents(stream.Records.map(outboxEvent)),
     countStreamChanges(stream.Records.map(countedRecord)),
-    // Never fails the batch: an e-mail that cannot be sent is logged and dropped.
-    Promise.all(stream.Records.map(medNotice))
+    // Never fails the batch: a body that cannot be read or an e-mail that cannot be sent is
+    // logged and dropped (read inside the chain, so a throw is caught here too).
+    Promise.resolve()
+      .then(() => stream.Records.map(medNotice))
       .then(emailMedNotices)
       .catch((error: unknown) => log.error('med notices not read; none e-mailed', errorFields(error))),
     // Never fails the batch either: metrics are not worth a retry.

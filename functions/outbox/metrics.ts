@@ -4,12 +4,11 @@
  * cases. A batch the stream retries is counted again (metrics are at least once).
  */
 
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Mode } from '#shared/domain/scope.ts';
 import { countMetric, type MetricValues } from '#shared/metrics.ts';
 import { type MetricName, observability, streamItemTypes } from '#shared/resources.ts';
-import { eventBodyOf } from './event-body.ts';
+import { eventBodyOf, type Image, newEventImage } from './stream-images.ts';
 
 const { metrics } = observability;
 
@@ -29,15 +28,13 @@ const REFUND_METRICS: Record<string, MetricName> = {
   FAILED: metrics.refundsFailed,
 };
 
-type Image = Record<string, AttributeValue>;
-
 /** The refund a `payment.refunded` event is about (a Pix returned to its payer has none). */
 const refundStatusOf = (image: Image): string | undefined =>
   (eventBodyOf(image) as { data?: { refund?: { status?: string } } } | undefined)?.data?.refund?.status;
 
-async function metricOf(record: DynamoDBRecord): Promise<{ mode: Mode; name: MetricName } | undefined> {
-  const image = record.dynamodb?.NewImage as Image | undefined;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== streamItemTypes.event) return undefined;
+function metricOf(record: DynamoDBRecord): { mode: Mode; name: MetricName } | undefined {
+  const image = newEventImage(record, streamItemTypes.event);
+  if (!image) return undefined;
   const eventType = image.eventType?.S ?? '';
   const mode = image.mode?.S as Mode;
   const name =
@@ -48,7 +45,7 @@ async function metricOf(record: DynamoDBRecord): Promise<{ mode: Mode; name: Met
 /** Adds the batch's counts to the invocation's metrics (written when the handler ends). */
 export async function countEventMetrics(records: readonly DynamoDBRecord[]): Promise<void> {
   const counts: Record<Mode, MetricValues> = { live: {}, test: {} };
-  for (const metric of await Promise.all(records.map(metricOf))) {
+  for (const metric of records.map(metricOf)) {
     if (!metric) continue;
     const byMode = counts[metric.mode];
     byMode[metric.name] = (byMode[metric.name] ?? 0) + 1;
