@@ -14,6 +14,20 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'api_error';
 
+/** The statuses an error envelope is sent with, and the envelope `type` each one has. */
+export const ERROR_TYPES = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  422: 'invalid_request_error',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  503: 'api_error',
+} as const satisfies Record<number, ErrorType>;
+export type ErrorStatus = keyof typeof ERROR_TYPES;
+
 import {
   Conflict,
   DomainError,
@@ -36,24 +50,19 @@ export interface HttpErrorOptions {
 }
 
 export class HttpError extends Error {
-  readonly status: number;
+  readonly status: ErrorStatus;
+  /** The envelope type, which the status decides (`ERROR_TYPES`). */
   readonly type: ErrorType;
   readonly code: string;
   readonly param: string | undefined;
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: number,
-    type: ErrorType,
-    code: string,
-    message: string,
-    options: HttpErrorOptions = {},
-  ) {
+  constructor(status: ErrorStatus, code: string, message: string, options: HttpErrorOptions = {}) {
     super(message);
     this.name = 'HttpError';
     this.status = status;
-    this.type = type;
+    this.type = ERROR_TYPES[status];
     this.code = code;
     this.param = options.param;
     this.details = options.details;
@@ -62,39 +71,29 @@ export class HttpError extends Error {
 }
 
 export const unauthorized = (message = 'Missing or invalid credentials.') =>
-  new HttpError(401, 'authentication_error', 'unauthorized', message);
+  new HttpError(401, 'unauthorized', message);
 
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>) =>
-  new HttpError(
-    429,
-    'rate_limit_error',
-    'rate_limited',
-    'Too many requests: retry after the window resets.',
-    {
-      headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
-    },
-  );
+  new HttpError(429, 'rate_limited', 'Too many requests: retry after the window resets.', {
+    headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
+  });
 
-/** Each domain error's HTTP status and envelope type: the only place they are decided. */
-const DOMAIN_ERRORS: [new (...args: never[]) => DomainError, number, ErrorType][] = [
-  [InvalidInput, 400, 'invalid_request_error'],
-  [NotFound, 404, 'not_found_error'],
-  [PermissionDenied, 403, 'permission_error'],
-  [IdempotencyConflict, 409, 'conflict_error'],
-  [Conflict, 409, 'conflict_error'],
-  [Unprocessable, 422, 'invalid_request_error'],
-  [ProviderUnavailable, 503, 'api_error'],
-  [StorageUnavailable, 503, 'api_error'],
+/** Each domain error's HTTP status (its envelope type follows from it): the only place they are decided. */
+const DOMAIN_ERRORS: [new (...args: never[]) => DomainError, ErrorStatus][] = [
+  [InvalidInput, 400],
+  [NotFound, 404],
+  [PermissionDenied, 403],
+  [IdempotencyConflict, 409],
+  [Conflict, 409],
+  [Unprocessable, 422],
+  [ProviderUnavailable, 503],
+  [StorageUnavailable, 503],
 ];
 
 /** A domain error as the HTTP error it is shown as. */
 export function toHttpError(error: DomainError): HttpError {
-  const [, status, type] = DOMAIN_ERRORS.find(([kind]) => error instanceof kind) ?? [
-    DomainError,
-    500,
-    'api_error',
-  ];
-  return new HttpError(status, type, error.code, error.message, {
+  const [, status] = DOMAIN_ERRORS.find(([kind]) => error instanceof kind) ?? [DomainError, 500];
+  return new HttpError(status, error.code, error.message, {
     ...(error.param !== undefined && { param: error.param }),
     ...(error.details !== undefined && { details: error.details }),
   });

@@ -17,7 +17,7 @@ export type FaultPoint =
 export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
   if (!config.faultInjection) return;
   if (headers['x-fault-inject'] === point) {
-    throw new HttpError(500, 'api_error', 'injected_fault', `Injected fault at ${point}`);
+    throw new HttpError(500, 'injected_fault', `Injected fault at ${point}`);
   }
 }
 

@@ -59,7 +59,7 @@ describe('createApiHandler', () => {
   it('renders HttpErrors with param and details, and echoes a sent X-Request-Id', async () => {
     const handler = createApiHandler('auth', {
       login: async () => {
-        throw new HttpError(400, 'invalid_request_error', 'invalid_amount', 'Bad amount', {
+        throw new HttpError(400, 'invalid_amount', 'Bad amount', {
           param: 'amount',
           details: [{ param: 'amount', message: 'must be > 0' }],
         });

@@ -19,20 +19,14 @@ import {
   IDEMPOTENCY_KEY_PATTERN,
 } from '../../domain/charge-input.ts';
 import { type RouteDefinition, type RouteId, routes } from '../../routes.ts';
+import { ERROR_TYPES, type ErrorStatus } from '../errors.ts';
 import { ApiKeyAuditEvent, ApiKeyListItem, apiKeyOperations, IssuedApiKey } from './api-keys.ts';
 import { authOperations, LoginResponse } from './auth.ts';
 import { Charge, chargeOperations } from './charges.ts';
 import { CheckoutStatus, checkoutOperations } from './checkout.ts';
 import { docsOperations } from './docs.ts';
 import { MedCase, MedEvidence, MedEvidenceUpload, medOperations } from './med.ts';
-import {
-  ERROR_TYPES,
-  type ErrorStatus,
-  type Operation,
-  type ResponseHeader,
-  type Schema,
-  type SuccessResponse,
-} from './operation.ts';
+import type { Operation, ResponseHeader, Schema, SuccessResponse } from './operation.ts';
 import {
   Payment,
   PaymentCreated,

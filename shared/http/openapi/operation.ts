@@ -8,6 +8,7 @@
 
 import type * as v from 'valibot';
 import type { Group, RouteIdOf } from '../../routes.ts';
+import type { ErrorStatus } from '../errors.ts';
 
 export type Schema = v.GenericSchema;
 
@@ -38,20 +39,6 @@ export interface EmptyResponse {
 export type SuccessResponse = JsonResponse | RawResponse | EmptyResponse;
 
 export type ResponseHeader = 'Cache-Control' | 'Idempotent-Replayed' | 'Content-Security-Policy';
-
-/** The statuses an error envelope is sent with, and the envelope `type` each one has. */
-export const ERROR_TYPES = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  409: 'conflict_error',
-  422: 'invalid_request_error',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  503: 'api_error',
-} as const;
-export type ErrorStatus = keyof typeof ERROR_TYPES;
 
 export interface Operation {
   readonly summary: string;
