@@ -3,6 +3,8 @@ import { testAwsEnv } from './test/helpers/local-env.ts';
 
 export default defineConfig({
   test: {
+    // The plain closing line is what CI's log reader counts (test/helpers/plain-summary-reporter.ts).
+    reporters: ['default', './test/helpers/plain-summary-reporter.ts'],
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { LOG_LEVEL: 'silent' } } },
       {
