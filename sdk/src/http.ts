@@ -109,7 +109,7 @@ const connectionError = (what: string, cause: unknown) =>
     cause,
   });
 
-export interface FetchPlan {
+interface FetchPlan {
   /** Repeating the request after a 5xx or a lost answer cannot do the work twice. */
   repeatable: boolean;
   maxRetries: number;
@@ -120,7 +120,7 @@ export interface FetchPlan {
  * `fetch` with the retry policy above. Returns the final answer (2xx or not); throws a
  * `ConnectionError` when the last attempt got no answer.
  */
-export async function fetchWithRetries(
+async function fetchWithRetries(
   url: string,
   init: RequestInit,
   plan: FetchPlan,
@@ -186,22 +186,15 @@ export class HttpClient {
     };
     if (request.idempotencyKeyHeader !== undefined) headers['idempotency-key'] = request.idempotencyKeyHeader;
     if (request.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetchWithRetries(
+    const response = await this.fetch(
       url.toString(),
       {
         method: request.method,
         headers,
         ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
       },
-      {
-        repeatable:
-          request.method !== 'POST' ||
-          request.idempotencyKeyHeader !== undefined ||
-          request.repeatable === true,
-        maxRetries: options.maxRetries ?? this.settings.maxRetries,
-        timeoutMs: options.timeoutMs ?? this.settings.timeoutMs,
-      },
-      this.settings,
+      request.method !== 'POST' || request.idempotencyKeyHeader !== undefined || request.repeatable === true,
+      options,
     );
     // The attempt's timeout also covers reading the body.
     const text = await response.text().catch((error: unknown) => {
@@ -215,6 +208,28 @@ export class HttpClient {
     }
     if (!response.ok) throw errorFromResponse(response.status, body, response.headers);
     return body as T;
+  }
+
+  /**
+   * `fetch` of any URL (an API route, or a presigned storage URL) with this client's retry
+   * policy and the call's overrides: the final answer, 2xx or not.
+   */
+  fetch(
+    url: string,
+    init: RequestInit,
+    repeatable: boolean,
+    options: RequestOptions = {},
+  ): Promise<Response> {
+    return fetchWithRetries(
+      url,
+      init,
+      {
+        repeatable,
+        maxRetries: options.maxRetries ?? this.settings.maxRetries,
+        timeoutMs: options.timeoutMs ?? this.settings.timeoutMs,
+      },
+      this.settings,
+    );
   }
 
   private credentialHeaders(auth: Auth): Record<string, string> {

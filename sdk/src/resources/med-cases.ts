@@ -1,5 +1,5 @@
 import { EvidenceUploadError } from '../errors.ts';
-import { fetchWithRetries, type RequestOptions } from '../http.ts';
+import type { RequestOptions } from '../http.ts';
 import type {
   EvidenceDeclaration,
   EvidenceMimeType,
@@ -104,15 +104,11 @@ export class MedCases extends Resource {
       options,
     );
     // A PUT of the same bytes to the same key is idempotent, so it follows the retry policy of reads.
-    const stored = await fetchWithRetries(
+    const stored = await this.http.fetch(
       grant.upload_url,
       { method: grant.upload_method, headers: grant.upload_headers, body: file },
-      {
-        repeatable: true,
-        maxRetries: options?.maxRetries ?? this.http.settings.maxRetries,
-        timeoutMs: options?.timeoutMs ?? this.http.settings.timeoutMs,
-      },
-      this.http.settings,
+      true,
+      options,
     );
     const answer = await stored.text();
     if (!stored.ok) {
