@@ -6,13 +6,13 @@
  * the run, on condition that none of them is there yet (a run holding the item's creation puts
  * the marker instead, on condition that it does not exist). When a batch comes again (Lambda retries
  * from the earliest failed record, or a bisected half), the markers of records already counted
- * fail their condition: those markers are read, the records they hold dropped, the rest summed
+ * fail their condition: the transaction's answer holds those markers, the records they hold dropped, the rest summed
  * again and sent again, so no change is counted twice and none is lost (docs/data-model.md).
  */
 
 import { chunkByItems } from '../domain/counter-chunks.ts';
-import { type ItemKey, isTransactionConflict, type TransactItem, transact } from '../store/client.ts';
-import { countedMarkerItem, firstCountedMarkerItem, readCountedEventIds } from '../store/counted-markers.ts';
+import { type ItemKey, type TransactItem, transactRetryingConflicts } from '../store/client.ts';
+import { countedEventIds, countedMarkerItem, firstCountedMarkerItem } from '../store/counted-markers.ts';
 
 export type CountResult = { ok: true } | { ok: false; failedAt: number; error: unknown };
 
@@ -59,7 +59,7 @@ async function commitRun<C>(run: readonly Counted<C>[], build: CountingItems<C>,
   let pending = run;
   // Items whose first marker was refused (the run came again): their set is updated instead.
   const marked = new Set<string>();
-  for (let conflicts = 0; pending.length > 0; ) {
+  while (pending.length > 0) {
     const items: Record<string, TransactItem | TransactItem[]> = {
       counters: build.counters(pending.map((p) => p.change)),
     };
@@ -67,23 +67,21 @@ async function commitRun<C>(run: readonly Counted<C>[], build: CountingItems<C>,
       items[markerName(source)] = (
         created && !marked.has(sourceId(source)) ? firstCountedMarkerItem : countedMarkerItem
       )(source, ids, expiresAt);
-    let result: Awaited<ReturnType<typeof transact<string>>>;
-    try {
-      result = await transact<string>(items);
-    } catch (error) {
-      // Another batch adding to the same counter item at that moment: nothing written.
-      if (!isTransactionConflict(error) || ++conflicts > CONFLICT_RETRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * conflicts));
-      continue;
-    }
+    // Another batch adding to the same counter item at that moment cancels it, nothing written: sent again.
+    const result = await transactRetryingConflicts<string>(items, CONFLICT_RETRIES);
     if (result.committed) return;
-    const failed = bySource(pending).filter(({ source }) => result.failed.includes(markerName(source)));
-    const firstRefused = failed.filter(({ source }) => !marked.has(sourceId(source)));
-    for (const { source } of failed) marked.add(sourceId(source));
-    const countedIds = await readCountedEventIds(failed.map((f) => f.source));
-    const counted = new Set(countedIds.flatMap((ids) => [...ids]));
+    // A refused marker comes back with the transaction's answer: the records it holds are counted.
+    const counted = new Set<string>();
+    let firstRefused = false;
+    for (const { source } of bySource(pending)) {
+      const marker = result.current[markerName(source)];
+      if (!marker) continue;
+      for (const id of countedEventIds(marker)) counted.add(id);
+      if (!marked.has(sourceId(source))) firstRefused = true;
+      marked.add(sourceId(source));
+    }
     const rest = pending.filter((p) => !counted.has(p.streamEventId));
-    if (rest.length === pending.length && firstRefused.length === 0)
+    if (rest.length === pending.length && !firstRefused)
       throw new Error(`Counting transaction failed on ${result.failed.join(', ')}, no record counted before`);
     pending = rest;
   }

@@ -4,7 +4,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -13,7 +13,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { type NativeAttributeValue, unmarshall } from '@aws-sdk/util-dynamodb';
 import pRetry from 'p-retry';
 import { withoutSdkLogging } from '../aws-client.ts';
 import { config } from '../config.ts';
@@ -246,7 +246,14 @@ export function counterUpdate(
 /** A transaction's items by role: each name holds one item, several, or none. */
 export type NamedItems<N extends string> = { [K in N]?: TransactItem | TransactItem[] | undefined };
 
-export type TransactResult<N extends string> = { committed: true } | { committed: false; failed: N[] };
+export type TransactResult<N extends string> =
+  | { committed: true }
+  | {
+      committed: false;
+      failed: N[];
+      /** The current item under each failed name whose item asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). */
+      current: Partial<Record<N, Record<string, NativeAttributeValue>>>;
+    };
 
 /**
  * Commits the named items as one transaction. When a condition fails, nothing is written and
@@ -260,9 +267,19 @@ export async function transact<N extends string>(items: NamedItems<N>): Promise<
     return { committed: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-    const failed = names.filter((_, n) => reasons[n]?.Code === 'ConditionalCheckFailed');
-    return { committed: false, failed: [...new Set(failed)] };
+    // The document client does not convert an error's items: `Item` is still in the wire format.
+    const reasons =
+      (error as { CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] })
+        .CancellationReasons ?? [];
+    const failed: N[] = [];
+    const current: Partial<Record<N, Record<string, NativeAttributeValue>>> = {};
+    names.forEach((name, n) => {
+      const reason = reasons[n];
+      if (reason?.Code !== 'ConditionalCheckFailed') return;
+      if (!failed.includes(name)) failed.push(name);
+      if (reason.Item) current[name] = unmarshall(reason.Item);
+    });
+    return { committed: false, failed, current };
   }
 }
 

@@ -4,7 +4,7 @@
  * counted. Written only by the outbox, in the transaction of the counters those records moved.
  */
 
-import { batchGetConsistent, type ItemKey, type TransactItem, tableName } from './client.ts';
+import { type ItemKey, type TransactItem, tableName } from './client.ts';
 import { countedMarkerKey } from './keys.ts';
 
 /**
@@ -32,6 +32,8 @@ export function countedMarkerItem(
       Key: countedMarkerKey(source),
       UpdateExpression: 'SET #type = :type, expiresAt = :expiresAt ADD #counted :ids',
       ConditionExpression: notCounted.join(' AND '),
+      // A refusal returns the marker, so the counting knows which records it already holds.
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       ExpressionAttributeNames: { '#type': 'type', '#counted': 'counted' },
       ExpressionAttributeValues: values,
     },
@@ -59,12 +61,11 @@ export function firstCountedMarkerItem(
         counted: new Set(streamEventIds),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
-/** The `eventID`s each source's marker holds (consistent reads, in the order of `sources`). */
-export async function readCountedEventIds(sources: readonly ItemKey[]): Promise<Set<string>[]> {
-  const items = await batchGetConsistent(sources.map(countedMarkerKey));
-  return items.map((item) => new Set<string>(item?.counted ?? []));
-}
+/** The `eventID`s a marker holds (as a refused marker item comes back from its transaction). */
+export const countedEventIds = (marker: Record<string, unknown>): Set<string> =>
+  new Set<string>((marker.counted as Set<string> | undefined) ?? []);
