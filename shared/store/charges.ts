@@ -44,11 +44,10 @@ import {
   pendingCounterKey,
   pixReceiptKey,
   prefixEnd,
-  scopePartitionPks,
   scopePk,
   trancheKey,
 } from './keys.ts';
-import { queryMerged } from './merged-query.ts';
+import { noFilter, queryMerged, scopeRangeQueries } from './merged-query.ts';
 import { qrPngBase64 } from './qr-image.ts';
 import { sentBody, storedBody } from './stored-body.ts';
 
@@ -388,24 +387,22 @@ export async function listCharges(
     ...(q.createdAfterMs !== undefined && { fromMs: q.createdAfterMs }),
     ...(q.createdBeforeMs !== undefined && { toMs: q.createdBeforeMs + 1 }),
   });
-  const filters: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':lower': lower, ':upper': upper };
+  const filter = noFilter();
   if (q.statuses) {
-    names['#status'] = 'status';
-    filters.push(`#status IN (${q.statuses.map((_, i) => `:s${i}`).join(', ')})`);
+    filter.names['#status'] = 'status';
+    filter.conditions.push(`#status IN (${q.statuses.map((_, i) => `:s${i}`).join(', ')})`);
     q.statuses.forEach((s, i) => {
-      values[`:s${i}`] = s;
+      filter.values[`:s${i}`] = s;
     });
   }
   if (q.expiry) {
-    filters.push(q.expiry === 'ahead' ? 'expiresAt > :now' : 'expiresAt <= :now');
-    values[':now'] = q.nowIso;
+    filter.conditions.push(q.expiry === 'ahead' ? 'expiresAt > :now' : 'expiresAt <= :now');
+    filter.values[':now'] = q.nowIso;
   }
   if (q.customerDocument !== undefined) {
-    filters.push('customer.#document = :document');
-    names['#document'] = 'document';
-    values[':document'] = q.customerDocument;
+    filter.conditions.push('customer.#document = :document');
+    filter.names['#document'] = 'document';
+    filter.values[':document'] = q.customerDocument;
   }
 
   // A cursor outside the time range: nothing older remains, or the range starts below it.
@@ -413,16 +410,8 @@ export async function listCharges(
   if (cursor !== undefined && cursor <= lower) return { charges: [], hasMore: false };
   // BETWEEN is inclusive: the cursor's own charge, in one partition, is read and dropped.
   const cursorInRange = cursor !== undefined && cursor < upper;
-  if (cursorInRange) values[':upper'] = cursor;
   const items = await queryMerged(
-    scopePartitionPks(scope).map((pk) => ({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
-      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-      ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-      ExpressionAttributeValues: { ...values, ':pk': pk },
-      ConsistentRead: true,
-    })),
+    scopeRangeQueries(scope, { from: lower, to: cursorInRange ? cursor : upper }, filter, true),
     q.limit + 1 + (cursorInRange ? 1 : 0),
     'desc',
   );

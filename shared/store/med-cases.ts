@@ -12,8 +12,8 @@ import type { MedCaseListQuery, MedCaseRecord, MedCaseStatus } from '../domain/m
 import type { MerchantScope } from '../domain/scope.ts';
 import { dueEntries } from './charges.ts';
 import { db, recordOf, type TransactItem, tableName } from './client.ts';
-import { dueIndex, medCaseKey, medCaseSkRange, scopePartitionPks } from './keys.ts';
-import { queryMerged } from './merged-query.ts';
+import { dueIndex, medCaseKey, medCaseSkRange } from './keys.ts';
+import { noFilter, queryMerged, scopeRangeQueries } from './merged-query.ts';
 
 /** The item's `type` is the entity's (as on every item); the case's own type is `caseType`. */
 const toMedCase = (item: Record<string, unknown>): MedCaseRecord =>
@@ -85,38 +85,25 @@ export async function queryMedCases(
   // An empty window (created_after not before created_before, or a cursor below it): no read
   // (DynamoDB refuses a BETWEEN whose bounds are reversed).
   if (range.from > range.to) return { cases: [], hasMore: false };
-  const filters: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':from': range.from, ':to': range.to };
+  const filter = noFilter();
   if (query.status !== undefined) {
-    filters.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
+    filter.conditions.push('#status = :status');
+    filter.names['#status'] = 'status';
+    filter.values[':status'] = query.status;
   }
   if (query.type !== undefined) {
-    filters.push('caseType = :caseType');
-    values[':caseType'] = query.type;
+    filter.conditions.push('caseType = :caseType');
+    filter.values[':caseType'] = query.type;
   }
   if (query.chargeId !== undefined) {
-    filters.push('chargeId = :chargeId');
-    values[':chargeId'] = query.chargeId;
+    filter.conditions.push('chargeId = :chargeId');
+    filter.values[':chargeId'] = query.chargeId;
   }
   if (query.startingAfter !== undefined) {
-    filters.push('id <> :cursor');
-    values[':cursor'] = query.startingAfter;
+    filter.conditions.push('id <> :cursor');
+    filter.values[':cursor'] = query.startingAfter;
   }
-  const items = await queryMerged(
-    scopePartitionPks(scope).map((pk) => ({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-      ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-      ExpressionAttributeValues: { ...values, ':pk': pk },
-      ConsistentRead: true,
-    })),
-    query.limit + 1,
-    'desc',
-  );
+  const items = await queryMerged(scopeRangeQueries(scope, range, filter, true), query.limit + 1, 'desc');
   const cases = items.map(toMedCase);
   return { cases: cases.slice(0, query.limit), hasMore: cases.length > query.limit };
 }

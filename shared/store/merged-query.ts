@@ -6,12 +6,44 @@
 
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { firstPageSize, type SourcePage, takeInOrder } from '../domain/merge.ts';
-import { db, queryAll } from './client.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { db, queryAll, tableName } from './client.ts';
+import { scopePartitionPks } from './keys.ts';
 
 /** The least a filtered query reads per round, so a selective filter does not take a round per item. */
 const MIN_FILTERED_PAGE = 25;
 
 type Item = Record<string, unknown>;
+
+/** A filter's conditions (AND-ed) with the names and values they use. */
+export interface QueryFilter {
+  conditions: string[];
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/** An empty filter, to add conditions to. */
+export const noFilter = (): QueryFilter => ({ conditions: [], names: {}, values: {} });
+
+/**
+ * One query per partition of the scope's time-ordered items: the sort key from `range.from` to
+ * `range.to` (inclusive), each item kept when it passes `filter`.
+ */
+export function scopeRangeQueries(
+  scope: MerchantScope,
+  range: { from: string; to: string },
+  filter: QueryFilter = noFilter(),
+  consistentRead = false,
+): QueryCommandInput[] {
+  return scopePartitionPks(scope).map((pk) => ({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ...(filter.conditions.length > 0 && { FilterExpression: filter.conditions.join(' AND ') }),
+    ...(Object.keys(filter.names).length > 0 && { ExpressionAttributeNames: filter.names }),
+    ExpressionAttributeValues: { ...filter.values, ':pk': pk, ':from': range.from, ':to': range.to },
+    ...(consistentRead && { ConsistentRead: true }),
+  }));
+}
 
 interface Partition extends SourcePage<Item> {
   query: QueryCommandInput;

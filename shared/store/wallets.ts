@@ -13,8 +13,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ShardBalance } from '../domain/shards.ts';
 import type { WalletBalance } from '../domain/wallets.ts';
 import { db, tableName } from './client.ts';
-import { type MerchantScope, PREFIX, parseShard, prefixEnd, scopePartitionPks, scopePk } from './keys.ts';
-import { queryMerged } from './merged-query.ts';
+import { type MerchantScope, PREFIX, parseShard, prefixEnd, scopePk } from './keys.ts';
+import { queryMerged, scopeRangeQueries } from './merged-query.ts';
 
 const query = (scope: MerchantScope, prefix: string, options: { consistent?: boolean } = {}) =>
   db.send(
@@ -56,15 +56,7 @@ export async function listWalletBalances(scope: MerchantScope): Promise<WalletBa
   const [wallets, tranches] = await Promise.all([
     query(scope, PREFIX.wallet),
     // Tranches sit in the scope's partitions (by charge): the earliest 50 of them all, merged.
-    queryMerged(
-      scopePartitionPks(scope).map((pk) => ({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': pk, ':from': PREFIX.tranche, ':to': prefixEnd(PREFIX.tranche) },
-      })),
-      50,
-      'asc',
-    ),
+    queryMerged(scopeRangeQueries(scope, { from: PREFIX.tranche, to: prefixEnd(PREFIX.tranche) }), 50, 'asc'),
   ]);
   const nextRelease = new Map<string, { at: string; amount: number }>();
   for (const t of tranches) {
