@@ -167,6 +167,14 @@ export class DevolutionRefusedError extends ProviderRefusal {
 }
 
 /**
+ * The acquirer does not offer this query (`GET /pix` filtered by payer, answered 403): what the
+ * query would have told is unknown, and nothing failed (no acquirer-error alarm).
+ */
+export class ProviderQueryNotOfferedError extends ProviderRefusal {
+  override readonly name = 'ProviderQueryNotOfferedError';
+}
+
+/**
  * The acquirer refused a request that is neither a charge nor a devolution (credentials, scopes,
  * a malformed query): a configuration or programming error, never retried.
  */

@@ -13,6 +13,7 @@ import { fromDecimalString, toDecimalString } from '../../shared/providers/api-p
 import {
   DevolutionRefusedError,
   ProviderNotFoundError,
+  ProviderQueryNotOfferedError,
   ProviderRejectedError,
   ProviderRequestError,
   ProviderUnavailableError,
@@ -61,6 +62,9 @@ describe('fromResponse', () => {
     ['token', 401, { error: 'invalid_client' }, ProviderRequestError, 'invalid_client'],
     ['token', 400, { error: 'unsupported_grant_type' }, ProviderRequestError, 'unsupported_grant_type'],
     ['listPix', 400, problem(400, 'PixConsultaInvalida'), ProviderRequestError, 'PixConsultaInvalida'],
+    // A PSP without the payer filter: "not offered", not an acquirer error; credentials refused otherwise.
+    ['listPixByPayer', 403, problem(403, 'AcessoNegado'), ProviderQueryNotOfferedError, 'AcessoNegado'],
+    ['listPix', 403, problem(403, 'AcessoNegado'), ProviderRequestError, 'AcessoNegado'],
     [
       'registerWebhook',
       400,

@@ -210,7 +210,7 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
       const received: ReceivedPix[] = [];
       for (let page = 0; page < MAX_PIX_PAGES; page++) {
         const answer = await api.call<PixConsultados>({
-          operation: 'listPix',
+          operation: query.payerDocument === undefined ? 'listPix' : 'listPixByPayer',
           method: 'GET',
           path: '/pix',
           query: { ...filters, 'paginacao.paginaAtual': String(page) },

@@ -6,6 +6,7 @@
  * | Answer | Error |
  * |---|---|
  * | no answer, timeout, 5xx, 429 | `ProviderUnavailableError` (retried where idempotent) |
+ * | 403 on `GET /pix` filtered by payer (the PSP does not offer the filter) | `ProviderQueryNotOfferedError` |
  * | 401, 403 (credentials, scopes) | `ProviderRequestError` |
  * | 404 on a read or a cancel | `ProviderNotFoundError` |
  * | other 4xx on `PUT/PATCH /cob` | `ProviderRejectedError` (the charge fails) |
@@ -19,6 +20,7 @@
 import {
   DevolutionRefusedError,
   ProviderNotFoundError,
+  ProviderQueryNotOfferedError,
   ProviderRejectedError,
   ProviderRequestError,
   ProviderUnavailableError,
@@ -32,6 +34,8 @@ export type ApiPixOperation =
   | 'cancelCob'
   | 'getPix'
   | 'listPix'
+  /** `GET /pix` filtered by the payer's document (the payer lock): a filter not every PSP offers. */
+  | 'listPixByPayer'
   | 'requestDevolution'
   | 'getDevolution'
   | 'listInfractions'
@@ -73,6 +77,8 @@ export function fromResponse(operation: ApiPixOperation, status: number, body: u
   const { code, text } = describe(status, body);
   const message = `API Pix ${operation} answered ${status}: ${text}`;
   if (status >= 500 || status === 429) return new ProviderUnavailableError(message);
+  if (status === 403 && operation === 'listPixByPayer')
+    return new ProviderQueryNotOfferedError(message, code);
   if (status === 401 || status === 403) return new ProviderRequestError(message, code);
   if (status === 404 && NOT_FOUND_MEANS_ABSENT.has(operation))
     return new ProviderNotFoundError(message, code);
