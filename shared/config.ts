@@ -9,6 +9,8 @@
 
 const env = process.env;
 
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
 function required(name: string): string {
   const value = env[name];
   if (value === undefined || value === '') throw new Error(`Missing required environment variable ${name}`);
@@ -27,6 +29,16 @@ function numberOr(name: string, fallback: number, { min = 0 }: { min?: number } 
   if (!Number.isFinite(value) || value < min)
     throw new Error(`Environment variable ${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
   return value;
+}
+
+function oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+  const raw = optional(name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw))
+    throw new Error(
+      `Environment variable ${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`,
+    );
+  return raw as T;
 }
 
 function flag(name: string): boolean {
@@ -62,7 +74,7 @@ export const config = {
     return numberOr('RATE_LIMIT_PER_MINUTE', 600, { min: 1 });
   },
   get logLevel() {
-    return optional('LOG_LEVEL') ?? 'info';
+    return oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   },
   /**
    * The local runtime: EMF metric documents are appended to this file instead of stdout, so

@@ -9,12 +9,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { config } from './config.ts';
 import { observability } from './resources.ts';
 
-const LEVELS = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', silent: 'SILENT' } as const;
-
 const logger = new Logger({
   serviceName: observability.serviceName,
-  // An unknown level logs at info rather than failing the cold start.
-  logLevel: LEVELS[config.logLevel as keyof typeof LEVELS] ?? 'INFO',
+  logLevel: config.logLevel.toUpperCase() as Uppercase<typeof config.logLevel>,
 });
 
 type Fields = Record<string, unknown>;

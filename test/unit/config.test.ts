@@ -11,6 +11,10 @@ describe('config', () => {
     expect(() => config.rateLimitPerMinute).toThrow(/RATE_LIMIT_PER_MINUTE must be a number ≥ 1/);
     vi.stubEnv('WEBHOOK_QUEUE_URL', '');
     expect(() => config.webhookQueueUrl).toThrow('Missing required environment variable WEBHOOK_QUEUE_URL');
+    vi.stubEnv('LOG_LEVEL', 'verbose');
+    expect(() => config.logLevel).toThrow(
+      /LOG_LEVEL must be one of debug, info, warn, error, silent, got "verbose"/,
+    );
   });
 
   it('accepts only true or false for a flag, and applies defaults when unset', () => {
