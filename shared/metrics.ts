@@ -25,6 +25,12 @@ const newMetrics = (mode: Mode) =>
 
 /** One buffer per mode: a document has one set of dimensions. */
 const buffers: Record<Mode, Metrics> = { live: newMetrics('live'), test: newMetrics('test') };
+/**
+ * This invocation's counts, summed until `flushMetrics()`: one value per metric in the document,
+ * however many calls counted it (Powertools would otherwise write a document of its own to stdout,
+ * past `METRICS_FILE`, at 100 values of one metric).
+ */
+const counts: Record<Mode, Map<MetricName, number>> = { live: new Map(), test: new Map() };
 /** And one per mode for the documents written at once (`publishMetrics`, once per delivery attempt). */
 const singles: Record<Mode, Metrics> = { live: newMetrics('live'), test: newMetrics('test') };
 
@@ -51,13 +57,19 @@ function add(metrics: Metrics, values: MetricValues): void {
     metrics.addMetric(name, unitOf(name), value);
 }
 
-/** Adds to this invocation's metrics of `mode`, written by `flushMetrics()`. */
-export const countMetric = (mode: Mode, values: MetricValues): void => add(buffers[mode], values);
+/** Adds to this invocation's counts of `mode`, written by `flushMetrics()`. */
+export function countMetric(mode: Mode, values: MetricValues): void {
+  for (const [name, value] of Object.entries(values) as [MetricName, number][])
+    counts[mode].set(name, (counts[mode].get(name) ?? 0) + value);
+}
 
-/** Writes every metric buffered so far. */
+/** Writes every count so far, one document per mode. */
 export function flushMetrics(): void {
-  publish(buffers.live);
-  publish(buffers.test);
+  for (const mode of ['live', 'test'] as const) {
+    add(buffers[mode], Object.fromEntries(counts[mode]));
+    counts[mode].clear();
+    publish(buffers[mode]);
+  }
 }
 
 /** One document of its own, now, with `properties` beside the values (not dimensions: no cost per value). */

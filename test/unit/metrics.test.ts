@@ -13,10 +13,10 @@ import { countEventMetrics } from '../../functions/outbox/metrics.ts';
 import { publishDeliveryMetrics } from '../../functions/webhook-dispatcher/metrics.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { type EventContext, refundEvents, transitionEvents } from '../../shared/domain/events.ts';
-import { flushMetrics } from '../../shared/metrics.ts';
+import { countMetric, flushMetrics } from '../../shared/metrics.ts';
 import { observability } from '../../shared/resources.ts';
 import { outboxItems } from '../../shared/store/events.ts';
-import { emfDocuments, metricSum, metricTotal } from '../helpers/emf.ts';
+import { type EmfDocument, emfDocuments, metricSum, metricTotal } from '../helpers/emf.ts';
 import { streamRecord } from '../helpers/stream-records.ts';
 
 const { metrics } = observability;
@@ -94,6 +94,22 @@ describe('outbox metrics', () => {
     await countEventMetrics(records([]));
     flushMetrics();
     expect(emfDocuments(file)).toEqual([]);
+  });
+});
+
+describe('counted metrics', () => {
+  it("sum an invocation's counts into one document in the file, however many calls counted them", () => {
+    const stdout = vi.spyOn(process.stdout, 'write');
+    // Powertools alone writes a document of its own to stdout at 100 values of one metric.
+    for (let call = 0; call < 150; call++) countMetric('live', { [metrics.acquirerCalls]: 1 });
+    countMetric('live', { [metrics.acquirerErrors]: 1 });
+    flushMetrics();
+    const documents = emfDocuments(file);
+    expect(documents).toHaveLength(1);
+    expect(metricSum(documents[0] as EmfDocument, metrics.acquirerCalls)).toBe(150);
+    expect(metricTotal(documents, metrics.acquirerErrors, 'live')).toBe(1);
+    expect(stdout).not.toHaveBeenCalled();
+    stdout.mockRestore();
   });
 });
 
