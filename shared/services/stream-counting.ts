@@ -6,8 +6,9 @@
  * the run, on condition that none of them is there yet (a run holding the item's creation puts
  * the marker instead, on condition that it does not exist). When a batch comes again (Lambda retries
  * from the earliest failed record, or a bisected half), the markers of records already counted
- * fail their condition: the transaction's answer holds those markers, the records they hold dropped, the rest summed
- * again and sent again, so no change is counted twice and none is lost (docs/data-model.md).
+ * fail their condition and come back in the transaction's answer: the records they hold are
+ * dropped, the rest summed again and sent again, so no change is counted twice and none is lost
+ * (docs/data-model.md).
  */
 
 import { chunkByItems } from '../domain/counter-chunks.ts';
