@@ -11,7 +11,14 @@ import { config } from '../config.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { log } from '../log.ts';
 import { withMetrics } from '../metrics.ts';
-import { type AuthKind, findRouteByKey, type Group, type RouteDefinition, type RoutesOf } from '../routes.ts';
+import {
+  type AuthKind,
+  findRouteByKey,
+  type Group,
+  type RouteDefinition,
+  type RoutesOf,
+  routes,
+} from '../routes.ts';
 import {
   countDynamoDbCalls,
   dynamoDbCallsSoFar,
@@ -53,9 +60,22 @@ type ApiMiddleware = middy.MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
 
 const REQUEST_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
-/** A path whose `{token}` is a credential (the provider callback URL) is logged as its template. */
-const loggedPath = (route: RouteDefinition | undefined, rawPath: string): string =>
-  route?.path.includes('{token}') ? route.path : rawPath;
+/** Where a path's credential segment starts: each route's path up to its `{token}` (the provider callback URL). */
+const TOKEN_PREFIXES = routes.flatMap((r) =>
+  r.path.includes('{token}') ? [r.path.split('{token}')[0] as string] : [],
+);
+
+/**
+ * The path as logged and echoed: a credential segment becomes `{token}`, whether or not a route
+ * matched (a wrong method or suffix on a callback URL still carries its token).
+ */
+export function loggedPath(rawPath: string): string {
+  const prefix = TOKEN_PREFIXES.find((p) => rawPath.startsWith(p));
+  if (prefix === undefined) return rawPath;
+  const rest = rawPath.slice(prefix.length);
+  const slash = rest.indexOf('/');
+  return `${prefix}{token}${slash === -1 ? '' : rest.slice(slash)}`;
+}
 
 /** Outermost: request id, the error envelope, response headers and the request log line. */
 const requestEnvelope = (): ApiMiddleware => {
@@ -67,7 +87,7 @@ const requestEnvelope = (): ApiMiddleware => {
     log.info('request', {
       requestId: state.requestId,
       routeKey: state.route ? `${state.route.method} ${state.route.path}` : request.event.routeKey,
-      path: loggedPath(state.route, request.event.rawPath),
+      path: loggedPath(request.event.rawPath),
       status: response.statusCode,
       durationMs: Date.now() - state.startedAt,
       dynamodbCalls: dynamoDbCallsSoFar(),
@@ -121,7 +141,7 @@ const parseRequest = (group: Group): ApiMiddleware => ({
     const { event, context } = request;
     const route = findRouteByKey(event.routeKey);
     if (!route || route.group !== group)
-      throw new NotFound(`No route for ${event.requestContext.http.method} ${event.rawPath}.`);
+      throw new NotFound(`No route for ${event.requestContext.http.method} ${loggedPath(event.rawPath)}.`);
     context.api.route = route;
     const headers = event.headers ?? {};
     context.api.request = {

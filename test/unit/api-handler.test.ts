@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createApiHandler } from '../../shared/http/api-handler.ts';
+import { createApiHandler, loggedPath } from '../../shared/http/api-handler.ts';
 import { HttpError } from '../../shared/http/errors.ts';
 import type { ApiEvent } from '../../shared/http/types.ts';
 
@@ -118,5 +118,24 @@ describe('createApiHandler', () => {
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['Content-Type']).toBe('application/json');
     expect(seen).toEqual({ a: 1 });
+  });
+
+  it('never logs or echoes a provider callback token, on a matched route or not', () => {
+    const token = 'cbt_secretsecretsecret';
+    expect(loggedPath(`/v1/provider-callbacks/${token}/pix`)).toBe('/v1/provider-callbacks/{token}/pix');
+    expect(loggedPath(`/v1/provider-callbacks/${token}/pix/extra`)).toBe(
+      '/v1/provider-callbacks/{token}/pix/extra',
+    );
+    expect(loggedPath(`/v1/provider-callbacks/${token}`)).toBe('/v1/provider-callbacks/{token}');
+    expect(loggedPath('/v1/charges/ch_1')).toBe('/v1/charges/ch_1');
+  });
+
+  it('answers an unknown route 404 without repeating a token in the path', async () => {
+    const handler = createApiHandler('auth', { login: async () => ({ status: 200 }), logout });
+    const path = '/v1/provider-callbacks/cbt_secretsecretsecret/pix';
+    const result = await handler(event({ routeKey: '$default', rawPath: path }), context);
+    expect(result.statusCode).toBe(404);
+    expect(result.body).not.toContain('cbt_secret');
+    expect(JSON.parse(result.body ?? '{}').error.message).toContain('/v1/provider-callbacks/{token}/pix');
   });
 });
