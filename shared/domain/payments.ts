@@ -5,12 +5,22 @@
  */
 
 import { type ChargeRecord, effectiveStatus } from './charges.ts';
+import { expiryFailure } from './settlement.ts';
+import { awaitingPayment } from './transaction-status.ts';
 
-/** Informational `metadata.failure` on expired, cancelled or failed transactions. */
-function paymentMetadata(charge: ChargeRecord): Record<string, unknown> {
+/**
+ * Informational `metadata.failure` on expired, cancelled or failed transactions: a payment read
+ * as EXPIRED before the scheduler recorded it shows the failure the scheduler will store.
+ */
+function paymentMetadata(charge: ChargeRecord, now: number): Record<string, unknown> {
   const withMed = charge.med ? { ...charge.metadata, med: charge.med } : charge.metadata;
-  if (!charge.failure) return withMed;
-  const { reason, providerErrorCode, ttlSeconds, at } = charge.failure;
+  const failure =
+    charge.failure ??
+    (awaitingPayment(charge.status) && effectiveStatus(charge, now) === 'EXPIRED'
+      ? expiryFailure(charge)
+      : undefined);
+  if (!failure) return withMed;
+  const { reason, providerErrorCode, ttlSeconds, at } = failure;
   return {
     ...withMed,
     failure: { reason, providerErrorCode, ...(ttlSeconds !== undefined && { ttlSeconds }), at },
@@ -28,7 +38,7 @@ export function serializePaymentCreated(charge: ChargeRecord, now: number) {
     customerName: charge.customer.name ?? null,
     customerDocument: charge.customer.document ?? null,
     customerEmail: charge.customer.email ?? null,
-    metadata: paymentMetadata(charge),
+    metadata: paymentMetadata(charge, now),
     createdAt: charge.createdAt,
   };
 }

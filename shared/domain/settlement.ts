@@ -162,15 +162,28 @@ export function planExpiry(charge: ChargeRecord, now: Date, force = false): Char
   const open = Date.parse(charge.expiresAt) > now.getTime();
   if (open && !force) return undefined;
   const at = now.toISOString();
-  const ttlSeconds = Math.round((Date.parse(charge.expiresAt) - Date.parse(charge.createdAt)) / 1000);
+  const expiresAt = open ? at : charge.expiresAt;
   return {
     ...charge,
     status: nextStatus('expire', charge.status),
-    expiresAt: open ? at : charge.expiresAt,
+    expiresAt,
     updatedAt: at,
-    failure: { reason: 'The Pix charge expired unpaid', providerErrorCode: 'expired', ttlSeconds, at },
+    failure: expiryFailure({ ...charge, expiresAt }),
   };
 }
+
+/**
+ * Why an expired charge failed (`metadata.failure`): the same whether the scheduler has recorded
+ * the expiry or a read shows it early (`effectiveStatus`), so `at` is when the window closed.
+ */
+export const expiryFailure = (
+  charge: Pick<ChargeRecord, 'createdAt' | 'expiresAt'>,
+): NonNullable<ChargeRecord['failure']> => ({
+  reason: 'The Pix charge expired unpaid',
+  providerErrorCode: 'expired',
+  ttlSeconds: Math.round((Date.parse(charge.expiresAt) - Date.parse(charge.createdAt)) / 1000),
+  at: charge.expiresAt,
+});
 
 /** The Pix QR's lifetime in seconds (`metadata.failure.ttlSeconds`); absent when there was no QR. */
 const qrTtlSeconds = (charge: ChargeRecord): number | undefined =>

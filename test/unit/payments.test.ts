@@ -4,6 +4,7 @@ import { Unprocessable } from '../../shared/domain/errors.ts';
 import { legacyEvent } from '../../shared/domain/events.ts';
 import { chargeInputOf, parseCreatePayment } from '../../shared/domain/payment-input.ts';
 import { serializePayment, serializePaymentCreated } from '../../shared/domain/payments.ts';
+import { planExpiry } from '../../shared/domain/settlement.ts';
 
 const payment = (overrides: Record<string, unknown> = {}) =>
   parseCreatePayment({ amount: 100, paymentMethods: ['PIX'], idempotencyKey: 'key-12345678', ...overrides });
@@ -84,6 +85,23 @@ describe('payment serializers', () => {
     expect(body.status).toBe('EXPIRED');
     expect(body.metadata).toEqual({ failure: expired.failure });
     expect(body).not.toHaveProperty('webhookUrl');
+  });
+
+  it('shows the expiry failure of a payment read as EXPIRED before the scheduler recorded it', () => {
+    const due = charge({ expiresAt: '2026-11-21T11:00:00.000Z', metadata: { orderId: 'A-1' } });
+    const before = serializePayment(due, Date.parse('2026-11-21T10:59:59.999Z'));
+    expect([before.status, before.metadata]).toEqual(['WAITING_PAYMENT', { orderId: 'A-1' }]);
+    const after = serializePayment(due, Date.parse('2026-11-21T11:00:30.000Z'));
+    expect(after.status).toBe('EXPIRED');
+    const recorded = planExpiry(due, new Date('2026-11-21T11:01:00.000Z'));
+    // The same failure the scheduler then stores, dated when the window closed.
+    expect(after.metadata).toEqual({ orderId: 'A-1', failure: recorded?.failure });
+    expect(recorded?.failure).toEqual({
+      reason: 'The Pix charge expired unpaid',
+      providerErrorCode: 'expired',
+      ttlSeconds: 3600,
+      at: '2026-11-21T11:00:00.000Z',
+    });
   });
 });
 
