@@ -148,7 +148,7 @@ export class PixServiceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description:
-        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, outbox failures and age, 5xx, acquirer and delivery failure rates)',
+        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, provider callback DLQ, outbox failures and age, 5xx, acquirer and delivery failure rates)',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
