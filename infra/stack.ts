@@ -80,8 +80,9 @@ export function parsePublicBaseUrl(value: unknown): string | undefined {
 /**
  * The Pix payment service: stateful resources (table, webhook queues, evidence bucket, JWT and
  * Pix signing keys), one Lambda per API group, the HTTP API in front of them, and the background
- * Lambdas (scheduler, outbox fan-out, webhook dispatcher). Environment-agnostic, and no physical names, so the same stack deploys to
- * any account, region or stage side by side.
+ * Lambdas (scheduler, outbox fan-out, webhook dispatcher, provider callback consumer).
+ * Environment-agnostic, and no physical names, so the same stack deploys to any account, region
+ * or stage side by side.
  */
 export class PixServiceStack extends Stack {
   readonly table: SingleTable;

@@ -65,11 +65,14 @@ export interface BackgroundFunctionsProps {
 }
 
 /**
- * The Lambdas no route reaches: the scheduler, the outbox stream consumer and the webhook
- * dispatcher. Same house Lambda as the API, same base environment.
+ * The Lambdas no route reaches: the scheduler, the outbox stream consumer, the webhook
+ * dispatcher and the provider callback consumer. Same house Lambda as the API, same base environment.
  */
 export class BackgroundFunctions extends Construct {
-  /** Drains the due-work queues (GSI2: charges to expire, balances to release) every period. */
+  /**
+   * Every period: drains the due-work queues (GSI2: charges to expire, balances to release),
+   * advances live refunds and reconciles with the merchants' acquirers.
+   */
   readonly scheduler: ServiceFunction;
   /** The EventBridge rule that invokes the scheduler. */
   readonly schedulerRule: Rule;
@@ -103,7 +106,7 @@ export class BackgroundFunctions extends Construct {
 
     this.scheduler = new ServiceFunction(this, 'Scheduler', {
       entry: join(functionsDir, 'scheduler', 'index.ts'),
-      description: 'Pix background: the scheduler (expires due charges, releases balances)',
+      description: 'Pix background: the scheduler (expiries, releases, refund advances, acquirer reconciliation)',
       timeout: Duration.seconds(60),
       environment: serviceEnvironment,
     });
