@@ -106,7 +106,8 @@ export class BackgroundFunctions extends Construct {
 
     this.scheduler = new ServiceFunction(this, 'Scheduler', {
       entry: join(functionsDir, 'scheduler', 'index.ts'),
-      description: 'Pix background: the scheduler (expiries, releases, refund advances, acquirer reconciliation)',
+      description:
+        'Pix background: the scheduler (expiries, releases, refund advances, acquirer reconciliation)',
       timeout: Duration.seconds(60),
       environment: serviceEnvironment,
     });
