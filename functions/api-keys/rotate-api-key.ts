@@ -1,4 +1,9 @@
-import { RotateApiKeyBody, requireKeyManager, serializeIssuedKey } from '#shared/domain/api-keys.ts';
+import {
+  isApiKeyId,
+  RotateApiKeyBody,
+  requireKeyManager,
+  serializeIssuedKey,
+} from '#shared/domain/api-keys.ts';
 import { NotFound } from '#shared/domain/errors.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
@@ -8,9 +13,11 @@ import { rotateApiKey as rotate } from '#shared/services/rotate-api-key.ts';
 export const rotateApiKey: RouteHandler<UserPrincipal> = async ({ principal, body, pathParameters }) => {
   requireKeyManager(principal.role);
   const input = parseInput(RotateApiKeyBody, body, 'body');
+  const keyId = pathParameters.id;
+  if (!isApiKeyId(keyId)) throw new NotFound('No such API key.');
   const issued = await rotate({
     accountId: principal.accountId,
-    keyId: pathParameters.id ?? '',
+    keyId,
     actorUserId: principal.userId,
     ...(input.label !== undefined && { label: input.label }),
   });

@@ -1,5 +1,5 @@
 import { InvalidInput, NotFound } from '#shared/domain/errors.ts';
-import { isFinalRefund, serializeRefund } from '#shared/domain/refunds.ts';
+import { isFinalRefund, isRefundId, serializeRefund } from '#shared/domain/refunds.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { settleRefund } from '#shared/services/advance-refund.ts';
 import { findRefund } from '#shared/store/refunds.ts';
@@ -8,7 +8,7 @@ import { requireTestMode } from './sandbox-only.ts';
 /** The refund a sandbox route names, if it can still move. */
 async function openRefund(principal: KeyPrincipal, refundId: string | undefined) {
   requireTestMode(principal);
-  const refund = refundId?.startsWith('re_') ? await findRefund(principal, refundId) : undefined;
+  const refund = isRefundId(refundId) ? await findRefund(principal, refundId) : undefined;
   if (!refund) throw new NotFound('No such refund.');
   if (isFinalRefund(refund.status))
     throw new InvalidInput(`This refund is already ${refund.status}.`, {

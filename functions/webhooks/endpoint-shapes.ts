@@ -1,4 +1,5 @@
 import { NotFound } from '#shared/domain/errors.ts';
+import { isWebhookEndpointId } from '#shared/domain/webhook-input.ts';
 import type { WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
 
 /** The endpoint as PATCH returns it: no secret. */
@@ -17,3 +18,10 @@ export const endpointListItem = (e: WebhookEndpoint) => ({
 });
 
 export const endpointNotFound = () => new NotFound('No such webhook endpoint.');
+
+/** The `{id}` of an endpoint route; 404 when it cannot be an endpoint id (never used as a key then). */
+export function endpointIdOf(pathParameters: Record<string, string>): string {
+  const id = pathParameters.id;
+  if (!isWebhookEndpointId(id)) throw endpointNotFound();
+  return id;
+}

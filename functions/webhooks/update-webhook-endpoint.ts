@@ -3,7 +3,7 @@ import { UpdateEndpointBody } from '#shared/domain/webhook-input.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { updateEndpoint } from '#shared/store/webhook-endpoints.ts';
 import { assertDeliverableUrl } from '#shared/webhooks/destination.ts';
-import { endpointNotFound, endpointView } from './endpoint-shapes.ts';
+import { endpointIdOf, endpointNotFound, endpointView } from './endpoint-shapes.ts';
 
 /** PATCH /v1/webhooks/endpoints/{id}: only the fields sent change. */
 export const updateWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({
@@ -13,7 +13,7 @@ export const updateWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({
 }) => {
   const input = parseInput(UpdateEndpointBody, body, 'body');
   if (input.url !== undefined) await assertDeliverableUrl(input.url);
-  const endpoint = await updateEndpoint(principal, pathParameters.id ?? '', input);
+  const endpoint = await updateEndpoint(principal, endpointIdOf(pathParameters), input);
   if (!endpoint) throw endpointNotFound();
   return { status: 200, body: endpointView(endpoint) };
 };

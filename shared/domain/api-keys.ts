@@ -44,6 +44,10 @@ export interface IssuedKey {
   record: ApiKeyRecord;
 }
 
+/** A key's id is a UUID: anything else names no key (and is never used as a key's sort key). */
+export const isApiKeyId = (id: string | undefined): id is string =>
+  id !== undefined && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+
 export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role === 'ADMIN';
 
 export function requireKeyManager(role: Role): void {

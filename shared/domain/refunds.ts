@@ -46,6 +46,10 @@ export interface RefundRecord {
   completedAt?: string;
 }
 
+/** `re_<UUID>`: what a refund id looks like (anything else names no refund, and is never a key). */
+export const isRefundId = (id: string | undefined): id is string =>
+  id !== undefined && /^re_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+
 /** The API Pix devolution id of a refund (`[a-zA-Z0-9]{1,35}`): its UUID without dashes. */
 export const devolutionIdOf = (refundId: string): string => refundId.replace(/^re_/, '').replaceAll('-', '');
 

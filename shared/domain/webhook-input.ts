@@ -27,6 +27,11 @@ export const UpdateEndpointBody = v.pipe(
   v.check((body) => Object.keys(body).length > 0, 'Send at least one of url, events, status'),
 );
 
+/** `we_` and 24 hex digits: what a webhook endpoint id looks like. */
+export const WEBHOOK_ENDPOINT_ID_PATTERN = /^we_[0-9a-f]{24}$/;
+export const isWebhookEndpointId = (id: string | undefined): id is string =>
+  id !== undefined && WEBHOOK_ENDPOINT_ID_PATTERN.test(id);
+
 export const DeliveriesQuery = v.strictObject({
   status: v.optional(
     v.picklist(['PENDING', 'PROCESSING', 'DELIVERED', 'FAILED', 'CANCELLED'], 'Must be a delivery status'),
@@ -37,7 +42,7 @@ export const DeliveriesQuery = v.strictObject({
       v.check((e) => eventNames.has(e), 'Unknown event name'),
     ),
   ),
-  endpointId: v.optional(v.pipe(v.string(), v.regex(/^we_[0-9a-f]{24}$/, 'Must be an endpoint id'))),
+  endpointId: v.optional(v.pipe(v.string(), v.regex(WEBHOOK_ENDPOINT_ID_PATTERN, 'Must be an endpoint id'))),
   limit: queryInteger(1, 100, 25),
   /** Capped: a page reads its partitions `offset + limit` deep (docs/data-model.md). */
   offset: queryInteger(0, DELIVERY_LIST_MAX_OFFSET, 0),

@@ -218,9 +218,23 @@ describe('POST /v1/api-keys/{id}/rotate', () => {
     expect((await wallet(theirs.apiKey)).status).toBe(200);
   });
 
-  it('answers 404 for an unknown or revoked key', async () => {
+  it('answers 404 for an unknown, malformed or revoked key', async () => {
     expectError(
       await api('/v1/api-keys/00000000-0000-4000-8000-000000000000/rotate', { token: owner.token, body: {} }),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    // Not a key id, and longer than a DynamoDB key may be: 404, never sent to the table (not a 500).
+    const malformed = 'k'.repeat(1100);
+    expectError(
+      await api(`/v1/api-keys/${malformed}/rotate`, { token: owner.token, body: {} }),
+      404,
+      'not_found_error',
+      'not_found',
+    );
+    expectError(
+      await api(`/v1/api-keys/${malformed}`, { token: owner.token, method: 'DELETE' }),
       404,
       'not_found_error',
       'not_found',

@@ -367,6 +367,8 @@ describe('sandbox refund routes', () => {
       [live, created.body.id],
       [m.apikey, 're_0190a3f2-1d2e-7f00-8a1b-2c3d4e5f6071'],
       [m.apikey, 'nope'],
+      // Longer than a DynamoDB key may be: refused as no refund, never sent to the table (not a 500).
+      [m.apikey, `re_${'a'.repeat(1100)}`],
       [(await merchant()).apikey, created.body.id],
     ] as const) {
       expectError(

@@ -173,6 +173,23 @@ describe('listing, updating, rotating and deleting', () => {
     );
     expect(mine.status).toBe('ACTIVE');
   });
+
+  it('answers 404 for an id that cannot be an endpoint’s, even one longer than a DynamoDB key may be', async () => {
+    for (const id of ['we_nope', `we_${'a'.repeat(1100)}`]) {
+      for (const [method, path, body] of [
+        ['PATCH', `/v1/webhooks/endpoints/${id}`, { status: 'INACTIVE' }],
+        ['POST', `/v1/webhooks/endpoints/${id}/rotate-secret`, undefined],
+        ['DELETE', `/v1/webhooks/endpoints/${id}`, undefined],
+      ] as const) {
+        expectError(
+          await api(path, { apikey: m.apikey, method, ...(body && { body }) }),
+          404,
+          'not_found_error',
+          'not_found',
+        );
+      }
+    }
+  });
 });
 
 describe('GET /v1/webhooks/event-catalog', () => {
