@@ -291,6 +291,13 @@ describe('GET /v1/payments/stats and /metrics', () => {
       successRate: 0,
       dailyVolume: expect.any(Array),
     });
+    // `days` defaults to 7 business days: the same window as ?days=7, longer than ?days=6's.
+    const [seven, six] = await Promise.all([stats(m.apikey, '?days=7'), stats(m.apikey, '?days=6')]);
+    expect(empty.body.dailyVolume.map((p: { date: string }) => p.date)).toEqual(
+      seven.body.dailyVolume.map((p: { date: string }) => p.date),
+    );
+    expect(six.body.dailyVolume.length).toBeLessThan(seven.body.dailyVolume.length);
+    expect(seven.body.dailyVolume.length).toBeGreaterThanOrEqual(7);
     // No upper limit on metrics: a window back to Pix's launch.
     const long = await metrics(m.apikey, '?days=100000');
     expect(long.status).toBe(200);
