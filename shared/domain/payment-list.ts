@@ -45,7 +45,7 @@ export const PAYMENT_FIELD_SOURCES: Record<PaymentField, readonly (keyof ChargeR
   customerName: ['customer'],
   customerDocument: ['customer'],
   customerEmail: ['customer'],
-  metadata: ['metadata', 'failure', 'med'],
+  metadata: ['metadata', 'failure', 'med', 'status', 'expiresAt', 'createdAt'],
   createdAt: ['createdAt'],
   paidWith: ['paidAt'],
   providerFee: ['fees'],

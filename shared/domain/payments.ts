@@ -17,7 +17,7 @@ function paymentMetadata(charge: ChargeRecord, now: number): Record<string, unkn
   const failure =
     charge.failure ??
     (awaitingPayment(charge.status) && effectiveStatus(charge, now) === 'EXPIRED'
-      ? expiryFailure(charge)
+      ? expiryFailure(charge, charge.expiresAt)
       : undefined);
   if (!failure) return withMed;
   const { reason, providerErrorCode, ttlSeconds, at } = failure;

@@ -168,21 +168,23 @@ export function planExpiry(charge: ChargeRecord, now: Date, force = false): Char
     status: nextStatus('expire', charge.status),
     expiresAt,
     updatedAt: at,
-    failure: expiryFailure({ ...charge, expiresAt }),
+    failure: expiryFailure(charge, expiresAt),
   };
 }
 
 /**
  * Why an expired charge failed (`metadata.failure`): the same whether the scheduler has recorded
- * the expiry or a read shows it early (`effectiveStatus`), so `at` is when the window closed.
+ * the expiry or a read shows it early (`effectiveStatus`). `ttlSeconds` is the QR's lifetime as
+ * created; `at` is when the window closed (its end, or the moment it was closed early).
  */
 export const expiryFailure = (
   charge: Pick<ChargeRecord, 'createdAt' | 'expiresAt'>,
+  at: string,
 ): NonNullable<ChargeRecord['failure']> => ({
   reason: 'The Pix charge expired unpaid',
   providerErrorCode: 'expired',
   ttlSeconds: Math.round((Date.parse(charge.expiresAt) - Date.parse(charge.createdAt)) / 1000),
-  at: charge.expiresAt,
+  at,
 });
 
 /** The Pix QR's lifetime in seconds (`metadata.failure.ttlSeconds`); absent when there was no QR. */
