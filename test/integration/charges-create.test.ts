@@ -155,6 +155,10 @@ describe('POST /v1/charges: the created charge', () => {
     });
     expectError(other, 400, 'invalid_request_error', 'invalid_request');
     expect(other.body.error.param).toBe('payment_method');
+    // The same key rule as POST /v1/charges: none is 400 on the header.
+    const keyless = await api('/v1/pix/charges', { apikey: m.apikey, body: { amount: 500 } });
+    expectError(keyless, 400, 'invalid_request_error', 'invalid_request');
+    expect(keyless.body.error.param).toBe('Idempotency-Key');
   });
 
   it('caps expires_in at 86400 and honours smaller windows', async () => {
@@ -399,6 +403,23 @@ describe('fraud and velocity guard (403, before the acquirer)', () => {
     ).toBe('pending');
 
     await expire(fresh.apikey, charges[0].id);
+    expect((await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer })).status).toBe(
+      201,
+    );
+  });
+
+  it('does not count a cancelled charge toward the customer’s limit', async () => {
+    const fresh = await merchant();
+    const customer = { name: 'Ana', document: '52998224725' };
+    const charges = [];
+    for (let i = 0; i < 5; i++) charges.push(await newCharge(fresh.apikey, { customer }));
+    const blocked = await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer });
+    expectError(blocked, 403, 'permission_error', 'fraud.customer_velocity_exceeded');
+    const cancelled = await api(`/v1/payments/${rawId(charges[0].id)}/cancel`, {
+      apikey: fresh.apikey,
+      method: 'POST',
+    });
+    expect(cancelled.status).toBe(200);
     expect((await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer })).status).toBe(
       201,
     );

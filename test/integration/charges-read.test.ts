@@ -141,6 +141,16 @@ describe('GET /v1/charges', () => {
     expect(reply.body.data.map((c: { id: string }) => c.id)).toEqual(created.map((c) => c.id).reverse());
   });
 
+  it('answers 25 by default when more exist', async () => {
+    const busy = await merchant();
+    for (let i = 0; i < 26; i++) await newCharge(busy.apikey, { amount: 100 + i });
+    const reply = await api('/v1/charges', { apikey: busy.apikey });
+    expect(reply.body.data).toHaveLength(25);
+    expect(reply.body.has_more).toBe(true);
+    // The newest 25: the oldest (amount 100) is the one left for the next page.
+    expect(reply.body.data.map((c: { amount: number }) => c.amount)).not.toContain(100);
+  });
+
   it('pages by cursor with has_more and next_cursor', async () => {
     const seen: string[] = [];
     let cursor: string | null = null;
