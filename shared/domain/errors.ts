@@ -28,10 +28,18 @@ export abstract class DomainError extends Error {
   }
 }
 
-/** The request is malformed or breaks a rule about its own fields (400). */
+/**
+ * The request is malformed or breaks a rule about its own fields (400). A rule about one field
+ * (`param`) lists it in `details` too, as a schema failure does, so a client reads every 400 the
+ * same way.
+ */
 export class InvalidInput extends DomainError {
   constructor(message: string, options: ErrorOptions & { code?: string } = {}) {
-    super(options.code ?? 'invalid_request', message, options);
+    const { param, details } = options;
+    super(options.code ?? 'invalid_request', message, {
+      ...options,
+      ...(details === undefined && param !== undefined && { details: [{ param, message }] }),
+    });
   }
 }
 

@@ -258,6 +258,10 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
     });
     expectError(missing, 400, 'invalid_request_error', 'invalid_request');
     expect(missing.body.error.param).toBe('Idempotency-Key');
+    // A rule about one field lists it in details too, as a schema failure does.
+    expect(missing.body.error.details).toEqual([
+      { param: 'Idempotency-Key', message: missing.body.error.message },
+    ]);
     for (const key of ['1234567', 'k'.repeat(129)]) {
       const reply = await createCharge(m.apikey, { amount: 100, payment_method: 'pix' }, key);
       expectError(reply, 400, 'invalid_request_error', 'invalid_request');
