@@ -3,18 +3,23 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { accountsCreatedHere } from './accounts.ts';
 import { testPorts } from './local-env.ts';
 
 const run = promisify(execFile);
 
 /**
  * The CLI's JSON output; rejects (with `code` and `stderr`) when it refuses. Same ports and data
- * folder as the runtime (the acquirer secrets of `set-provider` live under it).
+ * folder as the runtime (the acquirer secrets of `set-provider` live under it). An account
+ * `create-account` made is registered in `accountsCreatedHere`, so the file's ledger invariant
+ * checks it (e.g. `liveMerchantAt`'s live merchants).
  */
 export async function admin(...args: string[]): Promise<any> {
   const env = { ...process.env, ...testPorts, TABLE_NAME: '', DATA_DIR: inject('dataDir') };
   const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
-  return JSON.parse(stdout);
+  const output = JSON.parse(stdout);
+  if (args[0] === 'create-account' && typeof output?.id === 'string') accountsCreatedHere.add(output.id);
+  return output;
 }
 
 /** Exit code and stderr of a command the CLI refuses (fails the test if it succeeds). */

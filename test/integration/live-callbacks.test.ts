@@ -8,12 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pixJson } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { pixReceiptKey } from '../../shared/store/keys.ts';
 import { balance, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
 import { control, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
 import { runtimeLogLines, runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { Receiver } from '../helpers/webhook-receiver.ts';
@@ -117,25 +119,57 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
     expect((await storedCharge(accountId, rawId(charge.id), 'live'))?.endToEndId).toBe(pix.endToEndId);
   });
 
-  it('a replayed callback credits once', async () => {
+  it('a callback replayed while the original is in flight credits once', async () => {
+    const REPLAYS = 4;
+    const before = await balance(liveKey);
     const charge = await liveCharge(1700);
-    await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
-    await eventually(async () => expect(await chargeStatus(charge.id)).toBe('paid'), SETTLED);
-    const credited = await balance(liveKey);
-    const original = psp.callbacks.find((c) => c.body.pix[0]?.txid === charge.txid);
-    if (!original) throw new Error('the PSP posted no callback');
-    const endToEndId = String(original.body.pix[0]?.endToEndId);
-    expect((await postCallback(original.body)).status).toBe(200);
-    expect((await postCallback(original.body)).status).toBe(200);
-    await eventually(() =>
-      expect(
-        runtimeLogRecords().filter(
-          (r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId && r.outcome === 'duplicate',
-        ).length,
-      ).toBeGreaterThanOrEqual(2),
+    // The Pix arrives at the PSP in-process, which starts the PSP's own callback at once; the same
+    // callback is posted REPLAYS more times beside it (the end-to-end id exists only once paid),
+    // so all of them are in flight together.
+    const paid = psp.bank.pay(charge.txid, {});
+    if (!paid.ok) throw new Error(`the PSP refused the Pix: ${JSON.stringify(paid.problem)}`);
+    const { endToEndId } = paid.value;
+    const body = { pix: [pixJson(paid.value)] };
+    const answers = await Promise.all(Array.from({ length: REPLAYS }, () => postCallback(body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(REPLAYS).fill(200));
+    // The positive control: the consumer handled every one of them (the PSP's and the replays).
+    const outcomes = await eventually(
+      () => {
+        const found = runtimeLogRecords()
+          .filter((r) => r.message === 'acquirer Pix' && r.endToEndId === endToEndId)
+          .map((r) => r.outcome);
+        expect(found.length).toBeGreaterThanOrEqual(REPLAYS + 1);
+        return found;
+      },
+      { ...SETTLED, message: `the consumer's records of ${endToEndId}` },
     );
-    expect(await balance(liveKey)).toEqual(credited);
+    expect(outcomes.filter((o) => o === 'settled')).toEqual(['settled']);
     expect(await chargeStatus(charge.id)).toBe('paid');
+    const stored = await storedCharge(accountId, rawId(charge.id), 'live');
+    expect(stored?.endToEndId).toBe(endToEndId);
+    // Moved by exactly one net amount.
+    const net = stored?.fees.netAmount as number;
+    expect(await balance(liveKey)).toMatchObject({
+      available: before.available + net,
+      pending: before.pending,
+      retained: before.retained,
+      total: before.total + net,
+    });
+    expect(await ledgerDiscrepancies([accountId])).toEqual([]);
+    // One charge.paid event, so one delivery (however often the receiver was called with it).
+    const deliveryIds = await eventually(() => {
+      const ids = new Set(
+        receiver.received
+          .filter((r) => {
+            const event = JSON.parse(r.body);
+            return event.type === 'charge.paid' && event.data.object.id === charge.id;
+          })
+          .map((r) => r.headers['x-acme-delivery-id']),
+      );
+      expect(ids.size).toBeGreaterThanOrEqual(1);
+      return ids;
+    });
+    expect(deliveryIds.size).toBe(1);
   });
 
   it('an unknown token is 404; a body that is not {"pix": [...]} is 400', async () => {

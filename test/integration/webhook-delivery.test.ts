@@ -206,7 +206,7 @@ describe('retries', () => {
   async function failingThenOk(
     answers: (
       n: number,
-    ) => { status: number; headers?: Record<string, string>; delayMs?: number } | undefined,
+    ) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined,
   ) {
     const m = await merchant();
     const { receiver: r, url } = await receiver();
@@ -269,19 +269,44 @@ describe('retries', () => {
   });
 
   it('truncates a long response body in the record', async () => {
-    const { m, r } = await failingThenOk((n) => (n === 1 ? { status: 500 } : { status: 500 }));
-    r.answer = (n) => (n === 1 ? { status: 500, body: 'x'.repeat(5000) } : { status: 200 });
-    await r.waitFor(2);
-    await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
-    const hist = r.received[0];
-    expect(hist).toBeDefined();
+    // Distinct characters throughout, so a slice from anywhere but the start would not match.
+    const long = Array.from({ length: 5000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    let healthy = false;
+    const { m, r } = await failingThenOk(() => (healthy ? undefined : { status: 500, body: long }));
+    // Retries are immediate (WEBHOOK_RETRY_SCALE): the receiver fails every attempt until the
+    // failure is read, so the record still holds a failed attempt's fields.
+    const failed = await eventually(async () => {
+      const d = await deliveryOf(m.apikey, 'charge.created');
+      expect(d?.attempts).toBeGreaterThanOrEqual(1);
+      expect(d.lastError).not.toBeNull();
+      return d;
+    });
+    expect(failed).toMatchObject({ lastStatusCode: 500, lastError: 'HTTP 500' });
+    expect(failed.lastResponseBody).toHaveLength(1024);
+    expect(failed.lastResponseBody).toBe(long.slice(0, 1024));
+    healthy = true;
+    const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
+    expect(delivered.attempts).toBe(r.received.length);
   });
 
   it('gives up on a receiver slower than the timeout and records it', async () => {
-    const { m, r } = await failingThenOk((n) => (n === 1 ? { status: 200, delayMs: 3000 } : undefined));
-    await r.waitFor(2, 20_000);
+    // Slower than the dispatcher's WEBHOOK_TIMEOUT_MS (1500 ms in the test runtime) until the
+    // timeout was read from the record.
+    let healthy = false;
+    const { m, r } = await failingThenOk(() => (healthy ? undefined : { status: 200, delayMs: 3000 }));
+    const timedOut = await eventually(
+      async () => {
+        const d = await deliveryOf(m.apikey, 'charge.created');
+        expect(d?.attempts).toBeGreaterThanOrEqual(1);
+        expect(d.lastError).not.toBeNull();
+        return d;
+      },
+      { timeoutMs: 20_000, message: 'the timed-out attempt recorded' },
+    );
+    expect(timedOut).toMatchObject({ lastError: 'Timed out after 1500 ms', lastStatusCode: null });
+    healthy = true;
     const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED', 20_000);
-    expect(delivery.attempts).toBe(2);
+    expect(delivery.attempts).toBe(r.received.length);
   });
 
   it('records a refused connection as an error and retries', async () => {
