@@ -6,7 +6,6 @@
 
 import { type ChargeRecord, effectiveStatus } from './charges.ts';
 import { expiryFailure } from './settlement.ts';
-import { awaitingPayment } from './transaction-status.ts';
 
 /**
  * Informational `metadata.failure` on expired, cancelled or failed transactions: a payment read
@@ -16,9 +15,7 @@ function paymentMetadata(charge: ChargeRecord, now: number): Record<string, unkn
   const withMed = charge.med ? { ...charge.metadata, med: charge.med } : charge.metadata;
   const failure =
     charge.failure ??
-    (awaitingPayment(charge.status) && effectiveStatus(charge, now) === 'EXPIRED'
-      ? expiryFailure(charge, charge.expiresAt)
-      : undefined);
+    (effectiveStatus(charge, now) === 'EXPIRED' ? expiryFailure(charge, charge.expiresAt) : undefined);
   if (!failure) return withMed;
   const { reason, providerErrorCode, ttlSeconds, at } = failure;
   return {
