@@ -251,7 +251,7 @@ export type TransactResult<N extends string> =
   | {
       committed: false;
       failed: N[];
-      /** The current item under each failed name whose item asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). */
+      /** The item now under each failed name that asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). */
       current: Partial<Record<N, Record<string, NativeAttributeValue>>>;
     };
 
