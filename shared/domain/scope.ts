@@ -9,3 +9,6 @@ export interface MerchantScope {
   accountId: string;
   mode: Mode;
 }
+
+export const sameScope = (a: MerchantScope, b: MerchantScope): boolean =>
+  a.accountId === b.accountId && a.mode === b.mode;

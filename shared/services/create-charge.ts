@@ -46,6 +46,7 @@ import { chargeTxidItem } from '../store/live-acquirer.ts';
 import { qrPngBase64 } from '../store/qr-image.ts';
 import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
+import { expireOverdueCharges } from './expire-charge.ts';
 
 /** Creates racing for the last room of the live-charge shards each lose at most this many times. */
 const MAX_COUNTER_ATTEMPTS = 20;
@@ -63,6 +64,8 @@ export interface CreateChargeRequest {
   serialize?: (charge: ChargeRecord, now: number) => unknown;
   /** Fields only a `POST /v1/payments` sets. */
   paymentFields?: Pick<ChargeRecord, 'paymentMethods' | 'customerId' | 'webhookUrl'>;
+  /** The create's clock (the request's arrival by default). */
+  now?: Date;
 }
 
 /** The create's response, and whether it is a replay of the stored one (same key and body). */
@@ -82,7 +85,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   // Only the scope: a principal passed as one carries more fields.
   const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
   const requestHash = requestFingerprint(routeId, request.rawBody);
-  const now = new Date();
+  const now = request.now ?? new Date();
   const document = input.customer.document;
   // One round trip: the create context, in parallel with the customer's live charges of the
   // longest window any account may set.
@@ -100,7 +103,11 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   const account = context.account;
   if (!account) throw new NotFound('No such account.');
   const { velocity, walletShards } = account.settings;
-  assertWithinVelocity(velocity, liveCustomerCharges, totalCount(context.liveCounters), now);
+  let liveCounters = context.liveCounters;
+  // At the limit: it may still count charges past their expiry that no scheduler run has reached.
+  if (totalCount(liveCounters) >= velocity.accountMaxPending && (await expireOverdueCharges(scope, now)) > 0)
+    liveCounters = await readLiveCounters(scope);
+  assertWithinVelocity(velocity, liveCustomerCharges, totalCount(liveCounters), now);
 
   const provider = providerFor(scope.mode, account);
   if (!provider)
@@ -118,7 +125,6 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   // Every journal of the charge moves this wallet shard (random: settlements spread evenly).
   const walletShard = randomInt(walletShards);
   const counted = awaitingPayment(charge.status);
-  let liveCounters = context.liveCounters;
   for (let attempt = 0; ; attempt++) {
     // A live charge takes a counter shard with room; it is refused only when none has any.
     const room = shardsWithRoom(

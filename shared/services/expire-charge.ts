@@ -6,7 +6,7 @@
  */
 
 import type { ChargeRecord } from '../domain/charges.ts';
-import type { MerchantScope } from '../domain/scope.ts';
+import { type MerchantScope, sameScope } from '../domain/scope.ts';
 import { planExpiry } from '../domain/settlement.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
@@ -44,9 +44,26 @@ export async function expireCharge(
  */
 export async function expireDueCharges(now: Date): Promise<number> {
   let expired = 0;
-  for (const entry of await dueEntries('EXPIRY', now)) {
-    if (!(await settleCobBeforeExpiry(entry.scope, entry.id, now))) continue;
-    if (await expireCharge(entry.scope, entry.id, now)) expired++;
-  }
+  for (const entry of await dueEntries('EXPIRY', now))
+    if (await expireDue(entry.scope, entry.id, now)) expired++;
   return expired;
+}
+
+/**
+ * The scheduler's expiry for one scope, at once: expires the scope's charges whose window has
+ * closed and that no scheduler run has reached yet (at most one period's worth). Returns how
+ * many. A create at the account's live-charge limit runs it first: the limit counts a charge
+ * until its expiry is recorded, and Part 1 ignores expired charges.
+ */
+export async function expireOverdueCharges(scope: MerchantScope, now: Date): Promise<number> {
+  let expired = 0;
+  for (const entry of await dueEntries('EXPIRY', now))
+    if (sameScope(entry.scope, scope) && (await expireDue(entry.scope, entry.id, now))) expired++;
+  return expired;
+}
+
+/** A due charge expired, unless a Pix whose callback was lost settled it at the acquirer. */
+async function expireDue(scope: MerchantScope, chargeId: string, now: Date): Promise<boolean> {
+  if (!(await settleCobBeforeExpiry(scope, chargeId, now))) return false;
+  return (await expireCharge(scope, chargeId, now)) !== undefined;
 }

@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseCreateCharge } from '../../shared/domain/charge-input.ts';
 import { deriveTxid } from '../../shared/domain/pix-ids.ts';
+import {
+  type CreateChargeRequest,
+  createCharge as createChargeService,
+} from '../../shared/services/create-charge.ts';
 import { setWalletShards } from '../../shared/store/accounts.ts';
 import { readLiveCounters } from '../../shared/store/charges.ts';
 import { newKey } from '../helpers/accounts.ts';
@@ -46,6 +51,9 @@ const invalid = async (body: unknown, param: string | RegExp, code = 'invalid_re
   else expect(reply.body.error.param).toMatch(param);
   return reply;
 };
+
+/** The create use case itself, on a clock of the test's choosing. */
+const createChargeAt = (now: Date, request: CreateChargeRequest) => createChargeService({ ...request, now });
 
 describe('POST /v1/charges: the created charge', () => {
   it('answers 201 with exactly the public Charge fields', async () => {
@@ -437,6 +445,29 @@ describe('fraud and velocity guard (403, before the acquirer)', () => {
     expectError(blocked, 403, 'permission_error', 'fraud.account_velocity_exceeded');
     await pay(fresh.apikey, first.id);
     expect((await createCharge(fresh.apikey)).status).toBe(201);
+  });
+
+  it('does not count a charge past its expiry that no scheduler run has reached yet', async () => {
+    const fresh = await merchant({ settings: { velocity: { accountMaxPending: 1 } } });
+    const first = await newCharge(fresh.apikey);
+    expectError(await createCharge(fresh.apikey), 403, 'permission_error', 'fraud.account_velocity_exceeded');
+    // A create whose clock is past the first charge's window: the runtime's scheduler, on the
+    // real clock, has not reached it, so only the create itself can see it is over.
+    const body = { amount: 100, payment_method: 'pix' };
+    const later = await createChargeAt(new Date(Date.parse(first.pix.expires_at) + 60_000), {
+      scope: { accountId: fresh.accountId, mode: 'test' },
+      routeId: 'createCharge',
+      idempotencyKey: newIdempotencyKey(),
+      rawBody: body,
+      input: parseCreateCharge(body, 'createCharge'),
+      baseUrl: testBaseUrl,
+      headers: {},
+    });
+    expect(later.status).toBe(201);
+    expect(await storedCharge(fresh.accountId, rawId(first.id))).toMatchObject({
+      status: 'EXPIRED',
+      failure: { providerErrorCode: 'expired', at: first.pix.expires_at },
+    });
   });
 
   it('never lets concurrent creates exceed the account limit', async () => {
