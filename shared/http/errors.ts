@@ -5,6 +5,19 @@
  * `toErrorEnvelope`; only errors below 500 show their message to the client.
  */
 
+import {
+  Conflict,
+  DomainError,
+  type ErrorDetail,
+  IdempotencyConflict,
+  InvalidInput,
+  NotFound,
+  PermissionDenied,
+  ProviderUnavailable,
+  StorageUnavailable,
+  Unprocessable,
+} from '../domain/errors.ts';
+
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
@@ -27,19 +40,6 @@ export const ERROR_TYPES = {
   503: 'api_error',
 } as const satisfies Record<number, ErrorType>;
 export type ErrorStatus = keyof typeof ERROR_TYPES;
-
-import {
-  Conflict,
-  DomainError,
-  type ErrorDetail,
-  IdempotencyConflict,
-  InvalidInput,
-  NotFound,
-  PermissionDenied,
-  ProviderUnavailable,
-  StorageUnavailable,
-  Unprocessable,
-} from '../domain/errors.ts';
 
 export type { ErrorDetail } from '../domain/errors.ts';
 

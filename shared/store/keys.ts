@@ -144,10 +144,10 @@ export const customerIndexPk = (scope: MerchantScope, document: string): string 
   `CUSTOMER#${scope.accountId}#${scope.mode}#${document}`;
 /** A Pix is processed once: its receipt is keyed by its end-to-end id alone. */
 export const pixReceiptKey = (endToEndId: string): ItemKey => ({ pk: `PIXIN#${endToEndId}`, sk: 'PIXIN' });
-/** A transaction's refunds, newest last by id (`re_<UUIDv7>`), under the charge's raw id (and in its partition). */
 /** A charge's refunds live in the charge's own partition. */
 export const chargeRefundsPk = (scope: MerchantScope, chargeId: string): string =>
   scopeItemPk(scope, chargeId);
+/** A transaction's refunds, newest last by id (`re_<UUIDv7>`), under the charge's raw id (and in its partition). */
 export const refundKey = (scope: MerchantScope, chargeId: string, refundId: string): ItemKey => ({
   pk: chargeRefundsPk(scope, chargeId),
   sk: `${PREFIX.refund}${chargeId}#${refundId}`,
@@ -347,9 +347,9 @@ export function medCaseSkRange(span: { afterMs?: number; beforeMs?: number; star
 
 // ── MED evidence ──────────────────────────────────────────────────────────────────────────────
 
-/** An evidence item in its case's partition, grouped under its case (`begins_with` lists a case's). */
 /** A case's evidence lives in the case's own partition. */
 export const caseEvidencePk = (scope: MerchantScope, caseId: string): string => scopeItemPk(scope, caseId);
+/** An evidence item in its case's partition, grouped under its case (`begins_with` lists a case's). */
 export const medEvidenceKey = (scope: MerchantScope, caseId: string, evidenceId: string): ItemKey => ({
   pk: caseEvidencePk(scope, caseId),
   sk: `${PREFIX.medEvidence}${caseId}#${evidenceId}`,
