@@ -403,13 +403,19 @@ describe('idempotency', () => {
 });
 
 describe('fraud and velocity guard (403, before the acquirer)', () => {
-  it('blocks a sixth live charge for one customer document within 10 minutes; expired ones do not count', async () => {
+  /** A fresh merchant whose customer has 5 live charges: a sixth is refused. */
+  async function customerAtLimit(customer: { name: string; document: string }) {
     const fresh = await merchant();
-    const customer = { name: 'Joao', document: '11.222.333/0001-81' };
     const charges = [];
     for (let i = 0; i < 5; i++) charges.push(await newCharge(fresh.apikey, { customer }));
     const blocked = await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer });
     expectError(blocked, 403, 'permission_error', 'fraud.customer_velocity_exceeded');
+    return { fresh, charges };
+  }
+
+  it('blocks a sixth live charge for one customer document within 10 minutes; expired ones do not count', async () => {
+    const customer = { name: 'Joao', document: '11.222.333/0001-81' };
+    const { fresh, charges } = await customerAtLimit(customer);
     expect(
       (await newCharge(fresh.apikey, { customer: { name: 'Other', document: '52998224725' } })).status,
     ).toBe('pending');
@@ -421,12 +427,8 @@ describe('fraud and velocity guard (403, before the acquirer)', () => {
   });
 
   it('does not count a cancelled charge toward the customer’s limit', async () => {
-    const fresh = await merchant();
     const customer = { name: 'Ana', document: '52998224725' };
-    const charges = [];
-    for (let i = 0; i < 5; i++) charges.push(await newCharge(fresh.apikey, { customer }));
-    const blocked = await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer });
-    expectError(blocked, 403, 'permission_error', 'fraud.customer_velocity_exceeded');
+    const { fresh, charges } = await customerAtLimit(customer);
     const cancelled = await api(`/v1/payments/${rawId(charges[0].id)}/cancel`, {
       apikey: fresh.apikey,
       method: 'POST',
