@@ -1,9 +1,10 @@
 import type { Reporter, TestModule } from 'vitest/node';
 
 /**
- * Closes the run on one plain line, `Tests: N passed, N failed[, N skipped]`: the form CI's log
- * reader counts in any language (it does not read vitest's own summary, which splits the counts
- * over several lines). Printed after the default reporter's summary.
+ * Closes the run on one plain line, `N passed, N failed[, N skipped]`: the form CI's log reader
+ * counts in any language (it does not read vitest's own summary, which splits the counts over
+ * several lines). Printed after the default reporter's summary, with nothing before the counts
+ * (a run closing on `Tests: N passed, N failed` was still recorded as having run no test).
  */
 export default class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -19,6 +20,6 @@ export default class PlainSummaryReporter implements Reporter {
       }
     }
     const skipped = count.skipped > 0 ? `, ${count.skipped} skipped` : '';
-    process.stdout.write(`\nTests: ${count.passed} passed, ${count.failed} failed${skipped}\n`);
+    process.stdout.write(`\n${count.passed} passed, ${count.failed} failed${skipped}\n`);
   }
 }
