@@ -5,7 +5,8 @@
  * refused) with its `metadata.med`, the hold journal (the contested amount from `available`,
  * which may go negative, to `retained`) and `med_case.created`. No `charge.*` event (Part 2).
  *
- * A reported amount other than the charge's (Part 2, `amountMismatch`) opens the case without
+ * The case holds the charge's amount less its refunds (reserved or paid). A reported amount other
+ * than that (Part 2, `amountMismatch`) opens the case without
  * any of that: nothing held, the charge keeps its status (only its `metadata.med` says so), and
  * the case waits for operations (`apply-med-review.ts`).
  */
@@ -15,6 +16,7 @@ import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { medCaseEvents } from '../domain/events.ts';
 import { medHoldJournal } from '../domain/ledger.ts';
 import {
+  contestableAmount,
   type MedCaseRecord,
   medEventTypesOf,
   medMetadataOf,
@@ -32,13 +34,19 @@ import { chargeTransitionItems, eventContext } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 8;
 
-/** 400 unless a MED case may open against the charge: paid, and no case of it undecided. */
+/** What a case may still contest of the charge: its amount less the refunds not failed. */
+const contestableOf = (charge: ChargeRecord): number =>
+  contestableAmount(charge.amount, charge.amount, charge.refundedAmount);
+
+/** 400 unless a MED case may open against the charge: paid, not refunded in full, and no case of it undecided. */
 export function assertDisputable(charge: ChargeRecord): void {
   const undecidedCase = charge.med !== undefined && charge.med.closedAt === null;
   if (charge.status === 'DISPUTE' || charge.status === 'CHARGEBACK' || undecidedCase)
     throw new InvalidInput('This charge is already disputed.', { param: 'id' });
   if (!canApply('openDispute', charge.status))
     throw new InvalidInput(`A MED case needs a paid charge; this one is ${charge.status}.`, { param: 'id' });
+  if (contestableOf(charge) <= 0)
+    throw new InvalidInput('This charge was refunded in full: nothing is left to contest.', { param: 'id' });
 }
 
 /**
@@ -82,14 +90,16 @@ export async function openMedCase(request: {
     assertDisputable(charge);
     const now = Date.now();
     const at = new Date(now).toISOString();
-    const mismatch = body.amount !== undefined && body.amount !== charge.amount;
+    // After refunds a case holds only what the merchant still has of the charge, never its whole amount.
+    const contestable = contestableOf(charge);
+    const mismatch = body.amount !== undefined && body.amount !== contestable;
     const medCase: MedCaseRecord = {
       id: newMedCaseId(now),
       accountId: scope.accountId,
       mode: scope.mode,
       type: body.type ?? 'med',
       status: 'open',
-      amount: body.amount ?? charge.amount,
+      amount: body.amount ?? contestable,
       currency: charge.currency,
       chargeId,
       reason: body.reason ?? null,
