@@ -19,17 +19,34 @@ export const CHARGE_ID_PREFIX = 'ch_';
 const RAW_CHARGE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISPB_PATTERN = /^\d{8}$/;
 
+/** What a charge creation's txid derives from. */
+export interface TxidSource {
+  accountId: string;
+  mode: string;
+  /** The create route (`createCharge`, `createPixCharge`, `createPayment`): each keeps its own keys. */
+  routeId: string;
+  idempotencyKey: string;
+  /**
+   * The idempotency retention period the create falls in (`floor(now / retention)`). A key used
+   * again after its record expired is always in a later period, so it never names the earlier
+   * charge's cob (a `PUT` of it would revise that cob's amount).
+   */
+  keyWindow: number;
+}
+
 /**
  * Deterministic txid for a charge creation: lower-case hex of SHA-256 over the account, the key
- * mode and the client's Idempotency-Key, cut to 32 characters. A retried create (same key) reuses
- * the same txid, so `PUT /cob/{txid}` at the PSP is idempotent too and can never create a second
- * charge; a different key, account or mode gives an unrelated txid. The three parts are
- * JSON-encoded before hashing so no choice of separators inside them can make two different
- * triples collide.
+ * mode, the route, the client's Idempotency-Key and its retention period, cut to 32 characters.
+ * A retried create (same key, same route, while its first try is retained) reuses the same txid,
+ * so `PUT /cob/{txid}` at the PSP is idempotent too and can never create a second charge; any
+ * other key, route, account, mode or period gives an unrelated txid. (A retry that crosses a
+ * period's edge gets a new txid: the first cob, never shown to anyone, expires unpaid.) The parts
+ * are JSON-encoded before hashing so no choice of separators inside them can make two collide.
  */
-export function deriveTxid(accountId: string, mode: string, idempotencyKey: string): string {
+export function deriveTxid(source: TxidSource): string {
+  const { accountId, mode, routeId, idempotencyKey, keyWindow } = source;
   return createHash('sha256')
-    .update(JSON.stringify([accountId, mode, idempotencyKey]))
+    .update(JSON.stringify([accountId, mode, routeId, idempotencyKey, keyWindow]))
     .digest('hex')
     .slice(0, TXID_LENGTH);
 }

@@ -2,7 +2,7 @@
  * Creating a charge (Part 1; docs/architecture.md, "One request"): idempotent without an in-progress
  * state. One read gathers the idempotency record, the account and the live-charge counter; the
  * fraud/velocity guard runs before the acquirer is called; the acquirer call is itself
- * idempotent (the txid derives from account, mode and Idempotency-Key); then ONE transaction
+ * idempotent (the txid derives from account, mode, route and Idempotency-Key); then ONE transaction
  * writes the charge, its idempotency record, the counter and the outbox events. The loser of a
  * race, or a retry after a 5xx, replays the stored response.
  */
@@ -30,6 +30,7 @@ import {
 import {
   chargeRefItem,
   customerChargeTimes,
+  IDEMPOTENCY_TTL_SECONDS,
   type IdempotencyRecord,
   idempotencyItem,
   MAX_CUSTOMER_WINDOW_SECONDS,
@@ -115,7 +116,12 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
       param: 'payment_method',
     });
   const expiresIn = input.expires_in ?? account.settings.defaultExpiresIn;
-  const txid = deriveTxid(scope.accountId, scope.mode, idempotencyKey);
+  const txid = deriveTxid({
+    ...scope,
+    routeId,
+    idempotencyKey,
+    keyWindow: Math.floor(now.getTime() / 1000 / IDEMPOTENCY_TTL_SECONDS),
+  });
   const outcome = await requestCob(provider, input, txid, expiresIn, now);
   injectFault('after-provider', request.headers);
 

@@ -9,13 +9,18 @@ import type { MerchantScope } from '../domain/scope.ts';
 import { db, type TransactItem, tableName } from './client.ts';
 import { acquirerInfractionKey, chargeTxidKey, dueIndex, pixReceiptKey, reconciliationKey } from './keys.ts';
 
-/** Put with the live charge; the txid derives from the Idempotency-Key, so it is new with the charge. */
+/**
+ * Put with the live charge, on condition that no charge has its txid yet: the txid derives from
+ * the create's key, route and retention period, so it is new with the charge, and a pointer is
+ * never moved to another charge.
+ */
 export function chargeTxidItem(charge: ChargeRecord & { txid: string }): TransactItem {
   const scope = { accountId: charge.accountId, mode: charge.mode };
   return {
     Put: {
       TableName: tableName(),
       Item: { ...chargeTxidKey(scope, charge.txid), type: 'chargeTxid', chargeId: charge.id },
+      ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }

@@ -153,7 +153,7 @@ function newChargeItems(
     ...template,
     id: store.ids.newChargeId(now.getTime()),
     idempotencyKey,
-    txid: store.pixIds.deriveTxid(template.accountId, template.mode, idempotencyKey),
+    txid: store.pixIds.deriveTxid({ ...template, routeId: ROUTE_ID, idempotencyKey, keyWindow: 0 }),
     expiresAt: new Date(now.getTime() + settings.defaultExpiresIn * 1000).toISOString(),
     createdAt: at,
     updatedAt: at,

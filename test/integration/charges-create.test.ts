@@ -6,7 +6,7 @@ import {
   createCharge as createChargeService,
 } from '../../shared/services/create-charge.ts';
 import { setWalletShards } from '../../shared/store/accounts.ts';
-import { readLiveCounters } from '../../shared/store/charges.ts';
+import { IDEMPOTENCY_TTL_SECONDS, readLiveCounters } from '../../shared/store/charges.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   createCharge,
@@ -343,6 +343,9 @@ describe('idempotency', () => {
     const other = await merchant();
     const c = await createCharge(other.apikey, { amount: 100, payment_method: 'pix' }, key);
     expect(new Set([a.body.id, b.body.id, c.body.id]).size).toBe(3);
+    // Each charge has a cob of its own at the acquirer: one key on two routes never shares a txid
+    // (a second `PUT /cob/{txid}` would revise the first charge's amount).
+    expect(new Set([a.body.pix.txid, b.body.pix.txid, c.body.pix.txid]).size).toBe(3);
   });
 
   it('creates exactly one charge from 50 concurrent requests with one key', async () => {
@@ -373,7 +376,13 @@ describe('idempotency', () => {
     expect(again.body.id).toBe(retried.body.id);
     expect((await api('/v1/charges', { apikey: fresh.apikey })).body.data).toHaveLength(1);
 
-    const txid = deriveTxid(fresh.accountId, 'test', key);
+    const txid = deriveTxid({
+      accountId: fresh.accountId,
+      mode: 'test',
+      routeId: 'createCharge',
+      idempotencyKey: key,
+      keyWindow: Math.floor(Date.parse(retried.body.created_at) / 1000 / IDEMPOTENCY_TTL_SECONDS),
+    });
     expect(retried.body.pix.txid).toBe(txid);
     // Each request's `request` record is logged after any line the request itself wrote: once all
     // three are in the log, every acquirer call they made is too.

@@ -9,27 +9,43 @@ import {
 import { newChargeId, newEndToEndId } from '../../shared/ids.ts';
 
 describe('deriveTxid', () => {
+  const source = {
+    accountId: 'acc_1',
+    mode: 'live',
+    routeId: 'createCharge',
+    idempotencyKey: 'key-00000001',
+    keyWindow: 20_000,
+  };
+
   it('is 32 lower-case hex characters and satisfies the API Pix txid rule', () => {
-    const txid = deriveTxid('acc_1', 'live', 'order-123-attempt');
+    const txid = deriveTxid({ ...source, idempotencyKey: 'order-123-attempt' });
     expect(txid).toMatch(/^[0-9a-f]{32}$/);
     expect(txid).toMatch(TXID_PATTERN);
     expect(txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
   });
 
   it('is deterministic for the same inputs', () => {
-    expect(deriveTxid('acc_1', 'live', 'key-00000001')).toBe(deriveTxid('acc_1', 'live', 'key-00000001'));
+    expect(deriveTxid({ ...source })).toBe(deriveTxid(source));
   });
 
-  it('changes with the key, the mode or the account', () => {
-    const base = deriveTxid('acc_1', 'live', 'key-00000001');
-    expect(deriveTxid('acc_1', 'live', 'key-00000002')).not.toBe(base);
-    expect(deriveTxid('acc_1', 'test', 'key-00000001')).not.toBe(base);
-    expect(deriveTxid('acc_2', 'live', 'key-00000001')).not.toBe(base);
+  it('changes with the key, the mode, the account, the route and the retention period', () => {
+    const base = deriveTxid(source);
+    expect(deriveTxid({ ...source, idempotencyKey: 'key-00000002' })).not.toBe(base);
+    expect(deriveTxid({ ...source, mode: 'test' })).not.toBe(base);
+    expect(deriveTxid({ ...source, accountId: 'acc_2' })).not.toBe(base);
+    // One key on two create routes makes two charges: never one cob for both.
+    expect(deriveTxid({ ...source, routeId: 'createPixCharge' })).not.toBe(base);
+    // A key used again once its idempotency record is gone makes a new charge, not the old cob revised.
+    expect(deriveTxid({ ...source, keyWindow: source.keyWindow + 1 })).not.toBe(base);
   });
 
   it('does not collide when separators move between the parts', () => {
-    expect(deriveTxid('a:live', 'x', 'k')).not.toBe(deriveTxid('a', 'live:x', 'k'));
-    expect(deriveTxid('a', 'live', 'x:k')).not.toBe(deriveTxid('a:live', 'x', 'k'));
+    expect(deriveTxid({ ...source, accountId: 'a:live', mode: 'x', idempotencyKey: 'k' })).not.toBe(
+      deriveTxid({ ...source, accountId: 'a', mode: 'live:x', idempotencyKey: 'k' }),
+    );
+    expect(deriveTxid({ ...source, accountId: 'a', mode: 'live', idempotencyKey: 'x:k' })).not.toBe(
+      deriveTxid({ ...source, accountId: 'a:live', mode: 'x', idempotencyKey: 'k' }),
+    );
   });
 });
 
