@@ -1,7 +1,7 @@
 /**
  * Webhook retry delays (README, "Operations"): before attempt n+1 wait 10 s, 1 m, 5 m, 30 m, 1 h, 2 h, 4 h,
  * 6 h, 8 h, 10 h, 12 h, 12 h, 12 h, 12 h (about 3.3 days), each ±10 % jitter; at least 60 s after
- * a timeout or a 429; a 429's `Retry-After` honoured up to 12 h (SQS's longest visibility).
+ * a timeout or a 429; a 429's `Retry-After` honoured; never more than `MAX_DELAY_SECONDS`.
  */
 
 export const MAX_ATTEMPTS = 15;
@@ -23,7 +23,12 @@ export const RETRY_DELAYS_SECONDS = [
   12 * HOUR,
   12 * HOUR,
 ] as const;
-export const MAX_DELAY_SECONDS = 12 * HOUR;
+/**
+ * The longest wait, 11 h 55 min: SQS refuses a visibility that would end more than 12 h after the
+ * message's receive, and the delay is set at the end of an attempt (up to the dispatcher's 60 s
+ * timeout later), so a full 12 h would be refused and the message come back a minute later.
+ */
+export const MAX_DELAY_SECONDS = 12 * HOUR - 5 * MINUTE;
 
 export interface FailedAttempt {
   /** 1-based number of the attempt that just failed. */

@@ -72,18 +72,22 @@ describe('SSRF address policy', () => {
 
 describe('retry schedule', () => {
   const mid = () => 0.5;
-  it('waits 10 s, 1 m, 5 m … 12 h before attempts 2 to 15', () => {
+  it('waits 10 s, 1 m, 5 m … 12 h (11 h 55 min at most) before attempts 2 to 15', () => {
     expect(RETRY_DELAYS_SECONDS).toHaveLength(14);
     expect(RETRY_DELAYS_SECONDS.map((_, i) => retryDelaySeconds({ attempt: i + 1 }, 1, mid))).toEqual([
-      10, 60, 300, 1800, 3600, 7200, 14_400, 21_600, 28_800, 36_000, 43_200, 43_200, 43_200, 43_200,
+      10, 60, 300, 1800, 3600, 7200, 14_400, 21_600, 28_800, 36_000, 42_900, 42_900, 42_900, 42_900,
     ]);
+    // SQS refuses a visibility ending more than 12 h after the receive: the longest jittered wait,
+    // set at the end of an attempt, must leave room for the attempt itself.
+    expect(retryDelaySeconds({ attempt: 14 }, 1, () => 0.999_999)).toBe(MAX_DELAY_SECONDS);
+    expect(MAX_DELAY_SECONDS).toBeLessThanOrEqual(43_200 - 60);
     expect(RETRY_DELAYS_SECONDS.reduce((t, d) => t + d, 0) / 86_400).toBeCloseTo(3.3, 1);
   });
   it('jitters by ±10 %', () => {
     expect(retryDelaySeconds({ attempt: 4 }, 1, () => 0)).toBe(1620);
     expect(retryDelaySeconds({ attempt: 4 }, 1, () => 0.999_999)).toBe(1980);
   });
-  it('waits at least 60 s after a timeout or a 429, honours Retry-After up to 12 h', () => {
+  it('waits at least 60 s after a timeout or a 429, honours Retry-After up to the longest wait', () => {
     expect(retryDelaySeconds({ attempt: 1, timedOut: true }, 1, mid)).toBe(60);
     expect(retryDelaySeconds({ attempt: 1, statusCode: 429 }, 1, mid)).toBe(60);
     expect(retryDelaySeconds({ attempt: 1, statusCode: 429, retryAfterSeconds: 900 }, 1, mid)).toBe(900);
