@@ -29,25 +29,65 @@ export interface RouteDefinition {
   /** API Gateway path syntax: `{name}` is a path parameter. */
   readonly path: string;
   readonly auth: AuthKind;
+  /**
+   * The route reads a JSON object body, `required` or `optional`. The edge answers 400 for any
+   * other JSON (an array, a string, a number, null) and, when `required`, for no body at all.
+   */
+  readonly body?: 'required' | 'optional';
 }
 
 export const routes = [
-  { id: 'login', group: 'auth', method: 'POST', path: '/v1/auth/login', auth: 'none' },
+  { id: 'login', group: 'auth', method: 'POST', path: '/v1/auth/login', auth: 'none', body: 'required' },
   { id: 'logout', group: 'auth', method: 'POST', path: '/v1/auth/logout', auth: 'jwt' },
 
-  { id: 'createApiKey', group: 'api-keys', method: 'POST', path: '/v1/api-keys', auth: 'jwt' },
+  {
+    id: 'createApiKey',
+    group: 'api-keys',
+    method: 'POST',
+    path: '/v1/api-keys',
+    auth: 'jwt',
+    body: 'optional',
+  },
   { id: 'listApiKeys', group: 'api-keys', method: 'GET', path: '/v1/api-keys', auth: 'jwt' },
   { id: 'listApiKeyAudit', group: 'api-keys', method: 'GET', path: '/v1/api-keys/audit-log', auth: 'jwt' },
-  { id: 'rotateApiKey', group: 'api-keys', method: 'POST', path: '/v1/api-keys/{id}/rotate', auth: 'jwt' },
+  {
+    id: 'rotateApiKey',
+    group: 'api-keys',
+    method: 'POST',
+    path: '/v1/api-keys/{id}/rotate',
+    auth: 'jwt',
+    body: 'optional',
+  },
   { id: 'revokeApiKey', group: 'api-keys', method: 'DELETE', path: '/v1/api-keys/{id}', auth: 'jwt' },
 
-  { id: 'createCharge', group: 'charges', method: 'POST', path: '/v1/charges', auth: 'apikey' },
-  { id: 'createPixCharge', group: 'charges', method: 'POST', path: '/v1/pix/charges', auth: 'apikey' },
+  {
+    id: 'createCharge',
+    group: 'charges',
+    method: 'POST',
+    path: '/v1/charges',
+    auth: 'apikey',
+    body: 'required',
+  },
+  {
+    id: 'createPixCharge',
+    group: 'charges',
+    method: 'POST',
+    path: '/v1/pix/charges',
+    auth: 'apikey',
+    body: 'required',
+  },
   { id: 'listCharges', group: 'charges', method: 'GET', path: '/v1/charges', auth: 'apikey' },
   { id: 'getCharge', group: 'charges', method: 'GET', path: '/v1/charges/{id}', auth: 'apikey' },
 
   // The transaction-format view of the same charges (Part 2).
-  { id: 'createPayment', group: 'payments', method: 'POST', path: '/v1/payments', auth: 'apikey' },
+  {
+    id: 'createPayment',
+    group: 'payments',
+    method: 'POST',
+    path: '/v1/payments',
+    auth: 'apikey',
+    body: 'required',
+  },
   { id: 'listPayments', group: 'payments', method: 'GET', path: '/v1/payments', auth: 'apikey' },
   // Literal paths win over `/v1/payments/{id}` (matchRoute prefers more literal segments; API Gateway too).
   { id: 'getPaymentStats', group: 'payments', method: 'GET', path: '/v1/payments/stats', auth: 'apikey' },
@@ -66,6 +106,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/payments/{id}/refund',
     auth: 'apikey',
+    body: 'required',
   },
   { id: 'listRefunds', group: 'payments', method: 'GET', path: '/v1/payments/{id}/refunds', auth: 'apikey' },
   {
@@ -99,6 +140,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/webhooks/endpoints',
     auth: 'apikey',
+    body: 'required',
   },
   {
     id: 'listWebhookEndpoints',
@@ -113,6 +155,7 @@ export const routes = [
     method: 'PATCH',
     path: '/v1/webhooks/endpoints/{id}',
     auth: 'apikey',
+    body: 'required',
   },
   {
     id: 'rotateWebhookSecret',
@@ -154,7 +197,14 @@ export const routes = [
   // MED (Pix dispute) cases; `/v1/infractions` serves the same routes (Part 2), as distinct ids.
   { id: 'listMedCases', group: 'med', method: 'GET', path: '/v1/med/cases', auth: 'apikey' },
   { id: 'getMedCase', group: 'med', method: 'GET', path: '/v1/med/cases/{id}', auth: 'apikey' },
-  { id: 'appealMedCase', group: 'med', method: 'POST', path: '/v1/med/cases/{id}/appeal', auth: 'apikey' },
+  {
+    id: 'appealMedCase',
+    group: 'med',
+    method: 'POST',
+    path: '/v1/med/cases/{id}/appeal',
+    auth: 'apikey',
+    body: 'required',
+  },
   { id: 'acceptMedCase', group: 'med', method: 'POST', path: '/v1/med/cases/{id}/accept', auth: 'apikey' },
   { id: 'listMedEvidence', group: 'med', method: 'GET', path: '/v1/med/cases/{id}/evidence', auth: 'apikey' },
   {
@@ -163,6 +213,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/med/cases/{id}/evidence',
     auth: 'apikey',
+    body: 'required',
   },
   {
     id: 'completeEvidenceUpload',
@@ -179,6 +230,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/infractions/{id}/appeal',
     auth: 'apikey',
+    body: 'required',
   },
   {
     id: 'acceptInfraction',
@@ -200,6 +252,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/infractions/{id}/evidence',
     auth: 'apikey',
+    body: 'required',
   },
   {
     id: 'completeInfractionEvidence',
@@ -223,6 +276,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/provider-callbacks/{token}/pix',
     auth: 'none',
+    body: 'required',
   },
 
   // Test mode only (live keys get 404): drive a charge through the real pipeline.
@@ -232,6 +286,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/sandbox/charges/{id}/pay',
     auth: 'apikey',
+    body: 'optional',
   },
   {
     id: 'simulateExpiry',
@@ -246,6 +301,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/sandbox/acquirer',
     auth: 'apikey',
+    body: 'required',
   },
   {
     id: 'simulateRefundFailure',
@@ -267,6 +323,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/sandbox/charges/{id}/med',
     auth: 'apikey',
+    body: 'optional',
   },
   {
     id: 'simulateMedEvidenceRequest',
@@ -281,6 +338,7 @@ export const routes = [
     method: 'POST',
     path: '/v1/sandbox/med/cases/{id}/decide',
     auth: 'apikey',
+    body: 'required',
   },
 
   // The API's own description: the OpenAPI document and its reference page (no auth).

@@ -110,7 +110,6 @@ export function parseCreateCharge(
   input: unknown,
   route: 'createCharge' | 'createPixCharge',
 ): CreateChargeBody {
-  if (input === undefined) throw new InvalidInput('A JSON body is required.', { param: 'amount' });
   const parsed = parseAmountFirst(input, route);
   const lock = parsed.expected_payer_tax_id;
   if (lock !== undefined) {

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { parseChargeId } from './pix-ids.ts';
 import { normalizeTaxId } from './tax-id.ts';
 import { publicStatuses } from './transaction-status.ts';
-import { queryInteger } from './validation.ts';
+import { oneOf, queryInteger } from './validation.ts';
 
 const Timestamp = v.pipe(
   v.string(),
@@ -29,7 +29,7 @@ export const ListChargesQuery = v.strictObject({
       v.transform((value) => parseChargeId(value) ?? ''),
     ),
   ),
-  status: v.optional(v.picklist(publicStatuses, `Must be one of ${publicStatuses.join(', ')}`)),
+  status: v.optional(oneOf(publicStatuses)),
   created_after: v.optional(Timestamp),
   created_before: v.optional(Timestamp),
   customer_id: v.optional(v.pipe(v.string(), v.minLength(1), v.transform(normalizeTaxId))),

@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { InvalidInput } from './errors.ts';
 import { parseChargeId, publicChargeId } from './pix-ids.ts';
 import type { Trigger } from './transaction-status.ts';
-import { parseInput, queryInteger } from './validation.ts';
+import { oneOf, parseInput, queryInteger } from './validation.ts';
 
 export const medCaseStatuses = ['open', 'appealed', 'accepted', 'rejected', 'closed'] as const;
 export type MedCaseStatus = (typeof medCaseStatuses)[number];
@@ -267,8 +267,8 @@ export const MED_REASON_MAX_LENGTH = 2000;
 /** `POST /v1/sandbox/charges/{id}/med` body (every field optional). */
 export const openMedCaseSchema = v.strictObject({
   amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  type: v.optional(v.picklist(medCaseTypes)),
-  method: v.optional(v.picklist(medMethods)),
+  type: v.optional(oneOf(medCaseTypes)),
+  method: v.optional(oneOf(medMethods)),
   reason: v.optional(v.pipe(v.string(), v.maxLength(MED_REASON_MAX_LENGTH))),
   payer_name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   payer_document: v.optional(v.pipe(v.string(), v.maxLength(32))),
@@ -283,7 +283,7 @@ export const appealSchema = v.object({
 });
 
 /** `POST /v1/sandbox/med/cases/{id}/decide`. */
-export const decideSchema = v.object({ outcome: v.picklist(medDecisions) });
+export const decideSchema = v.object({ outcome: oneOf(medDecisions) });
 
 export const MED_LIST_DEFAULT_LIMIT = 25;
 export const MED_LIST_MAX_LIMIT = 100;
@@ -292,8 +292,8 @@ export const MED_LIST_MAX_LIMIT = 100;
 export const listMedCasesSchema = v.strictObject({
   limit: queryInteger(1, MED_LIST_MAX_LIMIT, MED_LIST_DEFAULT_LIMIT),
   starting_after: v.optional(v.string()),
-  status: v.optional(v.picklist(medCaseStatuses)),
-  type: v.optional(v.picklist(medCaseTypes)),
+  status: v.optional(oneOf(medCaseStatuses)),
+  type: v.optional(oneOf(medCaseTypes)),
   charge_id: v.optional(v.string()),
   created_after: v.optional(isoDate),
   created_before: v.optional(isoDate),

@@ -5,6 +5,7 @@
  */
 
 import * as v from 'valibot';
+import { oneOf } from './validation.ts';
 
 /** Part 2, Limits: at most 10 MB. Equal to `evidenceBucket.maxFileBytes` (shared/resources.ts). */
 export const EVIDENCE_MAX_BYTES = 10 * 1024 * 1024;
@@ -58,7 +59,7 @@ export interface MedEvidenceRecord {
 export const evidenceDeclarationSchema = v.strictObject({
   file_name: v.pipe(v.string(), v.minLength(1), v.maxLength(255)),
   file_size: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(EVIDENCE_MAX_BYTES)),
-  mime_type: v.picklist(EVIDENCE_MIME_TYPES),
+  mime_type: oneOf(EVIDENCE_MIME_TYPES),
 });
 export type EvidenceDeclaration = v.InferOutput<typeof evidenceDeclarationSchema>;
 

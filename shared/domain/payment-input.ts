@@ -12,7 +12,7 @@ import {
   PIX_MAX_AMOUNT,
   parseWithAmountCode,
 } from './charge-input.ts';
-import { InvalidInput, Unprocessable } from './errors.ts';
+import { Unprocessable } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 
 export const paymentMethods = ['PIX', 'CREDIT_CARD', 'MBWAY', 'MULTIBANCO', 'BOLETO', 'CRYPTO'] as const;
@@ -71,7 +71,6 @@ export const CreatePaymentBody = v.pipe(
 export type CreatePaymentBody = v.InferOutput<typeof CreatePaymentBody>;
 
 export function parseCreatePayment(input: unknown): CreatePaymentBody {
-  if (input === undefined) throw new InvalidInput('A JSON body is required.', { param: 'amount' });
   return parseWithAmountCode(CreatePaymentBody, input);
 }
 

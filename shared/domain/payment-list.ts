@@ -16,7 +16,7 @@ import { type ChargeRecord, effectiveStatus } from './charges.ts';
 import { InvalidInput } from './errors.ts';
 import { serializePayment } from './payments.ts';
 import { awaitingPayment, type TxStatus, txStatuses } from './transaction-status.ts';
-import { parseInput, queryInteger } from './validation.ts';
+import { oneOf, parseInput, queryInteger } from './validation.ts';
 
 export const PAYMENT_LIST_DEFAULT_LIMIT = 20;
 export const PAYMENT_LIST_MAX_LIMIT = 100;
@@ -131,13 +131,10 @@ const isoBound = (side: 'start' | 'end') =>
 export const ListPaymentsQuery = v.strictObject({
   page: queryInteger(1, PAYMENT_LIST_MAX_DEPTH, 1),
   limit: queryInteger(1, PAYMENT_LIST_MAX_LIMIT, PAYMENT_LIST_DEFAULT_LIMIT),
-  status: v.optional(v.picklist(txStatuses, `Must be one of ${txStatuses.join(', ')}`)),
+  status: v.optional(oneOf(txStatuses)),
   startDate: v.optional(isoBound('start')),
   endDate: v.optional(isoBound('end')),
-  sortBy: v.optional(
-    v.picklist(paymentFields, 'Must be a field of the payment (createdAt, amount, status, …)'),
-    'createdAt',
-  ),
+  sortBy: v.optional(oneOf(paymentFields), 'createdAt'),
   sortOrder: v.optional(v.picklist(['asc', 'desc'] as const, 'Must be asc or desc'), 'desc'),
 });
 

@@ -6,7 +6,6 @@
 
 import * as v from 'valibot';
 import { idempotencyKeyField, PIX_MAX_AMOUNT } from './charge-input.ts';
-import { InvalidInput } from './errors.ts';
 import type { RefundRequest } from './refunds.ts';
 import { isValidCnpj, isValidCpf } from './tax-id.ts';
 import { parseInput } from './validation.ts';
@@ -72,8 +71,6 @@ export const RefundBody = v.pipe(
 export type RefundBody = v.InferOutput<typeof RefundBody>;
 
 export function parseRefundBody(input: unknown): RefundBody {
-  if (input === undefined)
-    throw new InvalidInput('A JSON body with an idempotencyKey is required.', { param: 'idempotencyKey' });
   return parseInput(RefundBody, input, 'body');
 }
 

@@ -12,15 +12,35 @@ export function parseInput<S extends v.GenericSchema>(
   if (result.success) return result.output;
   const details: ErrorDetail[] = result.issues.map((issue) => ({
     param: v.getDotPath(issue) ?? where,
-    // strictObject reports an unexpected key as "Expected never".
-    message: issue.expected === 'never' ? 'Unknown parameter' : issue.message,
+    message: issueMessage(issue),
   }));
-  const first = details[0];
-  throw new InvalidInput(first ? `Invalid ${first.param}: ${first.message}` : `Invalid ${where}`, {
-    ...(first && { param: first.param }),
-    details,
-  });
+  const first = result.issues[0];
+  const firstDetail = details[0];
+  if (first === undefined || firstDetail === undefined) throw new InvalidInput(`Invalid ${where}`);
+  if (v.getDotPath(first) === null && where === 'body') {
+    throw new InvalidInput('The request body must be a JSON object.');
+  }
+  throw new InvalidInput(
+    isMissing(first) ? firstDetail.message : `Invalid ${firstDetail.param}: ${firstDetail.message}`,
+    { param: firstDetail.param, details },
+  );
 }
+
+/** A required field absent from its object (valibot: "Invalid key: Expected "x" but received undefined"). */
+const isMissing = (issue: v.BaseIssue<unknown>): boolean =>
+  issue.received === 'undefined' && (issue.path?.length ?? 0) > 0;
+
+/** What a `details` entry says: valibot's own message, except for a missing or an unknown field. */
+function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (isMissing(issue)) return `${v.getDotPath(issue)} is required.`;
+  // strictObject reports an unexpected key as "Expected never".
+  if (issue.expected === 'never') return 'Unknown parameter';
+  return issue.message;
+}
+
+/** A value from a fixed list; the error names every allowed value. */
+export const oneOf = <const T extends readonly string[]>(values: T) =>
+  v.picklist(values, `Must be one of ${values.join(', ')}`);
 
 /** An optional query-string integer within bounds (`limit=abc` → 400, never ignored). */
 export const queryInteger = (min: number, max: number, fallback: number) =>

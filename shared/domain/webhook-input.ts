@@ -1,7 +1,7 @@
 /** Webhook management input: endpoint bodies and the deliveries query. */
 
 import * as v from 'valibot';
-import { queryInteger } from './validation.ts';
+import { oneOf, queryInteger } from './validation.ts';
 import { eventNames } from './webhook-catalog.ts';
 import { DELIVERY_LIST_MAX_OFFSET } from './webhook-deliveries.ts';
 
@@ -33,13 +33,11 @@ export const isWebhookEndpointId = (id: string | undefined): id is string =>
   id !== undefined && WEBHOOK_ENDPOINT_ID_PATTERN.test(id);
 
 export const DeliveriesQuery = v.strictObject({
-  status: v.optional(
-    v.picklist(['PENDING', 'PROCESSING', 'DELIVERED', 'FAILED', 'CANCELLED'], 'Must be a delivery status'),
-  ),
+  status: v.optional(oneOf(['PENDING', 'PROCESSING', 'DELIVERED', 'FAILED', 'CANCELLED'])),
   eventType: v.optional(
     v.pipe(
       v.string(),
-      v.check((e) => eventNames.has(e), 'Unknown event name'),
+      v.check((e) => eventNames.has(e), `Must be one of ${[...eventNames].join(', ')}`),
     ),
   ),
   endpointId: v.optional(v.pipe(v.string(), v.regex(WEBHOOK_ENDPOINT_ID_PATTERN, 'Must be an endpoint id'))),

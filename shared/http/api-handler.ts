@@ -165,7 +165,17 @@ const parseRequest = (group: Group): ApiMiddleware => ({
   },
 });
 
-function parseJsonBody(event: ApiEvent, contentType: string | undefined): unknown {
+/** A route that reads a JSON object gets one (or, when its body is optional, none); see `RouteDefinition.body`. */
+function parseJsonBody(event: ApiEvent, route: RouteDefinition, contentType: string | undefined): unknown {
+  const body = parseJson(event, contentType);
+  if (route.body === undefined || (body === undefined && route.body === 'optional')) return body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidInput('The request body must be a JSON object.');
+  }
+  return body;
+}
+
+function parseJson(event: ApiEvent, contentType: string | undefined): unknown {
   if (!event.body) return undefined;
   const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (text.trim() === '') return undefined;
@@ -200,7 +210,7 @@ const authenticate = (): ApiMiddleware => ({
 const jsonBody = (): ApiMiddleware => ({
   before: ({ event, context }) => {
     const request = context.api.request;
-    if (request) request.body = parseJsonBody(event, request.headers['content-type']);
+    if (request) request.body = parseJsonBody(event, request.route, request.headers['content-type']);
   },
 });
 

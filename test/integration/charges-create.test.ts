@@ -212,6 +212,34 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
     await invalid({ amount: 100, payment_method: 'boleto' }, 'payment_method');
   });
 
+  it('says a missing required field is required, with the field as param and in details', async () => {
+    const reply = await invalid({ amount: 100 }, 'payment_method');
+    expect(reply.body.error.message).toBe('payment_method is required.');
+    expect(reply.body.error.details).toEqual([
+      { param: 'payment_method', message: 'payment_method is required.' },
+    ]);
+    const amount = await invalid({ payment_method: 'pix' }, 'amount', 'invalid_amount');
+    expect(amount.body.error.message).toBe('amount is required.');
+  });
+
+  it('answers a body that is not a JSON object with invalid_request and no param, on every create route', async () => {
+    for (const path of ['/v1/charges', '/v1/pix/charges', '/v1/payments', '/v1/webhooks/endpoints']) {
+      for (const rawBody of ['[]', '[{"amount":100}]', '"amount"', '100', 'null', '']) {
+        const reply = await api(path, {
+          apikey: m.apikey,
+          method: 'POST',
+          rawBody,
+          headers: { 'content-type': 'application/json', 'idempotency-key': newIdempotencyKey() },
+        });
+        expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+        expect(reply.body.error.message, `${path} ${rawBody}`).toBe(
+          'The request body must be a JSON object.',
+        );
+        expect(reply.body.error.param, `${path} ${rawBody}`).toBeUndefined();
+      }
+    }
+  });
+
   it('requires BRL', async () => {
     await invalid({ amount: 100, payment_method: 'pix', currency: 'USD' }, 'currency');
     expect((await newCharge(m.apikey, { currency: 'brl' })).currency).toBe('BRL');

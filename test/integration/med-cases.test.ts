@@ -180,6 +180,9 @@ describe('appeal and accept', () => {
     expect(short.body.error.param).toBe('reason');
     expect((await appeal(m.apikey, m.medCase.id, 'x'.repeat(2001))).body.error.param).toBe('reason');
     expect((await appeal(m.apikey, m.medCase.id, 42)).body.error.param).toBe('reason');
+    const missing = await api(`/v1/med/cases/${m.medCase.id}/appeal`, { apikey: m.apikey, body: {} });
+    expectError(missing, 400, 'invalid_request_error', 'invalid_request');
+    expect(missing.body.error).toMatchObject({ param: 'reason', message: 'reason is required.' });
 
     const reply = await appeal(m.apikey, m.medCase.id, 'x'.repeat(2000));
     expect(reply.status).toBe(200);
@@ -485,6 +488,12 @@ describe('GET /v1/med/cases and /v1/infractions', () => {
     expect(await param('limit=abc')).toBe('limit');
     expect(await param('status=won')).toBe('status');
     expect(await param('type=pix')).toBe('type');
+    expect((await list('status=won')).body.error.message).toBe(
+      'Invalid status: Must be one of open, appealed, accepted, rejected, closed',
+    );
+    expect((await list('type=pix')).body.error.message).toBe(
+      'Invalid type: Must be one of med, chargeback, dispute, fraud',
+    );
     expect(await param('charge_id=123')).toBe('charge_id');
     expect(await param('created_after=yesterday')).toBe('created_after');
     expect(await param('created_before=2026-02-31T99:00:00Z')).toBe('created_before');

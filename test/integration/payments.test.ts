@@ -110,6 +110,12 @@ describe('POST /v1/payments', () => {
     expectParam(reply, 400, 'invalid_request', param);
   });
 
+  it('says a missing idempotencyKey is required', async () => {
+    const reply = await createPayment(m.apikey, validPayment({ idempotencyKey: undefined }));
+    expectParam(reply, 400, 'invalid_request', 'idempotencyKey');
+    expect(reply.body.error.message).toBe('idempotencyKey is required.');
+  });
+
   it.each([0, 10.5, '100'])('answers 400 invalid_amount for amount %j', async (amount) => {
     expectParam(await createPayment(m.apikey, validPayment({ amount })), 400, 'invalid_amount', 'amount');
   });

@@ -56,6 +56,18 @@ describe('POST /v1/webhooks/endpoints', () => {
     expect(reply.body.error.param).toBe('url');
   });
 
+  it('says a missing url or events is required', async () => {
+    for (const [body, param] of [
+      [{ url: URL }, 'events'],
+      [{ events: ['charge.paid'] }, 'url'],
+    ] as const) {
+      const reply = await register(m.apikey, body);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe(param);
+      expect(reply.body.error.message).toBe(`${param} is required.`);
+    }
+  });
+
   it('requires an API key', async () => {
     expectError(
       await api('/v1/webhooks/endpoints', { body: { url: URL, events: ['charge.paid'] } }),
@@ -240,6 +252,14 @@ describe('GET /v1/webhooks/deliveries and /stats', () => {
       expectError(reply, 400, 'invalid_request_error', 'invalid_request');
       expect(reply.body.error.param).toBe(param);
     }
+    const status = await api('/v1/webhooks/deliveries?status=delivered', { apikey: m.apikey });
+    expect(status.body.error.message).toBe(
+      'Invalid status: Must be one of PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED',
+    );
+    const eventType = await api('/v1/webhooks/deliveries?eventType=charge.pay', { apikey: m.apikey });
+    expect(eventType.body.error.message).toMatch(
+      /^Invalid eventType: Must be one of charge\.created, .*charge\.paid/,
+    );
   });
 
   it('starts empty for a new account', async () => {

@@ -102,6 +102,28 @@ describe('createApiHandler', () => {
     }
   });
 
+  it('answers 400 invalid_request, naming no field, for a body that is not a JSON object', async () => {
+    let called = false;
+    const handler = createApiHandler('auth', {
+      login: async () => {
+        called = true;
+        return { status: 200, body: { ok: true } };
+      },
+      logout,
+    });
+    for (const body of ['[]', '"x"', '1', 'null', '', undefined]) {
+      const result = await handler(event({ body }), context);
+      expect(result.statusCode, String(body)).toBe(400);
+      const { error } = JSON.parse(result.body ?? '{}');
+      expect(error).toEqual({
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        message: 'The request body must be a JSON object.',
+      });
+    }
+    expect(called).toBe(false);
+  });
+
   it('decodes base64 bodies and passes the parsed JSON to the route', async () => {
     let seen: unknown;
     const handler = createApiHandler('auth', {

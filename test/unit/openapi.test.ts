@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#shared/http/openapi/document.ts';
-import { routes } from '#shared/routes.ts';
+import { type RouteDefinition, routes } from '#shared/routes.ts';
 
 const document = buildOpenApiDocument();
 const operationOf = (method: string, path: string) =>
@@ -30,6 +30,16 @@ describe('the OpenAPI document', () => {
       const statuses = Object.keys(operation?.responses ?? {});
       expect(statuses.some((status) => status.startsWith('2'))).toBe(true);
       expect(statuses).toContain('500');
+    },
+  );
+
+  it.each(routes.map((route) => [route.id, route as RouteDefinition] as const))(
+    'gives %s a request body exactly when the manifest says it reads one',
+    (_id, route) => {
+      const operation = operationOf(route.method, route.path) as { requestBody?: { required: boolean } };
+      expect(operation.requestBody?.required).toBe(
+        route.body === undefined ? undefined : route.body === 'required',
+      );
     },
   );
 

@@ -46,7 +46,6 @@ export const apiKeyOperations: Operations<'api-keys'> = {
     description:
       'OWNER or ADMIN. The cleartext `apiKey` is shown this once; `test: true` issues an `ak_test_` key.',
     body: CreateApiKeyBody,
-    optionalBody: true,
     responses: { 201: { description: 'The new key, with its cleartext.', schema: IssuedApiKey } },
     errors: KEY_MANAGER_ONLY,
   },
@@ -80,7 +79,6 @@ export const apiKeyOperations: Operations<'api-keys'> = {
     description:
       'Revokes the key and issues a new one of the same mode in one step; the old key stops working at once. The label is kept unless a new one is sent.',
     body: RotateApiKeyBody,
-    optionalBody: true,
     responses: { 201: { description: 'The new key, with its cleartext.', schema: IssuedApiKey } },
     errors: KEY_MANAGER_ONLY,
   },

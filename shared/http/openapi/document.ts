@@ -339,7 +339,7 @@ function operationOf(route: RouteDefinition): Json {
     ...(parameters.length > 0 && { parameters }),
     ...(operation.body !== undefined && {
       requestBody: {
-        required: operation.optionalBody !== true,
+        required: route.body !== 'optional',
         content: { 'application/json': { schema: requestSchema.convert(unwrapOptional(operation.body)) } },
       },
     }),

@@ -45,9 +45,8 @@ export interface Operation {
   readonly description?: string;
   /** The query string's schema (a strict object: an unknown parameter is 400). */
   readonly query?: Schema;
-  /** The JSON body's schema; `optionalBody` when the route accepts none. */
+  /** The JSON body's schema (whether a body is required is the manifest's `body`, `shared/routes.ts`). */
   readonly body?: Schema;
-  readonly optionalBody?: true;
   /** Routes that take the `Idempotency-Key` header. */
   readonly idempotencyKeyHeader?: true;
   readonly responses: Readonly<Partial<Record<200 | 201 | 202 | 204, SuccessResponse>>>;

@@ -21,7 +21,6 @@ export const sandboxOperations: Operations<'sandbox'> = {
     description:
       'A Pix arrives as the acquirer would report it. Omitting `payer_document` means the bank did not report it; another `amount` is returned to the payer.',
     body: SimulatePaymentBody,
-    optionalBody: true,
     responses: {
       200: {
         description: 'What settlement did with the Pix.',
@@ -71,7 +70,6 @@ export const sandboxOperations: Operations<'sandbox'> = {
     description:
       'The payer’s bank opens a MED case against a paid charge; 400 if it is not paid or already has an undecided case.',
     body: openMedCaseSchema,
-    optionalBody: true,
     responses: { 201: { description: 'The case.', schema: MedCase } },
   },
   simulateMedEvidenceRequest: {
