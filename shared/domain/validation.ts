@@ -17,9 +17,10 @@ export function parseInput<S extends v.GenericSchema>(
   const first = result.issues[0];
   const firstDetail = details[0];
   if (first === undefined || firstDetail === undefined) throw new InvalidInput(`Invalid ${where}`);
-  if (v.getDotPath(first) === null && where === 'body') {
-    throw new InvalidInput('The request body must be a JSON object.');
-  }
+  // Not an object at all (a route that reads none may still pass one in); a rule over the whole
+  // object (say, "send at least one of …") also has no path, and keeps its own message.
+  const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+  if (where === 'body' && !isObject) throw new InvalidInput('The request body must be a JSON object.');
   throw new InvalidInput(
     isMissing(first) ? firstDetail.message : `Invalid ${firstDetail.param}: ${firstDetail.message}`,
     { param: firstDetail.param, details },

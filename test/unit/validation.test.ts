@@ -4,7 +4,11 @@ import { CreateChargeBody } from '../../shared/domain/charge-input.ts';
 import { appealSchema, listMedCasesSchema } from '../../shared/domain/med-cases.ts';
 import { CreatePaymentBody } from '../../shared/domain/payment-input.ts';
 import { oneOf, parseInput } from '../../shared/domain/validation.ts';
-import { CreateEndpointBody, DeliveriesQuery } from '../../shared/domain/webhook-input.ts';
+import {
+  CreateEndpointBody,
+  DeliveriesQuery,
+  UpdateEndpointBody,
+} from '../../shared/domain/webhook-input.ts';
 
 const failure = (schema: v.GenericSchema, input: unknown, where: 'body' | 'query' = 'body') => {
   try {
@@ -56,6 +60,13 @@ describe('parseInput', () => {
       message: 'The request body must be a JSON object.',
       param: undefined,
       details: undefined,
+    });
+  });
+
+  it('keeps the message of a rule over the whole object (no field to blame, but an object)', () => {
+    expect(failure(UpdateEndpointBody, {})).toMatchObject({
+      message: 'Invalid body: Send at least one of url, events, status',
+      param: 'body',
     });
   });
 
