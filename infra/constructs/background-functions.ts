@@ -119,6 +119,7 @@ export class BackgroundFunctions extends Construct {
       description: `Runs the Pix scheduler every ${schedulerPeriodSeconds} s`,
       schedule: Schedule.rate(Duration.minutes(schedulerPeriodSeconds / 60)),
       // No retries and no DLQ: a failed run's work is still due, and the next run picks it up.
+      // Runs that keep failing raise Observability's SchedulerErrorsAlarm.
       targets: [new LambdaFunction(this.scheduler.function, { retryAttempts: 0 })],
     });
 

@@ -319,8 +319,8 @@ describe('OutboxFailures queue', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: topic }],
     });
-    // With the webhook DLQ's, the provider callback DLQ's and the four of the observability construct.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    // With the webhook DLQ's, the provider callback DLQ's and the five of the observability construct.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
   });
 });
 
@@ -416,6 +416,30 @@ describe('observability', () => {
     });
   });
 
+  it("alarms when the scheduler's runs fail (Lambda Errors) in consecutive minutes, to the ops topic", () => {
+    // Its EventBridge target neither retries nor dead-letters a failed run: this alarm is the only trace.
+    expect(alarmRules.schedulerErrors).toEqual({ threshold: 1, periodMinutes: 1, periods: 3 });
+    const { properties } = alarmOf(pixStack.observability.schedulerErrorsAlarm);
+    expect(properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [
+        {
+          Name: 'FunctionName',
+          Value: { Ref: logicalId(pixStack.background.scheduler.function.node.defaultChild as CfnElement) },
+        },
+      ],
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic()],
+    });
+  });
+
   it('has a dashboard with the alarms and every service metric', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(
@@ -427,6 +451,7 @@ describe('observability', () => {
       'AcquirerErrorRateAlarm',
       'DeliveryFailureRateAlarm',
       'OutboxAgeAlarm',
+      'SchedulerErrorsAlarm',
     ])
       expect(body).toContain(alarm);
   });
