@@ -263,6 +263,24 @@ describe('webhook queues', () => {
     );
   });
 
+  it('retains the queues that hold the only record of failures (both DLQs, OutboxFailures), as the table', () => {
+    const retained = [
+      pixStack.webhookQueues.deadLetterQueue,
+      pixStack.webhookQueues.outboxFailureQueue,
+      pixStack.providerCallbackQueues.deadLetterQueue,
+    ].map((queue) => logicalId(queue.node.defaultChild as CfnElement));
+    const queues = template.findResources('AWS::SQS::Queue');
+    for (const id of retained) {
+      expect(queues[id]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    // The work queues are not retained: pending deliveries are also in the table (their status), and
+    // reconciliation settles the Pix of a lost callback.
+    const retainedIds = Object.entries(queues)
+      .filter(([, queue]) => queue.DeletionPolicy === 'Retain')
+      .map(([id]) => id);
+    expect(retainedIds.sort()).toEqual([...retained].sort());
+  });
+
   it('alarms to the encrypted ops topic as soon as one message is in the DLQ', () => {
     const dlq = logicalId(pixStack.webhookQueues.deadLetterQueue.node.defaultChild as CfnElement);
     const topic = logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement);
