@@ -281,6 +281,51 @@ describe('webhook queues', () => {
     expect(retainedIds.sort()).toEqual([...retained].sort());
   });
 
+  it("lets CloudWatch use the topic's key and publish to it only for this account's alarms", () => {
+    const fromOurAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':cloudwatch:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':alarm:*',
+            ],
+          ],
+        },
+      },
+    };
+    const cloudWatch = { Service: 'cloudwatch.amazonaws.com' };
+    const keyStatements = Object.values(template.findResources('AWS::KMS::Key')).flatMap(
+      (key) => key.Properties.KeyPolicy.Statement as (PolicyStatement & { Principal: unknown })[],
+    );
+    const forCloudWatch = keyStatements.filter(
+      (statement) => JSON.stringify(statement.Principal) === JSON.stringify(cloudWatch),
+    );
+    expect(forCloudWatch).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: cloudWatch,
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: fromOurAlarms,
+      },
+    ]);
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: cloudWatch, Action: 'sns:Publish', Condition: fromOurAlarms }),
+        ]),
+      },
+    });
+  });
+
   it('alarms to the encrypted ops topic as soon as one message is in the DLQ', () => {
     const dlq = logicalId(pixStack.webhookQueues.deadLetterQueue.node.defaultChild as CfnElement);
     const topic = logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement);
