@@ -1078,8 +1078,21 @@ describe('webhook dispatcher', () => {
     expect(grants).not.toHaveProperty(['sqs:SendMessage']);
   });
 
-  it('reads and writes the table, and reads no secret', () => {
-    expect(canWriteTable(dispatcher())).toBe(true);
+  it('reads the table and updates items (UpdateItem only: no put, delete or batch write), and reads no secret', () => {
+    const dynamodb = statementsOf(dispatcher()).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamodb).toHaveLength(1);
+    expect([...actionsOf(dynamodb[0] as PolicyStatement)].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(dynamodb[0]?.Condition).toBeUndefined();
+    const resources = JSON.stringify(dynamodb[0]?.Resource);
+    for (const index of table.indexes) expect(resources).toContain(`/index/${index.name}`);
     expect(readsSecret(dispatcher(), 'jwtSecret')).toBe(false);
     expect(readsSecret(dispatcher(), 'pixSigningSecret')).toBe(false);
     expect(JSON.stringify(statementsOf(dispatcher()).map((statement) => statement.Resource))).not.toContain(
