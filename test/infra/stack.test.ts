@@ -24,7 +24,7 @@ import {
   table,
   webhookQueues,
 } from '#shared/resources.ts';
-import { type Group, groups, routeKey, routes } from '#shared/routes.ts';
+import { fallbackGroup, type Group, groups, routeKey, routes } from '#shared/routes.ts';
 
 interface NagReport {
   readonly pluginReports: readonly {
@@ -1114,17 +1114,22 @@ describe('HTTP API', () => {
     });
   });
 
-  it('sends unknown paths ($default) to the auth group and nothing else is routed', () => {
+  it('sends unknown paths ($default) to the docs group, which has no table and no secret, and nothing else is routed', () => {
+    expect(fallbackGroup).toBe('docs');
     template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
-    const auth = logicalId(pixStack.functions.auth.function.node.defaultChild as CfnElement);
+    const docs = logicalId(pixStack.functions.docs.function.node.defaultChild as CfnElement);
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration', {
-      Properties: { IntegrationUri: { 'Fn::GetAtt': [auth, 'Arn'] } },
+      Properties: { IntegrationUri: { 'Fn::GetAtt': [docs, 'Arn'] } },
     });
-    const [authIntegration] = Object.keys(integrations);
+    const [docsIntegration] = Object.keys(integrations);
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: '$default',
-      Target: { 'Fn::Join': ['', ['integrations/', { Ref: authIntegration }]] },
+      Target: { 'Fn::Join': ['', ['integrations/', { Ref: docsIntegration }]] },
     });
+    // Least privilege: its role touches neither the table nor a secret, nor any queue or bucket.
+    const actions = statementsOf('docs').flatMap(actionsOf);
+    expect(actions.filter((action) => !action.startsWith('logs:'))).toEqual([]);
+    expect(environmentOf(pixStack.functions.docs)).not.toHaveProperty('TABLE_NAME');
   });
 
   it('uses one payload-2.0 Lambda integration per group', () => {
