@@ -601,6 +601,21 @@ describe('secrets', () => {
   });
 });
 
+describe('secret grants', () => {
+  it('are GetSecretValue on the one secret ARN only: no DescribeSecret (the code never calls it)', () => {
+    const jwtArn = { Ref: logicalId(pixStack.jwtSecret.secret.node.defaultChild as CfnElement) };
+    const jwt = statementsOf('auth').filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('secretsmanager:')),
+    );
+    expect(jwt).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: jwtArn }]);
+    const everyAction = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as PolicyStatement[]).flatMap(actionsOf),
+    );
+    expect(everyAction).toContain('secretsmanager:GetSecretValue');
+    expect(everyAction).not.toContain('secretsmanager:DescribeSecret');
+  });
+});
+
 describe('API Lambdas', () => {
   it('runs one Node.js 24 arm64 function per API group (plus four background ones)', () => {
     expect(groups).toEqual([
