@@ -143,13 +143,14 @@ export class PixServiceStack extends Stack {
       alarmTopic: this.alarms.topic,
       api: this.api.api,
       outbox: this.background.outbox.function,
+      scheduler: this.background.scheduler.function,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the public API' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description:
-        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, provider callback DLQ, outbox failures and age, 5xx, acquirer and delivery failure rates)',
+        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, provider callback DLQ, outbox failures and age, scheduler errors, 5xx, acquirer and delivery failure rates)',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,

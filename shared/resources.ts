@@ -30,7 +30,11 @@ export const webhookQueues = {
   maxReceiveCount: 15,
   /** Longer than the dispatcher's 30 s HTTP timeout, so an attempt in flight is never redelivered. */
   visibilityTimeoutSeconds: 60,
-  /** 14 days: the longest SQS allows, so ops have time to redrive. */
+  /**
+   * 14 days, the longest SQS allows, on the queue and its DLQ. SQS expires a dead-lettered message
+   * of a standard queue by its ORIGINAL enqueue time: a delivery reaches the DLQ after its retries
+   * (about 3.3 days with the current schedule), so ops have about 10.5 days left to redrive it.
+   */
   retentionSeconds: 14 * 24 * 3600,
   /** Alarm as soon as one delivery has exhausted its attempts. */
   dlqAlarmThreshold: 1,
@@ -46,6 +50,7 @@ export const providerCallbackQueues = {
   maxReceiveCount: 10,
   /** Longer than the consumer's timeout, so a message in flight is never received twice. */
   visibilityTimeoutSeconds: 120,
+  /** 14 days from the original enqueue, DLQ included: 10 receives take minutes, so nearly all of it is left. */
   retentionSeconds: 14 * 24 * 3600,
 } as const;
 

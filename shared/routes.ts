@@ -377,8 +377,13 @@ export function withInfractionAliases<T>(byRoute: Record<MedCaseRouteId, T>): Re
   return { ...byRoute, ...Object.fromEntries(aliases) } as Record<RouteIdOf<'med'>, T>;
 }
 
-/** The group whose Lambda answers API Gateway's `$default` route: unknown paths get the 404 envelope. */
-export const fallbackGroup: Group = 'auth';
+/**
+ * The group whose Lambda answers API Gateway's `$default` route (and the local server's unmatched
+ * requests): unknown paths get the 404 envelope. `docs`, the group with no table and no secret:
+ * any group's dispatcher answers the same 404 before touching either, so the one anonymous caller
+ * can reach with any path gets the least privileged Lambda.
+ */
+export const fallbackGroup: Group = 'docs';
 
 /** `POST /v1/api-keys/{id}/rotate`: the same string API Gateway puts in `event.routeKey`. */
 export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;

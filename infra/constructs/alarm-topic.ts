@@ -16,11 +16,32 @@ export class AlarmTopic extends Construct {
     super(scope, id);
 
     const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    // CloudWatch acts for this account's alarms only (no confused deputy): both the key and the
+    // topic policy say so.
+    const fromOurAlarms = {
+      StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+      ArnLike: {
+        'aws:SourceArn': Stack.of(this).formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
     const key = new Key(this, 'Key', {
       description: 'Encrypts the Pix service alarm topic',
       enableKeyRotation: true,
     });
-    key.grant(cloudWatch, 'kms:Decrypt', 'kms:GenerateDataKey*');
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        principals: [cloudWatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromOurAlarms,
+      }),
+    );
 
     this.topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     // enforceSSL writes a topic policy, which replaces the default one: allow CloudWatch alarms
@@ -31,17 +52,7 @@ export class AlarmTopic extends Construct {
         principals: [cloudWatch],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-          ArnLike: {
-            'aws:SourceArn': Stack.of(this).formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: '*',
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
+        conditions: fromOurAlarms,
       }),
     );
   }

@@ -119,6 +119,7 @@ export class BackgroundFunctions extends Construct {
       description: `Runs the Pix scheduler every ${schedulerPeriodSeconds} s`,
       schedule: Schedule.rate(Duration.minutes(schedulerPeriodSeconds / 60)),
       // No retries and no DLQ: a failed run's work is still due, and the next run picks it up.
+      // Runs that keep failing raise Observability's SchedulerErrorsAlarm.
       targets: [new LambdaFunction(this.scheduler.function, { retryAttempts: 0 })],
     });
 
@@ -167,8 +168,10 @@ export class BackgroundFunctions extends Construct {
       // The SSRF guard: https only, no private addresses.
       environment: { ...serviceEnvironment, ALLOW_HTTP_WEBHOOKS: 'false' },
     });
-    // Reads the delivery and its endpoint, records each attempt (or cancels the delivery).
-    this.webhookDispatcher.bindTable(props.table, { access: 'readWrite' });
+    // Reads the delivery, its event and its endpoint (BatchGetItem, GetItem) and records each
+    // attempt or cancels the delivery (conditional UpdateItem): no put, delete or batch write. It
+    // calls merchant-controlled URLs, so it gets no more than that.
+    this.webhookDispatcher.bindTable(props.table, { access: 'readUpdate' });
     // Hides a failed attempt's message until its retry is due. (The event source grants it too,
     // with receive and delete; stated here because the retry schedule depends on it.)
     this.webhookDispatcher.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', [

@@ -22,17 +22,25 @@ export interface ObservabilityProps {
   readonly api: IHttpApi;
   /** The outbox: its stream mapping's IteratorAge is how far behind the table the webhooks are. */
   readonly outbox: IFunction;
+  /**
+   * The scheduler: its EventBridge target has no retry and no DLQ, so its `Errors` metric is the
+   * only trace of a failed run.
+   */
+  readonly scheduler: IFunction;
 }
 
 /**
- * Each alarm: a rate (`threshold` in percent) or the outbox's age (in ms) over `periodMinutes`,
- * alarming after `periods` consecutive breaching periods. README, Operations, says what to do.
+ * Each alarm: a rate (`threshold` in percent), the outbox's age (in ms) or the scheduler's failed
+ * runs (a count) over `periodMinutes`, alarming after `periods` consecutive breaching periods.
+ * README, Operations, says what to do.
  */
 export const alarmRules = {
   api5xxRate: { threshold: 1, periodMinutes: 5, periods: 2 },
   acquirerErrorRate: { threshold: 10, periodMinutes: 5, periods: 2 },
   deliveryFailureRate: { threshold: 20, periodMinutes: 15, periods: 2 },
   outboxAge: { threshold: 60_000, periodMinutes: 1, periods: 5 },
+  /** A failed run every minute for 3 minutes: one failed run alone is drained by the next. */
+  schedulerErrors: { threshold: 1, periodMinutes: 1, periods: 3 },
 } as const;
 
 type AlarmRule = (typeof alarmRules)[keyof typeof alarmRules];
@@ -57,8 +65,9 @@ const percent = (label: string, part: IMetric, whole: IMetric, minutes: number) 
   });
 
 /**
- * The CloudWatch dashboard of the service and its four alarms (5xx rate, acquirer error rate,
- * delivery failure rate, outbox age), which notify the ops topic beside the queue alarms.
+ * The CloudWatch dashboard of the service and its five alarms (5xx rate, acquirer error rate,
+ * delivery failure rate, outbox age, scheduler errors), which notify the ops topic beside the
+ * queue alarms.
  */
 export class Observability extends Construct {
   readonly dashboard: Dashboard;
@@ -66,6 +75,7 @@ export class Observability extends Construct {
   readonly acquirerErrorRateAlarm: Alarm;
   readonly deliveryFailureRateAlarm: Alarm;
   readonly outboxAgeAlarm: Alarm;
+  readonly schedulerErrorsAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
@@ -140,6 +150,21 @@ export class Observability extends Construct {
     const late = 'The outbox reads the table stream late: webhooks, counters and MED e-mails are delayed.';
     this.outboxAgeAlarm = alarm('OutboxAgeAlarm', outboxAge, rules.outboxAge, late);
 
+    // The scheduler's rule neither retries nor dead-letters a failed run: the Lambda's own errors
+    // (a throw, a timeout) are what says the due work is not being drained.
+    const schedulerErrors = props.scheduler.metricErrors({
+      statistic: 'Sum',
+      period: Duration.minutes(rules.schedulerErrors.periodMinutes),
+    });
+    const scheduler =
+      'The scheduler keeps failing: expiries, releases, refund advances and reconciliation are not running.';
+    this.schedulerErrorsAlarm = alarm(
+      'SchedulerErrorsAlarm',
+      schedulerErrors,
+      rules.schedulerErrors,
+      scheduler,
+    );
+
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
       new GraphWidget({ title, left, right, width: 12, height: 6 });
     const live = (...names: MetricName[]) => names.map((name) => liveMetric(name));
@@ -153,6 +178,7 @@ export class Observability extends Construct {
               this.acquirerErrorRateAlarm,
               this.deliveryFailureRateAlarm,
               this.outboxAgeAlarm,
+              this.schedulerErrorsAlarm,
             ],
             width: 24,
             height: 3,
@@ -195,6 +221,7 @@ export class Observability extends Construct {
           graph('Acquirer (live)', live(metrics.acquirerCalls, metrics.acquirerErrors), [acquirerErrorRate]),
           graph('Outbox iterator age (ms)', [outboxAge]),
         ],
+        [graph('Scheduler errors', [schedulerErrors])],
       ],
     });
   }

@@ -5,7 +5,7 @@
  * (a nested construct would rename the deployed queues and replace them).
  */
 
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -22,7 +22,10 @@ export interface WorkQueueSettings {
   readonly maxReceiveCount: number;
 }
 
-/** A work queue (`queueId`) whose messages move to `DeadLetterQueue` after `maxReceiveCount` receives. */
+/**
+ * A work queue (`queueId`) whose messages move to `DeadLetterQueue` after `maxReceiveCount`
+ * receives. The DLQ is retained when the stack is deleted (or the queue replaced), as the table is.
+ */
 export function workQueueWithDeadLetters(
   scope: Construct,
   queueId: string,
@@ -31,6 +34,8 @@ export function workQueueWithDeadLetters(
   const retentionPeriod = Duration.seconds(settings.retentionSeconds);
   const deadLetterQueue = encryptedQueue(scope, 'DeadLetterQueue', {
     retentionPeriod,
+    // What failed is recorded nowhere else: like the table, a stack deletion must not drop it.
+    removalPolicy: RemovalPolicy.RETAIN,
     // Must let the work queue use it, or the console's "Start DLQ redrive" has no source.
     // Not BY_QUEUE: naming the work queue's ARN here while the work queue names this one in its
     // redrive policy is a CloudFormation dependency cycle (and we use no fixed names).

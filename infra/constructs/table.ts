@@ -4,7 +4,12 @@ import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { rateLimitKeyPrefix, table as tableDefinition } from '#shared/resources.ts';
 
-export type TableAccess = 'read' | 'readWrite';
+/**
+ * `read`: the read actions. `readUpdate`: those and `UpdateItem` only (it changes attributes, and
+ * can create an item whose key is absent, but nothing can be replaced whole, deleted or
+ * batch-written). `readWrite`: those and every item write.
+ */
+export type TableAccess = 'read' | 'readUpdate' | 'readWrite';
 
 // No Scan: every access pattern is a keyed GetItem or Query. ConditionCheckItem is how a
 // transaction guards on an item it does not write.
@@ -67,9 +72,13 @@ export class SingleTable extends Construct {
     return this.table.tableName;
   }
 
-  /** Item-level read, or read and write, on the table and its indexes. */
+  /** Item-level read, read and update, or read and write, on the table and its indexes. */
   grantData(grantee: IGrantable, access: TableAccess): Grant {
-    const actions = access === 'readWrite' ? [...readActions, ...writeActions] : readActions;
+    const actions = {
+      read: readActions,
+      readUpdate: [...readActions, 'dynamodb:UpdateItem'],
+      readWrite: [...readActions, ...writeActions],
+    }[access];
     return Grant.addToPrincipal({ grantee, actions, resourceArns: [...this.dataArns] });
   }
 

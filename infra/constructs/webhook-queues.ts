@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -43,8 +43,10 @@ export class WebhookQueues extends Construct {
 
     // 14 days, like the others. Its messages describe a failed stream batch (shard, sequence
     // numbers, reason); the events themselves stay in the table, where ops find them to replay.
+    // Retained like the table and the DLQs: the only record of the batches the outbox gave up on.
     this.outboxFailureQueue = encryptedQueue(this, 'OutboxFailures', {
       retentionPeriod: Duration.seconds(webhookQueues.retentionSeconds),
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     Validations.of(this.outboxFailureQueue).acknowledge({
       id: 'AwsSolutions-SQS3',

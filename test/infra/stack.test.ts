@@ -24,7 +24,7 @@ import {
   table,
   webhookQueues,
 } from '#shared/resources.ts';
-import { type Group, groups, routeKey, routes } from '#shared/routes.ts';
+import { fallbackGroup, type Group, groups, routeKey, routes } from '#shared/routes.ts';
 
 interface NagReport {
   readonly pluginReports: readonly {
@@ -263,6 +263,69 @@ describe('webhook queues', () => {
     );
   });
 
+  it('retains the queues that hold the only record of failures (both DLQs, OutboxFailures), as the table', () => {
+    const retained = [
+      pixStack.webhookQueues.deadLetterQueue,
+      pixStack.webhookQueues.outboxFailureQueue,
+      pixStack.providerCallbackQueues.deadLetterQueue,
+    ].map((queue) => logicalId(queue.node.defaultChild as CfnElement));
+    const queues = template.findResources('AWS::SQS::Queue');
+    for (const id of retained) {
+      expect(queues[id]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    // The work queues are not retained: pending deliveries are also in the table (their status), and
+    // reconciliation settles the Pix of a lost callback.
+    const retainedIds = Object.entries(queues)
+      .filter(([, queue]) => queue.DeletionPolicy === 'Retain')
+      .map(([id]) => id);
+    expect(retainedIds.sort()).toEqual([...retained].sort());
+  });
+
+  it("lets CloudWatch use the topic's key and publish to it only for this account's alarms", () => {
+    const fromOurAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':cloudwatch:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':alarm:*',
+            ],
+          ],
+        },
+      },
+    };
+    const cloudWatch = { Service: 'cloudwatch.amazonaws.com' };
+    const keyStatements = Object.values(template.findResources('AWS::KMS::Key')).flatMap(
+      (key) => key.Properties.KeyPolicy.Statement as (PolicyStatement & { Principal: unknown })[],
+    );
+    const forCloudWatch = keyStatements.filter(
+      (statement) => JSON.stringify(statement.Principal) === JSON.stringify(cloudWatch),
+    );
+    expect(forCloudWatch).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: cloudWatch,
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: fromOurAlarms,
+      },
+    ]);
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: cloudWatch, Action: 'sns:Publish', Condition: fromOurAlarms }),
+        ]),
+      },
+    });
+  });
+
   it('alarms to the encrypted ops topic as soon as one message is in the DLQ', () => {
     const dlq = logicalId(pixStack.webhookQueues.deadLetterQueue.node.defaultChild as CfnElement);
     const topic = logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement);
@@ -319,8 +382,8 @@ describe('OutboxFailures queue', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: topic }],
     });
-    // With the webhook DLQ's, the provider callback DLQ's and the four of the observability construct.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    // With the webhook DLQ's, the provider callback DLQ's and the five of the observability construct.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
   });
 });
 
@@ -416,6 +479,30 @@ describe('observability', () => {
     });
   });
 
+  it("alarms when the scheduler's runs fail (Lambda Errors) in consecutive minutes, to the ops topic", () => {
+    // Its EventBridge target neither retries nor dead-letters a failed run: this alarm is the only trace.
+    expect(alarmRules.schedulerErrors).toEqual({ threshold: 1, periodMinutes: 1, periods: 3 });
+    const { properties } = alarmOf(pixStack.observability.schedulerErrorsAlarm);
+    expect(properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [
+        {
+          Name: 'FunctionName',
+          Value: { Ref: logicalId(pixStack.background.scheduler.function.node.defaultChild as CfnElement) },
+        },
+      ],
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic()],
+    });
+  });
+
   it('has a dashboard with the alarms and every service metric', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(
@@ -427,6 +514,7 @@ describe('observability', () => {
       'AcquirerErrorRateAlarm',
       'DeliveryFailureRateAlarm',
       'OutboxAgeAlarm',
+      'SchedulerErrorsAlarm',
     ])
       expect(body).toContain(alarm);
   });
@@ -510,6 +598,21 @@ describe('secrets', () => {
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       Description: Match.stringLikeRegexp('ES256 key that signs Pix location payloads'),
     });
+  });
+});
+
+describe('secret grants', () => {
+  it('are GetSecretValue on the one secret ARN only: no DescribeSecret (the code never calls it)', () => {
+    const jwtArn = { Ref: logicalId(pixStack.jwtSecret.secret.node.defaultChild as CfnElement) };
+    const jwt = statementsOf('auth').filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('secretsmanager:')),
+    );
+    expect(jwt).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: jwtArn }]);
+    const everyAction = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as PolicyStatement[]).flatMap(actionsOf),
+    );
+    expect(everyAction).toContain('secretsmanager:GetSecretValue');
+    expect(everyAction).not.toContain('secretsmanager:DescribeSecret');
   });
 });
 
@@ -990,8 +1093,21 @@ describe('webhook dispatcher', () => {
     expect(grants).not.toHaveProperty(['sqs:SendMessage']);
   });
 
-  it('reads and writes the table, and reads no secret', () => {
-    expect(canWriteTable(dispatcher())).toBe(true);
+  it('reads the table and updates items (UpdateItem only: no put, delete or batch write), and reads no secret', () => {
+    const dynamodb = statementsOf(dispatcher()).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamodb).toHaveLength(1);
+    expect([...actionsOf(dynamodb[0] as PolicyStatement)].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(dynamodb[0]?.Condition).toBeUndefined();
+    const resources = JSON.stringify(dynamodb[0]?.Resource);
+    for (const index of table.indexes) expect(resources).toContain(`/index/${index.name}`);
     expect(readsSecret(dispatcher(), 'jwtSecret')).toBe(false);
     expect(readsSecret(dispatcher(), 'pixSigningSecret')).toBe(false);
     expect(JSON.stringify(statementsOf(dispatcher()).map((statement) => statement.Resource))).not.toContain(
@@ -1013,17 +1129,22 @@ describe('HTTP API', () => {
     });
   });
 
-  it('sends unknown paths ($default) to the auth group and nothing else is routed', () => {
+  it('sends unknown paths ($default) to the docs group, which has no table and no secret, and nothing else is routed', () => {
+    expect(fallbackGroup).toBe('docs');
     template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
-    const auth = logicalId(pixStack.functions.auth.function.node.defaultChild as CfnElement);
+    const docs = logicalId(pixStack.functions.docs.function.node.defaultChild as CfnElement);
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration', {
-      Properties: { IntegrationUri: { 'Fn::GetAtt': [auth, 'Arn'] } },
+      Properties: { IntegrationUri: { 'Fn::GetAtt': [docs, 'Arn'] } },
     });
-    const [authIntegration] = Object.keys(integrations);
+    const [docsIntegration] = Object.keys(integrations);
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: '$default',
-      Target: { 'Fn::Join': ['', ['integrations/', { Ref: authIntegration }]] },
+      Target: { 'Fn::Join': ['', ['integrations/', { Ref: docsIntegration }]] },
     });
+    // Least privilege: its role touches neither the table nor a secret, nor any queue or bucket.
+    const actions = statementsOf('docs').flatMap(actionsOf);
+    expect(actions.filter((action) => !action.startsWith('logs:'))).toEqual([]);
+    expect(environmentOf(pixStack.functions.docs)).not.toHaveProperty('TABLE_NAME');
   });
 
   it('uses one payload-2.0 Lambda integration per group', () => {
