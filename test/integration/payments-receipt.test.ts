@@ -14,6 +14,7 @@ import { expire, merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testPorts } from '../helpers/local-env.ts';
 import { readPdf } from '../helpers/pdf.ts';
+import { confirmedRefund } from '../helpers/refunds.ts';
 import { requestLogRecord, runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 const providerStatus = (apikey: string, id: string) => api(`/v1/payments/${id}/provider-status`, { apikey });
@@ -222,9 +223,7 @@ async function refundedDevolution(apikey: string, paymentId: string, amount: num
     body: { idempotencyKey: randomUUID(), amount, strategy: 'devolution' },
   });
   expect(created.status).toBe(201);
-  const confirmed = await api(`/v1/sandbox/refunds/${created.body.id}/confirm`, { apikey, method: 'POST' });
-  expect(confirmed.body.status).toBe('REFUNDED');
-  return confirmed.body as { id: string; createdAt: string };
+  return (await confirmedRefund(apikey, paymentId, created.body.id)) as { id: string; createdAt: string };
 }
 
 describe('GET /v1/payments/{id}/receipt', () => {

@@ -29,6 +29,7 @@ import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { openMed } from '../helpers/med.ts';
 import { putCharges, seededCharge } from '../helpers/payments.ts';
+import { confirmedRefund } from '../helpers/refunds.ts';
 import { streamRecord } from '../helpers/stream-records.ts';
 
 /** The service's calendar: business days are those without a national holiday. */
@@ -91,10 +92,7 @@ describe('GET /v1/payments/stats and /metrics', () => {
       body: { idempotencyKey: newIdempotencyKey(), amount: 300 },
     });
     expect(refund.status).toBe(201);
-    expect(
-      (await api(`/v1/sandbox/refunds/${refund.body.id}/confirm`, { apikey: m.apikey, method: 'POST' }))
-        .status,
-    ).toBe(200);
+    expect((await confirmedRefund(m.apikey, String(p2), refund.body.id)).status).toBe('REFUNDED');
     expect((await openMed(m.apikey, `ch_${p3}`)).status).toBe(201);
     expect(
       (await api(`/v1/sandbox/charges/ch_${p4}/expire`, { apikey: m.apikey, method: 'POST' })).status,

@@ -1,0 +1,26 @@
+/** Refund helpers for the integration tests. */
+
+import { expect } from 'vitest';
+import { api } from './http.ts';
+
+/**
+ * Confirms a sandbox refund and returns it, REFUNDED. The runtime's scheduler may have confirmed it
+ * first (the sandbox acquirer reports a devolution done after a while, which a loaded machine can
+ * outlast): the confirm then answers 400 `refund_final`, and the refund is read back instead.
+ */
+export async function confirmedRefund(
+  apikey: string,
+  paymentId: string,
+  refundId: string,
+): Promise<Record<string, any>> {
+  const confirmed = await api(`/v1/sandbox/refunds/${refundId}/confirm`, { apikey, method: 'POST' });
+  if (confirmed.status === 200) return confirmed.body;
+  expect(confirmed.body.error?.code).toBe('refund_final');
+  const refunds = (await api(`/v1/payments/${paymentId}/refunds`, { apikey })).body.data as Record<
+    string,
+    any
+  >[];
+  const refund = refunds.find((r) => r.id === refundId);
+  expect(refund?.status).toBe('REFUNDED');
+  return refund as Record<string, any>;
+}
