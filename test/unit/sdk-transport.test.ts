@@ -106,6 +106,17 @@ describe('idempotency keys on creates', () => {
     expect(seen[0]?.headers['idempotency-key']).toBe('order-42-attempt');
   });
 
+  it('creates a charge through POST /v1/pix/charges with a generated Idempotency-Key, kept on a retry', async () => {
+    script = [{ status: 503 }, { status: 201, body: charge }];
+    expect(await client().charges.createPix({ amount: 1050, description: 'Pedido 42' })).toEqual(charge);
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/pix/charges', 'POST /v1/pix/charges']);
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ amount: 1050, description: 'Pedido 42' });
+    expect(seen[0]?.headers['idempotency-key']).toMatch(/^sdk-[0-9a-f-]{36}$/);
+    expect(seen[1]?.headers['idempotency-key']).toBe(seen[0]?.headers['idempotency-key']);
+    await client().charges.createPix({ amount: 1 }, { idempotencyKey: 'order-43' });
+    expect(seen[2]?.headers['idempotency-key']).toBe('order-43');
+  });
+
   it('puts the key of payments and refunds in the body, the same one on a retry', async () => {
     script = [{ status: 500 }, { status: 201, body: {} }, { status: 500 }, { status: 201, body: {} }];
     const sdk = client();

@@ -26,6 +26,7 @@ it('every request and response type of the SDK resolves to something (none is ne
       Charge: Sdk.Charge;
       ChargeStatus: Sdk.ChargeStatus;
       CreateChargeParams: Sdk.CreateChargeParams;
+      CreatePixChargeParams: Sdk.CreatePixChargeParams;
       ListChargesParams: Sdk.ListChargesParams;
       ChargePage: Sdk.ChargePage;
       PaymentCreated: Sdk.PaymentCreated;
