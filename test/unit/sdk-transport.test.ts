@@ -26,11 +26,15 @@ interface Seen {
   at: number;
 }
 
-/** `drop`: close the socket without answering (a lost answer); `stall`: send headers, never the whole body. */
+/**
+ * `drop`: close the socket without answering (a lost answer); `stall`: send headers, never the
+ * whole body; `truncate`: a 200 announcing 1000 bytes, then part of them and a closed socket.
+ */
 type Script =
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | 'drop'
   | 'stall'
+  | 'truncate'
   | { delayMs: number };
 
 const seen: Seen[] = [];
@@ -57,6 +61,10 @@ beforeAll(async () => {
       });
       const next = script.shift() ?? { status: 200, body: { ok: true } };
       if (next === 'drop') return void req.socket.destroy();
+      if (next === 'truncate') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        return void res.write('{"id":"ch_1","object":', () => req.socket.destroy());
+      }
       if (next === 'stall')
         return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":');
       if ('delayMs' in next) return void setTimeout(() => res.writeHead(200).end('{}'), next.delayMs).unref();
@@ -201,6 +209,29 @@ describe('which failures are retried', () => {
     expect(error).toMatchObject({ code: 'timeout' });
   });
 
+  it('retries a read whose body was cut off mid-way, within the retry budget', async () => {
+    script = ['truncate', { status: 200, body: charge }];
+    expect(await client().charges.retrieve('ch_1')).toEqual(charge);
+    expect(seen).toHaveLength(2);
+    seen.length = 0;
+    script = ['truncate', 'truncate', 'truncate'];
+    const error = await client({ maxRetries: 1 })
+      .charges.retrieve('ch_1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ code: 'connection_failed', message: expect.stringMatching(/cut off/) });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('does not repeat a plain POST whose answer was cut off', async () => {
+    script = ['truncate'];
+    await expect(client().sandbox.pay('ch_1')).rejects.toMatchObject({
+      name: 'ConnectionError',
+      message: expect.stringMatching(/cut off/),
+    });
+    expect(seen).toHaveLength(1);
+  });
+
   it('reports a refused connection as a ConnectionError', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -216,6 +247,38 @@ describe('which failures are retried', () => {
       name: 'ConnectionError',
       code: 'connection_failed',
     });
+  });
+});
+
+describe('a DELETE retried after a lost answer', () => {
+  const notFound = { status: 404, body: envelope('not_found_error', 'not_found') };
+
+  it.each([
+    ['dropped', 'drop' as const],
+    ['cut off', 'truncate' as const],
+    ['a 503', { status: 503, body: envelope('api_error', 'service_unavailable') }],
+  ])('resolves as deleted when the retry finds the resource gone (first answer %s)', async (_, first) => {
+    script = [first, notFound];
+    expect(await client().webhookEndpoints.del('we_1')).toEqual({ deleted: true });
+    script = [first, notFound];
+    expect(await client({ token: 'jwt' }).apiKeys.revoke('key_1')).toEqual({ revoked: true });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'DELETE /v1/webhooks/endpoints/we_1',
+      'DELETE /v1/webhooks/endpoints/we_1',
+      'DELETE /v1/api-keys/key_1',
+      'DELETE /v1/api-keys/key_1',
+    ]);
+  });
+
+  it('still throws a 404 on the first attempt, or after only a 429 (which did nothing)', async () => {
+    script = [notFound];
+    await expect(client().webhookEndpoints.del('we_1')).rejects.toBeInstanceOf(NotFoundError);
+    script = [
+      { status: 429, headers: { 'retry-after': '0' }, body: envelope('rate_limit_error', 'rate_limited') },
+      notFound,
+    ];
+    await expect(client({ token: 'jwt' }).apiKeys.revoke('key_1')).rejects.toBeInstanceOf(NotFoundError);
+    expect(seen).toHaveLength(3);
   });
 });
 

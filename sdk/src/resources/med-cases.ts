@@ -110,10 +110,9 @@ export class MedCases extends Resource {
       true,
       options,
     );
-    const answer = await stored.text();
     if (!stored.ok) {
       throw new EvidenceUploadError({
-        message: `The storage refused the evidence upload (${stored.status}): ${answer.slice(0, 300)}`,
+        message: `The storage refused the evidence upload (${stored.status}): ${stored.text.slice(0, 300)}`,
         type: 'invalid_request_error',
         code: 'evidence_upload_refused',
         statusCode: stored.status,
