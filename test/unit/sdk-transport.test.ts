@@ -282,6 +282,39 @@ describe('a DELETE retried after a lost answer', () => {
   });
 });
 
+describe('listAll', () => {
+  it('stops payments.listAll at the depth the service allows (page × limit ≤ 1000) instead of throwing', async () => {
+    const page = (n: number, limit: number) => ({
+      status: 200,
+      body: {
+        data: Array.from({ length: limit }, (_, i) => ({ id: `p${(n - 1) * limit + i}` })),
+        total: 5000,
+        page: n,
+        limit,
+      },
+    });
+    const refused = {
+      status: 400,
+      body: envelope('invalid_request_error', 'invalid_request', { param: 'page' }),
+    };
+    script = [...Array.from({ length: 10 }, (_, i) => page(i + 1, 100)), refused];
+    const ids: string[] = [];
+    for await (const payment of client().payments.listAll({ limit: 100 })) ids.push(payment.id);
+    expect(ids).toHaveLength(1000);
+    expect(new Set(ids).size).toBe(1000);
+    expect(seen.map((r) => r.url)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `/v1/payments?limit=100&page=${i + 1}`),
+    );
+    seen.length = 0;
+    // A limit that does not divide 1000: 33 × 30 = 990 is the deepest allowed page.
+    script = [...Array.from({ length: 33 }, (_, i) => page(i + 1, 30)), refused];
+    let count = 0;
+    for await (const _ of client().payments.listAll({ limit: 30 })) count++;
+    expect(count).toBe(990);
+    expect(seen).toHaveLength(33);
+  });
+});
+
 describe('backoff and Retry-After', () => {
   it("waits the server's Retry-After before the retry", async () => {
     script = [
