@@ -20,10 +20,14 @@ const SDK_VERSION = '0.1.0';
 export interface ClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:3000` or the stack's `ApiUrl`. */
   baseUrl: string;
-  /** `ak_test_…` or `ak_live_…`, for every merchant route. */
-  apiKey?: string;
-  /** A dashboard token from `auth.login`, for `apiKeys` and `auth.logout`. */
-  token?: string;
+  /**
+   * `ak_test_…` or `ak_live_…`, for every merchant route. `undefined` is accepted (under
+   * `exactOptionalPropertyTypes` too) so `process.env.PIX_API_KEY` can be passed as is; a route
+   * that needs the key then throws before sending anything.
+   */
+  apiKey?: string | undefined;
+  /** A dashboard token from `auth.login`, for `apiKeys` and `auth.logout` (`undefined` as for `apiKey`). */
+  token?: string | undefined;
   /** Retries after the first attempt (default 2). */
   maxRetries?: number;
   /** First backoff delay (default 500 ms); doubles each retry, with jitter. */
@@ -37,8 +41,8 @@ export interface ClientOptions {
 }
 
 export interface RequestOptions {
-  /** Overrides the generated key of a create; the same key is sent on every retry. */
-  idempotencyKey?: string;
+  /** Overrides the generated key of a create; the same key is sent on every retry (`undefined`: generated). */
+  idempotencyKey?: string | undefined;
   maxRetries?: number;
   timeoutMs?: number;
   headers?: Record<string, string>;
