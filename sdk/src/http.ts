@@ -7,7 +7,8 @@
  * i.e. reads, PATCH/DELETE, and creates that carry an idempotency key (the same key on every
  * attempt). Another POST (a sandbox payment, a secret rotation) is retried after a network
  * failure only if the connection was refused, so it never reached the service. Other 4xx are
- * never retried.
+ * never retried. An answer cut off mid-body counts as a lost answer. A DELETE retried after a
+ * lost answer that then gets 404 resolves as deleted (`ApiRequest.goneAnswer` says why).
  */
 
 import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors.ts';
@@ -19,10 +20,14 @@ const SDK_VERSION = '0.1.0';
 export interface ClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:3000` or the stack's `ApiUrl`. */
   baseUrl: string;
-  /** `ak_test_…` or `ak_live_…`, for every merchant route. */
-  apiKey?: string;
-  /** A dashboard token from `auth.login`, for `apiKeys` and `auth.logout`. */
-  token?: string;
+  /**
+   * `ak_test_…` or `ak_live_…`, for every merchant route. `undefined` is accepted (under
+   * `exactOptionalPropertyTypes` too) so `process.env.PIX_API_KEY` can be passed as is; a route
+   * that needs the key then throws before sending anything.
+   */
+  apiKey?: string | undefined;
+  /** A dashboard token from `auth.login`, for `apiKeys` and `auth.logout` (`undefined` as for `apiKey`). */
+  token?: string | undefined;
   /** Retries after the first attempt (default 2). */
   maxRetries?: number;
   /** First backoff delay (default 500 ms); doubles each retry, with jitter. */
@@ -36,8 +41,8 @@ export interface ClientOptions {
 }
 
 export interface RequestOptions {
-  /** Overrides the generated key of a create; the same key is sent on every retry. */
-  idempotencyKey?: string;
+  /** Overrides the generated key of a create; the same key is sent on every retry (`undefined`: generated). */
+  idempotencyKey?: string | undefined;
   maxRetries?: number;
   timeoutMs?: number;
   headers?: Record<string, string>;
@@ -56,6 +61,23 @@ export interface ApiRequest {
   idempotencyKeyHeader?: string | undefined;
   /** The request is safe to repeat after a 5xx or a lost answer (an idempotency key in its body). */
   repeatable?: boolean;
+  /**
+   * A DELETE's success answer, returned when a retry gets 404 after an attempt whose answer was
+   * lost (dropped, cut off, timed out or a 5xx): that attempt most likely did the delete, and
+   * the retry finds the resource gone.
+   *
+   * Why not throw the 404: the service keeps no idempotency record for a DELETE, so a repeated
+   * one cannot replay the first answer. Stripe's SDK does not special-case this either: for its
+   * v1 API it retries a DELETE after a network error and surfaces the retry's 404
+   * (`resource_missing`), and for its v2 API it sends an `Idempotency-Key` on DELETE so the
+   * server replays the first attempt's answer. Without that server support, the closest to
+   * Stripe v2 is to answer here what the first attempt would have: the merchant asked for the
+   * resource to be gone, and it is. (Not retrying DELETE instead would turn every lost answer
+   * into an error the merchant must investigate.) The one misreport: an id that never existed,
+   * whose first answer was lost, is reported deleted, which is still the state the caller wanted.
+   * A 404 on the first attempt, or after only 429s or refused connections, is thrown as usual.
+   */
+  goneAnswer?: unknown;
 }
 
 type RetrySettings = Required<
@@ -116,27 +138,48 @@ interface FetchPlan {
   timeoutMs: number;
 }
 
+/** One whole answer: status, headers and the body read to its end. */
+export interface Answer {
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  text: string;
+  /**
+   * An earlier attempt may have reached the service and done the work without this client
+   * learning it: its answer was lost, cut off, timed out or a 5xx (not a 429 or a refused
+   * connection, which did nothing).
+   */
+  afterUncertainAttempt: boolean;
+}
+
 /**
- * `fetch` with the retry policy above. Returns the final answer (2xx or not); throws a
- * `ConnectionError` when the last attempt got no answer.
+ * `fetch` with the retry policy above, the body read inside each attempt: an answer cut off
+ * mid-body is a lost answer, retried like a dropped connection when the request is repeatable.
+ * Returns the final whole answer (2xx or not); throws a `ConnectionError` when the last attempt
+ * got none.
  */
 async function fetchWithRetries(
   url: string,
   init: RequestInit,
   plan: FetchPlan,
   settings: RetrySettings,
-): Promise<Response> {
+): Promise<Answer> {
+  let afterUncertainAttempt = false;
   for (let retry = 0; ; retry++) {
     let response: Response | undefined;
+    let text: string | undefined;
     let failure: unknown;
     try {
       response = await fetch(url, { ...init, signal: AbortSignal.timeout(plan.timeoutMs) });
+      // The attempt's timeout also covers reading the body.
+      text = await response.text();
     } catch (error) {
       failure = error;
     }
-    const retryable = response
-      ? response.status === 429 || (response.status >= 500 && plan.repeatable)
-      : plan.repeatable || neverSent(failure);
+    let retryable: boolean;
+    if (response?.status === 429) retryable = true;
+    else if (response && text !== undefined) retryable = response.status >= 500 && plan.repeatable;
+    else retryable = plan.repeatable || (!response && neverSent(failure));
     const delay =
       retryable && retry < plan.maxRetries
         ? retryDelayMs(
@@ -146,11 +189,20 @@ async function fetchWithRetries(
           )
         : undefined;
     if (delay === undefined) {
-      if (response) return response;
-      throw connectionError(`No answer from ${new URL(url).origin}`, failure);
+      if (response && text !== undefined) {
+        return {
+          status: response.status,
+          ok: response.ok,
+          headers: response.headers,
+          text,
+          afterUncertainAttempt,
+        };
+      }
+      throw response
+        ? connectionError(`The answer from ${new URL(url).origin} was cut off`, failure)
+        : connectionError(`No answer from ${new URL(url).origin}`, failure);
     }
-    // Free the connection before waiting.
-    await response?.body?.cancel();
+    if (response ? response.status !== 429 : !neverSent(failure)) afterUncertainAttempt = true;
     await sleep(delay);
   }
 }
@@ -186,7 +238,7 @@ export class HttpClient {
     };
     if (request.idempotencyKeyHeader !== undefined) headers['idempotency-key'] = request.idempotencyKeyHeader;
     if (request.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.fetch(
+    const answer = await this.fetch(
       url.toString(),
       {
         method: request.method,
@@ -196,30 +248,30 @@ export class HttpClient {
       request.method !== 'POST' || request.idempotencyKeyHeader !== undefined || request.repeatable === true,
       options,
     );
-    // The attempt's timeout also covers reading the body.
-    const text = await response.text().catch((error: unknown) => {
-      throw connectionError(`The answer from ${url.origin} was cut off`, error);
-    });
+    if (
+      answer.status === 404 &&
+      request.method === 'DELETE' &&
+      answer.afterUncertainAttempt &&
+      request.goneAnswer !== undefined
+    ) {
+      // See `goneAnswer`: the earlier attempt most likely did the delete.
+      return request.goneAnswer as T;
+    }
     let body: unknown;
     try {
-      body = text ? JSON.parse(text) : undefined;
+      body = answer.text ? JSON.parse(answer.text) : undefined;
     } catch {
       body = undefined;
     }
-    if (!response.ok) throw errorFromResponse(response.status, body, response.headers);
+    if (!answer.ok) throw errorFromResponse(answer.status, body, answer.headers);
     return body as T;
   }
 
   /**
    * `fetch` of any URL (an API route, or a presigned storage URL) with this client's retry
-   * policy and the call's overrides: the final answer, 2xx or not.
+   * policy and the call's overrides: the final whole answer, 2xx or not.
    */
-  fetch(
-    url: string,
-    init: RequestInit,
-    repeatable: boolean,
-    options: RequestOptions = {},
-  ): Promise<Response> {
+  fetch(url: string, init: RequestInit, repeatable: boolean, options: RequestOptions = {}): Promise<Answer> {
     return fetchWithRetries(
       url,
       init,

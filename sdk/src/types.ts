@@ -42,6 +42,8 @@ export type ChargeStatus = Charge['status'];
 export type CreateChargeParams = Omit<JsonBody<'createCharge'>, 'payment_method'> & {
   payment_method?: 'pix';
 };
+/** The body of `POST /v1/pix/charges`, the Pix-only route: `payment_method` is implied. */
+export type CreatePixChargeParams = JsonBody<'createPixCharge'>;
 export type ListChargesParams = Query<'listCharges'>;
 export type ChargePage = JsonAnswer<'listCharges', 200>;
 

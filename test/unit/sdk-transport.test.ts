@@ -26,11 +26,15 @@ interface Seen {
   at: number;
 }
 
-/** `drop`: close the socket without answering (a lost answer); `stall`: send headers, never the whole body. */
+/**
+ * `drop`: close the socket without answering (a lost answer); `stall`: send headers, never the
+ * whole body; `truncate`: a 200 announcing 1000 bytes, then part of them and a closed socket.
+ */
 type Script =
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | 'drop'
   | 'stall'
+  | 'truncate'
   | { delayMs: number };
 
 const seen: Seen[] = [];
@@ -57,6 +61,10 @@ beforeAll(async () => {
       });
       const next = script.shift() ?? { status: 200, body: { ok: true } };
       if (next === 'drop') return void req.socket.destroy();
+      if (next === 'truncate') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        return void res.write('{"id":"ch_1","object":', () => req.socket.destroy());
+      }
       if (next === 'stall')
         return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":');
       if ('delayMs' in next) return void setTimeout(() => res.writeHead(200).end('{}'), next.delayMs).unref();
@@ -104,6 +112,17 @@ describe('idempotency keys on creates', () => {
   it("sends the caller's own key instead of a generated one", async () => {
     await client().charges.create({ amount: 1050 }, { idempotencyKey: 'order-42-attempt' });
     expect(seen[0]?.headers['idempotency-key']).toBe('order-42-attempt');
+  });
+
+  it('creates a charge through POST /v1/pix/charges with a generated Idempotency-Key, kept on a retry', async () => {
+    script = [{ status: 503 }, { status: 201, body: charge }];
+    expect(await client().charges.createPix({ amount: 1050, description: 'Pedido 42' })).toEqual(charge);
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/pix/charges', 'POST /v1/pix/charges']);
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ amount: 1050, description: 'Pedido 42' });
+    expect(seen[0]?.headers['idempotency-key']).toMatch(/^sdk-[0-9a-f-]{36}$/);
+    expect(seen[1]?.headers['idempotency-key']).toBe(seen[0]?.headers['idempotency-key']);
+    await client().charges.createPix({ amount: 1 }, { idempotencyKey: 'order-43' });
+    expect(seen[2]?.headers['idempotency-key']).toBe('order-43');
   });
 
   it('puts the key of payments and refunds in the body, the same one on a retry', async () => {
@@ -190,6 +209,29 @@ describe('which failures are retried', () => {
     expect(error).toMatchObject({ code: 'timeout' });
   });
 
+  it('retries a read whose body was cut off mid-way, within the retry budget', async () => {
+    script = ['truncate', { status: 200, body: charge }];
+    expect(await client().charges.retrieve('ch_1')).toEqual(charge);
+    expect(seen).toHaveLength(2);
+    seen.length = 0;
+    script = ['truncate', 'truncate', 'truncate'];
+    const error = await client({ maxRetries: 1 })
+      .charges.retrieve('ch_1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ code: 'connection_failed', message: expect.stringMatching(/cut off/) });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('does not repeat a plain POST whose answer was cut off', async () => {
+    script = ['truncate'];
+    await expect(client().sandbox.pay('ch_1')).rejects.toMatchObject({
+      name: 'ConnectionError',
+      message: expect.stringMatching(/cut off/),
+    });
+    expect(seen).toHaveLength(1);
+  });
+
   it('reports a refused connection as a ConnectionError', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -205,6 +247,71 @@ describe('which failures are retried', () => {
       name: 'ConnectionError',
       code: 'connection_failed',
     });
+  });
+});
+
+describe('a DELETE retried after a lost answer', () => {
+  const notFound = { status: 404, body: envelope('not_found_error', 'not_found') };
+
+  it.each([
+    ['dropped', 'drop' as const],
+    ['cut off', 'truncate' as const],
+    ['a 503', { status: 503, body: envelope('api_error', 'service_unavailable') }],
+  ])('resolves as deleted when the retry finds the resource gone (first answer %s)', async (_, first) => {
+    script = [first, notFound];
+    expect(await client().webhookEndpoints.del('we_1')).toEqual({ deleted: true });
+    script = [first, notFound];
+    expect(await client({ token: 'jwt' }).apiKeys.revoke('key_1')).toEqual({ revoked: true });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'DELETE /v1/webhooks/endpoints/we_1',
+      'DELETE /v1/webhooks/endpoints/we_1',
+      'DELETE /v1/api-keys/key_1',
+      'DELETE /v1/api-keys/key_1',
+    ]);
+  });
+
+  it('still throws a 404 on the first attempt, or after only a 429 (which did nothing)', async () => {
+    script = [notFound];
+    await expect(client().webhookEndpoints.del('we_1')).rejects.toBeInstanceOf(NotFoundError);
+    script = [
+      { status: 429, headers: { 'retry-after': '0' }, body: envelope('rate_limit_error', 'rate_limited') },
+      notFound,
+    ];
+    await expect(client({ token: 'jwt' }).apiKeys.revoke('key_1')).rejects.toBeInstanceOf(NotFoundError);
+    expect(seen).toHaveLength(3);
+  });
+});
+
+describe('listAll', () => {
+  it('stops payments.listAll at the depth the service allows (page × limit ≤ 1000) instead of throwing', async () => {
+    const page = (n: number, limit: number) => ({
+      status: 200,
+      body: {
+        data: Array.from({ length: limit }, (_, i) => ({ id: `p${(n - 1) * limit + i}` })),
+        total: 5000,
+        page: n,
+        limit,
+      },
+    });
+    const refused = {
+      status: 400,
+      body: envelope('invalid_request_error', 'invalid_request', { param: 'page' }),
+    };
+    script = [...Array.from({ length: 10 }, (_, i) => page(i + 1, 100)), refused];
+    const ids: string[] = [];
+    for await (const payment of client().payments.listAll({ limit: 100 })) ids.push(payment.id);
+    expect(ids).toHaveLength(1000);
+    expect(new Set(ids).size).toBe(1000);
+    expect(seen.map((r) => r.url)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `/v1/payments?limit=100&page=${i + 1}`),
+    );
+    seen.length = 0;
+    // A limit that does not divide 1000: 33 × 30 = 990 is the deepest allowed page.
+    script = [...Array.from({ length: 33 }, (_, i) => page(i + 1, 30)), refused];
+    let count = 0;
+    for await (const _ of client().payments.listAll({ limit: 30 })) count++;
+    expect(count).toBe(990);
+    expect(seen).toHaveLength(33);
   });
 });
 

@@ -3,7 +3,9 @@
  * openapi-typescript makes of the committed OpenAPI document (`npm run sdk:types` after a change).
  */
 
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import openapiTS, { type OpenAPI3 } from 'openapi-typescript';
 import { expect, expectTypeOf, it } from 'vitest';
 import type * as Sdk from '../../sdk/src/types.ts';
@@ -26,6 +28,7 @@ it('every request and response type of the SDK resolves to something (none is ne
       Charge: Sdk.Charge;
       ChargeStatus: Sdk.ChargeStatus;
       CreateChargeParams: Sdk.CreateChargeParams;
+      CreatePixChargeParams: Sdk.CreatePixChargeParams;
       ListChargesParams: Sdk.ListChargesParams;
       ChargePage: Sdk.ChargePage;
       PaymentCreated: Sdk.PaymentCreated;
@@ -88,3 +91,30 @@ it('every request and response type of the SDK resolves to something (none is ne
     }>
   >().toBeNever();
 });
+
+/** The first ```ts block of a Markdown text (from `from`), with its SDK import pointed at the source. */
+const tsSnippet = (markdown: string, from: string, specifier: string) =>
+  /```ts\n([\s\S]*?)```/
+    .exec(markdown.slice(markdown.indexOf(from)))?.[1]
+    ?.replace(specifier, "'../../sdk/src/index.ts'");
+
+// A merchant's project may compile the SDK with DOM lib types (the default without "lib") and
+// exactOptionalPropertyTypes, passing `process.env.PIX_API_KEY` as the key: the SDK's own
+// tsconfig (Node types only, no exactOptionalPropertyTypes) would not notice what breaks there.
+it("the SDK and the READMEs' snippets type-check under DOM lib types and exactOptionalPropertyTypes", async () => {
+  const read = (path: string) => readFile(path, 'utf8');
+  const sdkSnippet = await read('test/sdk-snippets/sdk-readme.ts');
+  const readmeSnippet = await read('test/sdk-snippets/readme.ts');
+  const fromSdkReadme = tsSnippet(await read('sdk/README.md'), '', "'@pix-service/sdk'");
+  const fromReadme = tsSnippet(await read('README.md'), '## TypeScript SDK', "'./sdk/src/index.ts'");
+  expect(fromSdkReadme && sdkSnippet.endsWith(fromSdkReadme), 'test/sdk-snippets/sdk-readme.ts').toBe(true);
+  expect(fromReadme && readmeSnippet.endsWith(fromReadme), 'test/sdk-snippets/readme.ts').toBe(true);
+
+  const tsc = await promisify(execFile)('node_modules/.bin/tsc', ['-p', 'sdk/tsconfig.dom.json']).catch(
+    (error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
+  expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
+}, 120_000);

@@ -30,10 +30,19 @@ export class ApiKeys extends Resource {
     );
   }
 
-  /** Permanent. */
+  /**
+   * Permanent. A retry that finds the key already revoked after a lost answer resolves
+   * `{ revoked: true }` (see README, Retries).
+   */
   revoke(id: string, options?: RequestOptions): Promise<RevokedApiKey> {
+    const revoked: RevokedApiKey = { revoked: true };
     return this.http.request(
-      { method: 'DELETE', path: `/v1/api-keys/${encodeURIComponent(id)}`, auth: 'token' },
+      {
+        method: 'DELETE',
+        path: `/v1/api-keys/${encodeURIComponent(id)}`,
+        auth: 'token',
+        goneAnswer: revoked,
+      },
       options,
     );
   }

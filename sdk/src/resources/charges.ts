@@ -1,9 +1,15 @@
 import { newIdempotencyKey, type RequestOptions } from '../http.ts';
-import type { Charge, ChargePage, CreateChargeParams, ListChargesParams } from '../types.ts';
+import type {
+  Charge,
+  ChargePage,
+  CreateChargeParams,
+  CreatePixChargeParams,
+  ListChargesParams,
+} from '../types.ts';
 import { followCursor } from './pagination.ts';
 import { Resource } from './resource.ts';
 
-/** `/v1/charges`: Pix charges in the public format (`ch_` ids, lower-case statuses). */
+/** `/v1/charges` (and `/v1/pix/charges`): Pix charges in the public format (`ch_` ids, lower-case statuses). */
 export class Charges extends Resource {
   /** `POST /v1/charges`, with an `Idempotency-Key` (generated unless `options.idempotencyKey`). */
   create(params: CreateChargeParams, options: RequestOptions = {}): Promise<Charge> {
@@ -13,6 +19,23 @@ export class Charges extends Resource {
         path: '/v1/charges',
         auth: 'apikey',
         body: { payment_method: 'pix', ...params },
+        idempotencyKeyHeader: options.idempotencyKey ?? newIdempotencyKey(),
+      },
+      options,
+    );
+  }
+
+  /**
+   * `POST /v1/pix/charges`: the same charge through the Pix-only route (no `payment_method` in
+   * the body), with an `Idempotency-Key` like `create`.
+   */
+  createPix(params: CreatePixChargeParams, options: RequestOptions = {}): Promise<Charge> {
+    return this.http.request(
+      {
+        method: 'POST',
+        path: '/v1/pix/charges',
+        auth: 'apikey',
+        body: params,
         idempotencyKeyHeader: options.idempotencyKey ?? newIdempotencyKey(),
       },
       options,

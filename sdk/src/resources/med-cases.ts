@@ -15,6 +15,15 @@ import { Resource } from './resource.ts';
 
 const casePath = (id: string, suffix = '') => `/v1/med/cases/${encodeURIComponent(id)}${suffix}`;
 
+/**
+ * The file as a request body under any lib: DOM's `BodyInit` takes only views over an
+ * `ArrayBuffer` (a `Uint8Array` may sit on a `SharedArrayBuffer`), so such a view is copied.
+ */
+const asBody = (file: Uint8Array | ArrayBuffer | Blob): Blob | ArrayBuffer | Uint8Array<ArrayBuffer> =>
+  file instanceof Uint8Array && !(file.buffer instanceof ArrayBuffer)
+    ? new Uint8Array(file)
+    : (file as Blob | ArrayBuffer | Uint8Array<ArrayBuffer>);
+
 export interface EvidenceFile {
   fileName: string;
   mimeType: EvidenceMimeType;
@@ -106,14 +115,13 @@ export class MedCases extends Resource {
     // A PUT of the same bytes to the same key is idempotent, so it follows the retry policy of reads.
     const stored = await this.http.fetch(
       grant.upload_url,
-      { method: grant.upload_method, headers: grant.upload_headers, body: file },
+      { method: grant.upload_method, headers: grant.upload_headers, body: asBody(file) },
       true,
       options,
     );
-    const answer = await stored.text();
     if (!stored.ok) {
       throw new EvidenceUploadError({
-        message: `The storage refused the evidence upload (${stored.status}): ${answer.slice(0, 300)}`,
+        message: `The storage refused the evidence upload (${stored.status}): ${stored.text.slice(0, 300)}`,
         type: 'invalid_request_error',
         code: 'evidence_upload_refused',
         statusCode: stored.status,

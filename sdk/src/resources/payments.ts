@@ -18,6 +18,12 @@ import type {
 } from '../types.ts';
 import { Resource } from './resource.ts';
 
+/**
+ * The service reads at most this deep into a payment list: `page × limit` above it is refused
+ * (400, `param: page`). Narrow `startDate`/`endDate` or filter by `status` to reach further back.
+ */
+const MAX_DEPTH = 1000;
+
 const paymentPath = (id: string, suffix = '') => `/v1/payments/${encodeURIComponent(id)}${suffix}`;
 
 /** `/v1/payments/{id}/refund(s)`. The service's refund key travels in the body (`idempotencyKey`). */
@@ -84,7 +90,12 @@ export class Payments extends Resource {
     );
   }
 
-  /** Every matching payment, page after page. */
+  /**
+   * Every matching payment the service lets a list reach, page after page: it stops before a
+   * page that would end beyond the first 1000 (`page × limit` ≤ 1000; with a `limit` that does
+   * not divide 1000, the last partial stretch is left out). Compare with the page's `total`, and
+   * narrow `startDate`/`endDate` (or `status`) to go further back.
+   */
   async *listAll(
     params: Omit<ListPaymentsParams, 'page'> = {},
     options?: RequestOptions,
@@ -93,6 +104,7 @@ export class Payments extends Resource {
       const current = await this.list({ ...params, page }, options);
       yield* current.data;
       if (current.data.length === 0 || page * current.limit >= current.total) return;
+      if ((page + 1) * current.limit > MAX_DEPTH) return;
     }
   }
 

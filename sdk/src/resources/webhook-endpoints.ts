@@ -46,9 +46,15 @@ export class WebhookEndpoints extends Resource {
     );
   }
 
-  /** Deletes the endpoint and cancels its pending deliveries. */
+  /**
+   * Deletes the endpoint and cancels its pending deliveries. A retry that finds the endpoint
+   * already gone after a lost answer resolves `{ deleted: true }` (see README, Retries).
+   */
   del(id: string, options?: RequestOptions): Promise<{ deleted: true }> {
-    return this.http.request({ method: 'DELETE', path: endpointPath(id), auth: 'apikey' }, options);
+    return this.http.request(
+      { method: 'DELETE', path: endpointPath(id), auth: 'apikey', goneAnswer: { deleted: true } },
+      options,
+    );
   }
 
   /** Creates or swaps the secret that signs deliveries to a payment's `webhookUrl`. */
