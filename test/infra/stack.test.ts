@@ -459,17 +459,19 @@ describe('observability', () => {
     );
   });
 
+  /** An `AWS/Lambda` metric of one of the stack's functions, as an alarm names it. */
+  const lambdaMetric = (name: string, fn: { function: { node: { defaultChild?: unknown } } }) => ({
+    Namespace: 'AWS/Lambda',
+    MetricName: name,
+    Dimensions: [
+      { Name: 'FunctionName', Value: { Ref: logicalId(fn.function.node.defaultChild as CfnElement) } },
+    ],
+  });
+
   it("alarms when the outbox stream mapping's IteratorAge stays over the threshold", () => {
     const { properties } = alarmOf(pixStack.observability.outboxAgeAlarm);
     expect(properties).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'IteratorAge',
-      Dimensions: [
-        {
-          Name: 'FunctionName',
-          Value: { Ref: logicalId(pixStack.background.outbox.function.node.defaultChild as CfnElement) },
-        },
-      ],
+      ...lambdaMetric('IteratorAge', pixStack.background.outbox),
       Statistic: 'Maximum',
       Period: alarmRules.outboxAge.periodMinutes * 60,
       Threshold: alarmRules.outboxAge.threshold,
@@ -484,14 +486,7 @@ describe('observability', () => {
     expect(alarmRules.schedulerErrors).toEqual({ threshold: 1, periodMinutes: 1, periods: 3 });
     const { properties } = alarmOf(pixStack.observability.schedulerErrorsAlarm);
     expect(properties).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [
-        {
-          Name: 'FunctionName',
-          Value: { Ref: logicalId(pixStack.background.scheduler.function.node.defaultChild as CfnElement) },
-        },
-      ],
+      ...lambdaMetric('Errors', pixStack.background.scheduler),
       Statistic: 'Sum',
       Period: 60,
       Threshold: 1,

@@ -1,8 +1,10 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { handler as docsHandler } from '../../functions/docs/index.ts';
 import { createApiHandler, loggedPath } from '../../shared/http/api-handler.ts';
 import { HttpError } from '../../shared/http/errors.ts';
 import type { ApiEvent } from '../../shared/http/types.ts';
+import { fallbackGroup } from '../../shared/routes.ts';
 
 const event = (overrides: Partial<ApiEvent> = {}): ApiEvent => ({
   version: '2.0',
@@ -159,5 +161,42 @@ describe('createApiHandler', () => {
     expect(result.statusCode).toBe(404);
     expect(result.body).not.toContain('cbt_secret');
     expect(JSON.parse(result.body ?? '{}').error.message).toContain('/v1/provider-callbacks/{token}/pix');
+  });
+});
+
+/** What API Gateway sends the `$default` integration for a path no route matches. */
+function unmatched(method: string, path: string): ApiEvent {
+  const { body: _none, ...base } = event({ routeKey: '$default', rawPath: path, headers: {} });
+  return {
+    ...base,
+    requestContext: {
+      ...base.requestContext,
+      routeKey: '$default',
+      http: { ...base.requestContext.http, method, path },
+    },
+  };
+}
+
+describe('the $default route (fallbackGroup)', () => {
+  it('is served by the docs Lambda, which answers the 404 envelope with no table configured', async () => {
+    expect(fallbackGroup).toBe('docs');
+    const tableName = process.env.TABLE_NAME;
+    delete process.env.TABLE_NAME;
+    try {
+      for (const [method, path] of [
+        ['GET', '/v1/does-not-exist'],
+        ['DELETE', '/v1/wallets/balance'],
+      ] as const) {
+        const result = await docsHandler(unmatched(method, path), context);
+        expect(result.statusCode).toBe(404);
+        expect(result.headers?.['Content-Type']).toBe('application/json');
+        expect(JSON.parse(result.body ?? '{}').error).toMatchObject({
+          type: 'not_found_error',
+          code: 'not_found',
+        });
+      }
+    } finally {
+      if (tableName !== undefined) process.env.TABLE_NAME = tableName;
+    }
   });
 });
