@@ -58,13 +58,13 @@ function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
       : canApplyMedStep(change.step, medCase.status);
   if (!allowed)
     throw new InvalidInput(`This MED case is ${medCase.status}: ${change.step} is not allowed.`, {
-      param: 'status',
+      param: 'id',
     });
   // A reported amount under review holds nothing yet: no step may decide where that money goes.
   const decides = change.step !== 'requestEvidence' && MED_STEPS[change.step].outcome !== null;
   if (medCase.pendingReview?.kind === 'amount_mismatch' && decides)
     throw new InvalidInput('This MED case waits for an operations review of its amount.', {
-      param: 'status',
+      param: 'id',
     });
   if (isDecision(change.step) && medCase.pendingReview?.kind === 'decision' && !isReviewed(change))
     throw new InvalidInput('A decision on this MED case already waits for an operations review.', {

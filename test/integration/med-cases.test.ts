@@ -200,7 +200,13 @@ describe('appeal and accept', () => {
       'invalid_request_error',
       'invalid_request',
     );
-    expectError(await accept(m.apikey, m.medCase.id), 400, 'invalid_request_error', 'invalid_request');
+    const refused = await accept(m.apikey, m.medCase.id);
+    expectError(refused, 400, 'invalid_request_error', 'invalid_request');
+    // Not a field of the request: the case the path names is in the wrong status.
+    expect(refused.body.error).toMatchObject({
+      param: 'id',
+      message: 'This MED case is appealed: accept is not allowed.',
+    });
     expect(typesOf(await medEvents(m.accountId, m.chargeId))).toEqual([
       'med_case.created',
       'med_case.updated',

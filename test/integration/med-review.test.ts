@@ -39,7 +39,7 @@ describe('a reported amount other than the charge amount', () => {
     // No step may decide where money goes that was never held; the merchant may still answer.
     const refusedAccept = await accept(m.apikey, m.medCase.id);
     expectError(refusedAccept, 400, 'invalid_request_error', 'invalid_request');
-    expect(refusedAccept.body.error.param).toBe('status');
+    expect(refusedAccept.body.error.param).toBe('id');
     expectError(
       await decideMed(m.apikey, m.medCase.id, 'merchant_lost'),
       400,
