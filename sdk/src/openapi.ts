@@ -340,7 +340,7 @@ export interface paths {
   "/v1/provider-callbacks/{token}/pix": {
     /**
      * Receive a live acquirer’s Pix callback
-     * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}`. Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404.
+     * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}`. Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404 (a body that is not a JSON object is 400 first).
      */
     post: operations["receiveProviderCallback"];
   };
@@ -382,7 +382,7 @@ export interface paths {
   "/v1/sandbox/charges/{id}/med": {
     /**
      * Open a MED case (sandbox)
-     * @description The payer’s bank opens a MED case against a paid charge; 400 if it is not paid or already has an undecided case.
+     * @description The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or refunds in flight reserve all of it (`refunds_in_flight`).
      */
     post: operations["simulateMedOpening"];
   };
@@ -3636,7 +3636,7 @@ export interface operations {
   };
   /**
    * Receive a live acquirer’s Pix callback
-   * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}`. Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404.
+   * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}`. Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404 (a body that is not a JSON object is 400 first).
    */
   receiveProviderCallback: {
     parameters: {
@@ -3942,7 +3942,7 @@ export interface operations {
   };
   /**
    * Open a MED case (sandbox)
-   * @description The payer’s bank opens a MED case against a paid charge; 400 if it is not paid or already has an undecided case.
+   * @description The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or refunds in flight reserve all of it (`refunds_in_flight`).
    */
   simulateMedOpening: {
     parameters: {
@@ -3978,7 +3978,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Errors: `invalid_request`, `invalid_json`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `refunds_in_flight`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3991,7 +3991,7 @@ export interface operations {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request" | "invalid_json";
+              code?: "invalid_request" | "invalid_json" | "refunds_in_flight";
             };
           });
         };

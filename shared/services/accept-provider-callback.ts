@@ -12,7 +12,10 @@ import { parseInput } from '../domain/validation.ts';
 import { enqueueReceivedPix } from '../providers/callback-queue.ts';
 import { accountOfCallback } from '../store/accounts.ts';
 
-/** 404 for a token no account has (before the body is looked at); 400 for a body that is not `{"pix": [...]}`. */
+/**
+ * 404 for a token no account has (before the body's shape is looked at; a body that is not a JSON
+ * object was refused at the edge already); 400 for a body that is not `{"pix": [...]}`.
+ */
 export async function acceptProviderCallback(token: string, body: unknown): Promise<{ enqueued: number }> {
   const accountId = CALLBACK_TOKEN_PATTERN.test(token)
     ? await accountOfCallback(callbackTokenHash(token))

@@ -19,7 +19,7 @@ import {
 } from '../store/live-acquirer.ts';
 import { getMedCase } from '../store/med-cases.ts';
 import { decideMedCase } from './decide-med-case.ts';
-import { openMedCase } from './open-med-case.ts';
+import { openMedCase, REFUNDS_IN_FLIGHT } from './open-med-case.ts';
 
 const CASE_TYPE: Record<InfractionReport['infractionType'], MedCaseType> = {
   FRAUD: 'fraud',
@@ -56,8 +56,16 @@ export async function applyAcquirerInfraction(accountId: string, report: Infract
       });
       caseId = opened.id;
     } catch (error) {
-      // Not paid, or already disputed: the report is recorded, no case of its own is opened.
       if (!(error instanceof InvalidInput)) throw error;
+      if (error.code === REFUNDS_IN_FLIGHT) {
+        // Not recorded: the next overlapping period sees the report again, once the refunds have ended.
+        log.warn('acquirer infraction waits for the charge refunds in flight', {
+          accountId,
+          reportId: report.id,
+        });
+        return;
+      }
+      // Not paid, already disputed or refunded in full: the report is recorded, no case of its own is opened.
       log.warn('acquirer infraction opens no MED case', {
         accountId,
         reportId: report.id,

@@ -6,7 +6,7 @@
  * which may go negative, to `retained`) and `med_case.created`. No `charge.*` event (Part 2).
  *
  * The case holds the charge's amount less its refunds (reserved or paid). A reported amount other
- * than that (Part 2, `amountMismatch`) opens the case without
+ * than the charge's (Part 2, `amountMismatch`) opens the case without
  * any of that: nothing held, the charge keeps its status (only its `metadata.med` says so), and
  * the case waits for operations (`apply-med-review.ts`).
  */
@@ -34,19 +34,27 @@ import { chargeTransitionItems, eventContext } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 8;
 
-/** What a case may still contest of the charge: its amount less the refunds not failed. */
-const contestableOf = (charge: ChargeRecord): number =>
-  contestableAmount(charge.amount, charge.amount, charge.refundedAmount);
+/** The code of a refusal that may pass later: refunds reserve the whole charge but are not settled yet. */
+export const REFUNDS_IN_FLIGHT = 'refunds_in_flight';
 
-/** 400 unless a MED case may open against the charge: paid, not refunded in full, and no case of it undecided. */
-export function assertDisputable(charge: ChargeRecord): void {
+/**
+ * 400 unless a MED case may open against the charge: paid, no case of it undecided, and something
+ * left to contest. Returns what is left: the amount less its refunds not failed (a case never
+ * holds what was already given back).
+ */
+export function assertDisputable(charge: ChargeRecord): number {
   const undecidedCase = charge.med !== undefined && charge.med.closedAt === null;
   if (charge.status === 'DISPUTE' || charge.status === 'CHARGEBACK' || undecidedCase)
     throw new InvalidInput('This charge is already disputed.', { param: 'id' });
   if (!canApply('openDispute', charge.status))
     throw new InvalidInput(`A MED case needs a paid charge; this one is ${charge.status}.`, { param: 'id' });
-  if (contestableOf(charge) <= 0)
-    throw new InvalidInput('This charge was refunded in full: nothing is left to contest.', { param: 'id' });
+  const contestable = contestableAmount(charge.amount, charge.amount, charge.refundedAmount);
+  if (contestable > 0) return contestable;
+  // Still paid (refunds settled in full make it REFUNDED, refused above), so they are in flight.
+  throw new InvalidInput(
+    'Refunds of this charge cover its whole amount and are still in flight: nothing is left to contest unless one fails.',
+    { param: 'id', code: REFUNDS_IN_FLIGHT },
+  );
 }
 
 /**
@@ -87,19 +95,19 @@ export async function openMedCase(request: {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const charge = await getCharge(scope, chargeId);
     if (!charge) throw new NotFound('No such charge.');
-    assertDisputable(charge);
+    const contestable = assertDisputable(charge);
     const now = Date.now();
     const at = new Date(now).toISOString();
-    // After refunds a case holds only what the merchant still has of the charge, never its whole amount.
-    const contestable = contestableOf(charge);
-    const mismatch = body.amount !== undefined && body.amount !== contestable;
+    // Part 2: a mismatch is a reported amount other than the charge's.
+    const mismatch = body.amount !== undefined && body.amount !== charge.amount;
     const medCase: MedCaseRecord = {
       id: newMedCaseId(now),
       accountId: scope.accountId,
       mode: scope.mode,
       type: body.type ?? 'med',
       status: 'open',
-      amount: body.amount ?? contestable,
+      // After refunds a case holds only what the merchant still has of the charge.
+      amount: mismatch ? (body.amount as number) : contestable,
       currency: charge.currency,
       chargeId,
       reason: body.reason ?? null,

@@ -29,7 +29,7 @@ const payment = async (apikey: string, chargeId: string) =>
 const typesOf = (events: Record<string, any>[]) => events.map((e) => e.eventType).sort();
 
 describe('opening a MED case (sandbox)', () => {
-  it('after a partial refund holds only what is left of the charge, and nothing once refunded in full', async () => {
+  it('after a partial refund holds only what is left of the charge; refunds of all of it in flight: 400', async () => {
     const m = await merchant();
     const refund = (chargeId: string, amount: number) =>
       api(`/v1/payments/${rawId(chargeId)}/refund`, {
@@ -39,21 +39,24 @@ describe('opening a MED case (sandbox)', () => {
     // A paid charge of its own first, so the refunds below are covered by the balance.
     await paidCharge(m.apikey, 10_000);
     const refundedInFull = await paidCharge(m.apikey, 800);
+    // The acquirer down: the refund of the whole charge stays in flight (no scheduler can end it).
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
     expect((await refund(refundedInFull, 800)).status).toBe(201);
     const refused = await openMed(m.apikey, refundedInFull);
-    expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toMatch(/refunded in full|needs a paid charge/);
+    expectError(refused, 400, 'invalid_request_error', 'refunds_in_flight');
+    expect(refused.body.error.param).toBe('id');
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
 
     const chargeId = await paidCharge(m.apikey, 1_050);
     expect((await refund(chargeId, 500)).status).toBe(201);
     const before = await balance(m.apikey);
-    const opened = await openMed(m.apikey, chargeId);
+    // The bank reports the charge's amount: no mismatch (Part 2), and what is left of it is held.
+    const opened = await openMed(m.apikey, chargeId, { amount: 1_050 });
     expect(opened.status).toBe(201);
     expect(opened.body).toMatchObject({ status: 'open', amount: 550 });
     const after = await balance(m.apikey);
     expect(after.retained - before.retained).toBe(550);
     expect(before.available - after.available).toBe(550);
-    // The report of the refunded remainder is the charge's due, not a mismatch waiting for review.
     expect((await payment(m.apikey, chargeId)).metadata.med.amountMismatch).toBe(false);
   });
 
