@@ -6,7 +6,7 @@ import { appealMedCase as appeal } from '#shared/services/appeal-med-case.ts';
 
 /** POST /v1/med/cases/{id}/appeal: `reason` 5–2000 characters; only from `open` (else 400). */
 export const appealMedCase: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters, body }) => {
-  const { reason } = parseInput(appealSchema, body ?? {}, 'body');
+  const { reason } = parseInput(appealSchema, body, 'body');
   const id = pathParameters.id;
   if (!isMedCaseId(id)) throw new NotFound('No such MED case.');
   return { status: 200, body: serializeMedCase(await appeal(principal, id, reason)) };

@@ -15,7 +15,7 @@ export const createEvidenceUpload: RouteHandler<KeyPrincipal> = async ({
   body,
   headers,
 }) => {
-  const declaration = parseInput(evidenceDeclarationSchema, body ?? {}, 'body');
+  const declaration = parseInput(evidenceDeclarationSchema, body, 'body');
   const id = pathParameters.id;
   if (!isMedCaseId(id)) throw new NotFound('No such MED case.');
   return { status: 201, body: await create(principal, id, declaration, headers) };

@@ -162,9 +162,9 @@ export const IDEMPOTENCY_KEY_MAX = 128;
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 /** An idempotency key given in a body (`idempotencyKey` of a payment or a refund). */
-export const idempotencyKeyField = (missing: string) =>
+export const idempotencyKeyField = (notAString: string) =>
   v.pipe(
-    v.string(missing),
+    v.string(notAString),
     v.regex(IDEMPOTENCY_KEY_PATTERN, 'Must be visible ASCII characters'),
     v.minLength(IDEMPOTENCY_KEY_MIN, `Must be at least ${IDEMPOTENCY_KEY_MIN} characters`),
     v.maxLength(IDEMPOTENCY_KEY_MAX, `Must be at most ${IDEMPOTENCY_KEY_MAX} characters`),

@@ -14,6 +14,7 @@ import {
 } from './charge-input.ts';
 import { Unprocessable } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
+import { oneOf } from './validation.ts';
 
 export const paymentMethods = ['PIX', 'CREDIT_CARD', 'MBWAY', 'MULTIBANCO', 'BOLETO', 'CRYPTO'] as const;
 export type PaymentMethod = (typeof paymentMethods)[number];
@@ -42,7 +43,7 @@ export const CreatePaymentBody = v.pipe(
     ),
     currency: v.optional(CurrencyCode, 'BRL'),
     paymentMethods: v.pipe(
-      v.array(v.picklist(paymentMethods, `Must be one of ${paymentMethods.join(', ')}`), 'Must be an array'),
+      v.array(oneOf(paymentMethods), 'Must be an array'),
       v.minLength(1, 'Name at least one payment method'),
       v.transform((methods) => [...new Set(methods)]),
     ),
@@ -56,7 +57,7 @@ export const CreatePaymentBody = v.pipe(
     webhookUrl: v.optional(
       v.pipe(v.string('Must be a URL'), v.minLength(1, 'Must be a URL'), v.maxLength(2048)),
     ),
-    idempotencyKey: idempotencyKeyField('Required: a key unique per intended payment'),
+    idempotencyKey: idempotencyKeyField('Must be a string: a key unique per intended payment'),
   }),
   v.forward(
     v.check(

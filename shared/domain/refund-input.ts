@@ -26,7 +26,7 @@ export function pixKeyType(key: string): PixKeyType | undefined {
 
 export const RefundBody = v.pipe(
   v.strictObject({
-    idempotencyKey: idempotencyKeyField('Required: a key unique per intended refund'),
+    idempotencyKey: idempotencyKeyField('Must be a string: a key unique per intended refund'),
     amount: v.optional(
       v.pipe(
         v.number('Must be an integer amount in the smallest currency unit'),

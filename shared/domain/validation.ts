@@ -17,15 +17,20 @@ export function parseInput<S extends v.GenericSchema>(
   const first = result.issues[0];
   const firstDetail = details[0];
   if (first === undefined || firstDetail === undefined) throw new InvalidInput(`Invalid ${where}`);
-  // Not an object at all (a route that reads none may still pass one in); a rule over the whole
-  // object (say, "send at least one of …") also has no path, and keeps its own message.
-  const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
-  if (where === 'body' && !isObject) throw new InvalidInput('The request body must be a JSON object.');
+  // Not an object at all (the edge refuses that first for the routes that declare a body); a rule
+  // over the whole object (say, "send at least one of …") also has no path, and keeps its message.
+  if (where === 'body' && !isJsonObject(input)) throw new InvalidInput(NOT_A_JSON_OBJECT);
   throw new InvalidInput(
     isMissing(first) ? firstDetail.message : `Invalid ${firstDetail.param}: ${firstDetail.message}`,
     { param: firstDetail.param, details },
   );
 }
+
+export const NOT_A_JSON_OBJECT = 'The request body must be a JSON object.';
+
+/** A JSON object: not an array, a string, a number or null. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A required field absent from its object (valibot: "Invalid key: Expected "x" but received undefined"). */
 const isMissing = (issue: v.BaseIssue<unknown>): boolean =>

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { oneOf, queryInteger } from './validation.ts';
 import { eventNames } from './webhook-catalog.ts';
-import { DELIVERY_LIST_MAX_OFFSET } from './webhook-deliveries.ts';
+import { DELIVERY_LIST_MAX_OFFSET, deliveryStatuses } from './webhook-deliveries.ts';
 
 const Events = v.pipe(
   v.array(v.string('Each event must be a string'), 'Must be an array of event names'),
@@ -33,7 +33,7 @@ export const isWebhookEndpointId = (id: string | undefined): id is string =>
   id !== undefined && WEBHOOK_ENDPOINT_ID_PATTERN.test(id);
 
 export const DeliveriesQuery = v.strictObject({
-  status: v.optional(oneOf(['PENDING', 'PROCESSING', 'DELIVERED', 'FAILED', 'CANCELLED'])),
+  status: v.optional(oneOf(deliveryStatuses)),
   eventType: v.optional(
     v.pipe(
       v.string(),

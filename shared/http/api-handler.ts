@@ -9,6 +9,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { isJsonObject, NOT_A_JSON_OBJECT } from '../domain/validation.ts';
 import { log } from '../log.ts';
 import { withMetrics } from '../metrics.ts';
 import {
@@ -169,9 +170,7 @@ const parseRequest = (group: Group): ApiMiddleware => ({
 function parseJsonBody(event: ApiEvent, route: RouteDefinition, contentType: string | undefined): unknown {
   const body = parseJson(event, contentType);
   if (route.body === undefined || (body === undefined && route.body === 'optional')) return body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new InvalidInput('The request body must be a JSON object.');
-  }
+  if (!isJsonObject(body)) throw new InvalidInput(NOT_A_JSON_OBJECT);
   return body;
 }
 

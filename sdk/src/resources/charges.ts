@@ -13,16 +13,7 @@ import { Resource } from './resource.ts';
 export class Charges extends Resource {
   /** `POST /v1/charges`, with an `Idempotency-Key` (generated unless `options.idempotencyKey`). */
   create(params: CreateChargeParams, options: RequestOptions = {}): Promise<Charge> {
-    return this.http.request(
-      {
-        method: 'POST',
-        path: '/v1/charges',
-        auth: 'apikey',
-        body: { payment_method: 'pix', ...params },
-        idempotencyKeyHeader: options.idempotencyKey ?? newIdempotencyKey(),
-      },
-      options,
-    );
+    return this.createAt('/v1/charges', { payment_method: 'pix', ...params }, options);
   }
 
   /**
@@ -30,12 +21,17 @@ export class Charges extends Resource {
    * the body), with an `Idempotency-Key` like `create`.
    */
   createPix(params: CreatePixChargeParams, options: RequestOptions = {}): Promise<Charge> {
+    return this.createAt('/v1/pix/charges', params, options);
+  }
+
+  /** A create with its Idempotency-Key (the caller's, or a new one sent on every retry). */
+  private createAt(path: string, body: object, options: RequestOptions): Promise<Charge> {
     return this.http.request(
       {
         method: 'POST',
-        path: '/v1/pix/charges',
+        path,
         auth: 'apikey',
-        body: params,
+        body,
         idempotencyKeyHeader: options.idempotencyKey ?? newIdempotencyKey(),
       },
       options,
