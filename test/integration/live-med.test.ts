@@ -6,9 +6,11 @@
  * (refunded to the merchant).
  */
 
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
-import { balance } from '../helpers/charges.ts';
+import { devolutionIdOf } from '../../shared/domain/refunds.ts';
+import { balance, rawId } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
@@ -31,21 +33,31 @@ afterAll(async () => {
 
 const chargeOf = async (id: string) => (await api(`/v1/charges/${id}`, { apikey: merchant.liveKey })).body;
 
-/** A live charge paid at the PSP (settled from its callback) and an infraction reported against its Pix. */
-async function reportedCharge(amount: number) {
+/** A live charge paid at the PSP (settled from its callback), with its Pix's end-to-end id. */
+async function paidCharge(amount: number) {
   const charge = await liveChargeAt(psp, merchant.liveKey, { amount });
   const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
   await eventually(async () => expect((await chargeOf(charge.id)).status).toBe('paid'), SETTLED);
-  const infraction = await control(psp, 'POST', '/infraction', {
-    endToEndId: pix.endToEndId,
-    reportDetails: 'Golpe do falso vendedor',
-  });
-  const medCase = await eventually(async () => {
+  return { charge, endToEndId: pix.endToEndId as string };
+}
+
+const report = async (endToEndId: string) =>
+  control(psp, 'POST', '/infraction', { endToEndId, reportDetails: 'Golpe do falso vendedor' });
+
+/** The open case of a charge, once the scheduler has read its infraction. */
+const openCaseOf = (chargeId: string, amount: number) =>
+  eventually(async () => {
     const cases = (await api('/v1/med/cases?limit=100', { apikey: merchant.liveKey })).body.data as any[];
-    const found = cases.find((c) => c.charge_id === charge.id);
+    const found = cases.find((c) => c.charge_id === chargeId);
     expect(found).toMatchObject({ status: 'open', type: 'fraud', amount, reason: 'Golpe do falso vendedor' });
     return found;
   }, SETTLED);
+
+/** A live charge paid at the PSP and an infraction reported against its Pix. */
+async function reportedCharge(amount: number) {
+  const { charge, endToEndId } = await paidCharge(amount);
+  const infraction = await report(endToEndId);
+  const medCase = await openCaseOf(charge.id, amount);
   expect((await chargeOf(charge.id)).status).toBe('disputed');
   return { charge, infractionId: infraction.id as string, caseId: medCase.id as string };
 }
@@ -82,6 +94,43 @@ describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_
     // The new charge's net is credited and nothing is retained any more.
     expect((await balance(merchant.liveKey)).available).toBeGreaterThan(availableBefore);
     expect((await balance(merchant.liveKey)).retained).toBe(0);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('an infraction while a refund of the whole charge is in flight waits for it, and opens the case once it fails', async () => {
+    // Enough in the wallet for a refund of a whole charge (its own net is less than its amount).
+    await paidCharge(10_000);
+    const { charge, endToEndId } = await paidCharge(4000);
+    const paymentId = rawId(charge.id);
+    const refund = await api(`/v1/payments/${paymentId}/refund`, {
+      apikey: merchant.liveKey,
+      body: { idempotencyKey: randomUUID(), amount: 4000, strategy: 'devolution' },
+    });
+    expect(refund.status).toBe(201);
+    // Held at the PSP (in this process, well within its 200 ms to settle): the refund stays in flight.
+    expect(psp.bank.steerDevolucao(devolutionIdOf(refund.body.id), 'hold').ok).toBe(true);
+    const refundOf = async () =>
+      (
+        (await api(`/v1/payments/${paymentId}/refunds`, { apikey: merchant.liveKey })).body.data as any[]
+      ).find((r) => r.id === refund.body.id);
+    await eventually(async () => expect((await refundOf())?.status).toBe('IN_PROGRESS'), SETTLED);
+
+    await report(endToEndId);
+    // Positive control: a report made after it opens its case, so the scheduler has read both.
+    const other = await paidCharge(1500);
+    await report(other.endToEndId);
+    await openCaseOf(other.charge.id, 1500);
+    const cases = (await api('/v1/med/cases?limit=100', { apikey: merchant.liveKey })).body.data as any[];
+    expect(cases.find((c) => c.charge_id === charge.id)).toBeUndefined();
+    expect((await chargeOf(charge.id)).status).not.toBe('disputed');
+
+    // The devolution fails at the PSP: the whole amount is the merchant's again, and contestable.
+    await control(psp, 'POST', `/devolucao/${devolutionIdOf(refund.body.id)}/fail`, {
+      motivo: 'Conta encerrada',
+    });
+    await eventually(async () => expect((await refundOf())?.status).toBe('FAILED'), SETTLED);
+    await openCaseOf(charge.id, 4000);
+    expect((await chargeOf(charge.id)).status).toBe('disputed');
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
   });
 });
