@@ -2178,7 +2178,7 @@ export interface operations {
           "application/json": components["schemas"]["Refund"];
         };
       };
-      /** @description Errors: `invalid_request`, `invalid_json`, `payment_not_refundable`, `payment_disputed`, `refund_exceeds_remaining`, `insufficient_balance`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `invalid_amount`, `payment_not_refundable`, `payment_disputed`, `refund_exceeds_remaining`, `insufficient_balance`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2191,7 +2191,7 @@ export interface operations {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request" | "invalid_json" | "payment_not_refundable" | "payment_disputed" | "refund_exceeds_remaining" | "insufficient_balance";
+              code?: "invalid_request" | "invalid_json" | "invalid_amount" | "payment_not_refundable" | "payment_disputed" | "refund_exceeds_remaining" | "insufficient_balance";
             };
           });
         };

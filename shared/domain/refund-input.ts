@@ -5,10 +5,9 @@
  */
 
 import * as v from 'valibot';
-import { idempotencyKeyField, PIX_MAX_AMOUNT } from './charge-input.ts';
+import { idempotencyKeyField, PIX_MAX_AMOUNT, parseWithAmountCode } from './charge-input.ts';
 import type { RefundRequest } from './refunds.ts';
 import { isValidCnpj, isValidCpf } from './tax-id.ts';
-import { parseInput } from './validation.ts';
 
 export const MAX_REFUND_REASON_LENGTH = 500;
 
@@ -71,7 +70,8 @@ export const RefundBody = v.pipe(
 export type RefundBody = v.InferOutput<typeof RefundBody>;
 
 export function parseRefundBody(input: unknown): RefundBody {
-  return parseInput(RefundBody, input, 'body');
+  // A bad `amount` is `invalid_amount`, as on the charge and payment creates.
+  return parseWithAmountCode(RefundBody, input);
 }
 
 export const refundRequestOf = (body: RefundBody): RefundRequest => ({

@@ -233,7 +233,13 @@ export const paymentOperations: Operations<'payments'> = {
       201: { description: 'The refund, `PENDING`.', schema: Refund, headers: ['Idempotent-Replayed'] },
     },
     errors: {
-      400: ['payment_not_refundable', 'payment_disputed', 'refund_exceeds_remaining', 'insufficient_balance'],
+      400: [
+        'invalid_amount',
+        'payment_not_refundable',
+        'payment_disputed',
+        'refund_exceeds_remaining',
+        'insufficient_balance',
+      ],
       409: ['idempotency_key_reused'],
       422: ['REFUND_NOT_SUPPORTED', 'unprocessable_entity'],
     },
