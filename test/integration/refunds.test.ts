@@ -160,6 +160,9 @@ describe('POST /v1/payments/{id}/refund', () => {
   it('debits the Pix-out fee with passFeeToTenant, and gives both back when the refund fails', async () => {
     const m = await paidPayment();
     const before = (await balance(m.apikey)).available;
+    // The acquirer down while the refund is requested: the scheduler cannot confirm it before this
+    // test fails it (the sandbox route settles without the acquirer).
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
     const reply = await refund(m.apikey, m.paymentId, { amount: 1000, passFeeToTenant: true });
     expect(reply.body).toMatchObject({ fee: CASHOUT_FEE, status: 'PENDING' });
     expect((await balance(m.apikey)).available).toBe(before - 1000 - CASHOUT_FEE);
@@ -178,6 +181,7 @@ describe('POST /v1/payments/{id}/refund', () => {
       .at(-1);
     expect(last?.payload.data.refund).toEqual({ id: reply.body.id, amount: 1000, status: 'FAILED' });
     // A failed refund no longer counts: the whole amount is refundable again.
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
     expect((await refund(m.apikey, m.paymentId, { amount: 10_000 })).status).toBe(201);
   });
 
@@ -262,7 +266,13 @@ describe('POST /v1/payments/{id}/refund', () => {
       body:
         'idempotencyKey' in body || param === 'idempotencyKey' ? body : { idempotencyKey: key(), ...body },
     });
-    expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+    // A bad amount has the specific code, as on the creates (Part 1's `invalid_amount`).
+    expectError(
+      reply,
+      400,
+      'invalid_request_error',
+      param === 'amount' ? 'invalid_amount' : 'invalid_request',
+    );
     expect(reply.body.error.param).toBe(param);
     expect(await balance(m.apikey)).toEqual(before);
     expect(await refunds(m.apikey, m.paymentId)).toEqual([]);
