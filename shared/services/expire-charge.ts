@@ -6,10 +6,12 @@
  */
 
 import type { ChargeRecord } from '../domain/charges.ts';
-import { type MerchantScope, sameScope } from '../domain/scope.ts';
+import type { MerchantScope } from '../domain/scope.ts';
 import { planExpiry } from '../domain/settlement.ts';
+import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
+import { readPaymentIds } from '../store/payment-list.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
 import { settleCobBeforeExpiry } from './reconcile-acquirer.ts';
 
@@ -50,15 +52,21 @@ export async function expireDueCharges(now: Date): Promise<number> {
 }
 
 /**
- * The scheduler's expiry for one scope, at once: expires the scope's charges whose window has
- * closed and that no scheduler run has reached yet (at most one period's worth). Returns how
+ * The scheduler's expiry for one scope, at once: expires the scope's charges still stored
+ * awaiting payment whose window has closed (no scheduler run has reached them yet). Returns how
  * many. A create at the account's live-charge limit runs it first: the limit counts a charge
- * until its expiry is recorded, and Part 1 ignores expired charges.
+ * until its expiry is recorded, and Part 1 ignores expired charges. Reads only the scope's
+ * awaiting-status cells, as the payment list does for the same charges (at most its live ones).
  */
 export async function expireOverdueCharges(scope: MerchantScope, now: Date): Promise<number> {
+  const expiredAt = now.toISOString();
+  const overdue = await Promise.all(
+    txStatuses
+      .filter(awaitingPayment)
+      .map((cell) => readPaymentIds(scope, { cell, span: {}, expiredAt }, 'asc', Number.POSITIVE_INFINITY)),
+  );
   let expired = 0;
-  for (const entry of await dueEntries('EXPIRY', now))
-    if (sameScope(entry.scope, scope) && (await expireDue(entry.scope, entry.id, now))) expired++;
+  for (const id of overdue.flat()) if (await expireDue(scope, id, now)) expired++;
   return expired;
 }
 
