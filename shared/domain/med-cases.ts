@@ -6,9 +6,11 @@
  */
 
 import * as v from 'valibot';
+import type { ChargeRecord } from './charges.ts';
 import { InvalidInput } from './errors.ts';
 import { parseChargeId, publicChargeId } from './pix-ids.ts';
-import type { Trigger } from './transaction-status.ts';
+import { refundableAmount } from './refunds.ts';
+import { canApply, type Trigger } from './transaction-status.ts';
 import { oneOf, parseInput, queryInteger } from './validation.ts';
 
 export const medCaseStatuses = ['open', 'appealed', 'accepted', 'rejected', 'closed'] as const;
@@ -104,6 +106,29 @@ export type PendingReview =
  */
 export const contestableAmount = (reportedAmount: number, chargeAmount: number, refundedAmount = 0): number =>
   Math.min(reportedAmount, chargeAmount - refundedAmount);
+
+/** The code of a refusal that may pass later: refunds reserve the whole charge but are not settled yet. */
+export const REFUNDS_IN_FLIGHT = 'refunds_in_flight';
+
+/**
+ * What a MED case opened against the charge holds; 400 unless one may open: paid, no case of it
+ * undecided, and something left to contest. What is left: the amount less its refunds not failed (a case never
+ * holds what was already given back).
+ */
+export function disputableAmount(charge: ChargeRecord): number {
+  const undecidedCase = charge.med !== undefined && charge.med.closedAt === null;
+  if (charge.status === 'DISPUTE' || charge.status === 'CHARGEBACK' || undecidedCase)
+    throw new InvalidInput('This charge is already disputed.', { param: 'id' });
+  if (!canApply('openDispute', charge.status))
+    throw new InvalidInput(`A MED case needs a paid charge; this one is ${charge.status}.`, { param: 'id' });
+  const contestable = refundableAmount(charge);
+  if (contestable > 0) return contestable;
+  // Still paid (refunds settled in full make it REFUNDED, refused above), so they are in flight.
+  throw new InvalidInput(
+    'Refunds of this charge cover its whole amount and are still in flight: nothing is left to contest unless one fails.',
+    { param: 'id', code: REFUNDS_IN_FLIGHT },
+  );
+}
 
 // ── The case state machine ────────────────────────────────────────────────────────────────────
 

@@ -8,7 +8,12 @@
  */
 
 import { InvalidInput } from '../domain/errors.ts';
-import { MED_REASON_MAX_LENGTH, type MedCaseType, type MedDecision } from '../domain/med-cases.ts';
+import {
+  MED_REASON_MAX_LENGTH,
+  type MedCaseType,
+  type MedDecision,
+  REFUNDS_IN_FLIGHT,
+} from '../domain/med-cases.ts';
 import { log } from '../log.ts';
 import type { InfractionReport } from '../providers/provider.ts';
 import {
@@ -19,7 +24,7 @@ import {
 } from '../store/live-acquirer.ts';
 import { getMedCase } from '../store/med-cases.ts';
 import { decideMedCase } from './decide-med-case.ts';
-import { openMedCase, REFUNDS_IN_FLIGHT } from './open-med-case.ts';
+import { openMedCase } from './open-med-case.ts';
 
 const CASE_TYPE: Record<InfractionReport['infractionType'], MedCaseType> = {
   FRAUD: 'fraud',
@@ -65,13 +70,13 @@ export async function applyAcquirerInfraction(accountId: string, report: Infract
         });
         return;
       }
-      // Not paid, already disputed or refunded in full: the report is recorded, no case of its own is opened.
+      // Not paid or already disputed: the report is recorded (below when final), no case of its own opened.
       log.warn('acquirer infraction opens no MED case', {
         accountId,
         reportId: report.id,
         why: error.message,
       });
-      await putAcquirerInfraction(accountId, report.id, { applied });
+      if (!isFinal(report.status)) await putAcquirerInfraction(accountId, report.id, { applied });
     }
   }
   if (!isFinal(report.status)) return;

@@ -12,18 +12,18 @@
  */
 
 import type { ChargeRecord } from '../domain/charges.ts';
-import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { NotFound } from '../domain/errors.ts';
 import { medCaseEvents } from '../domain/events.ts';
 import { medHoldJournal } from '../domain/ledger.ts';
 import {
-  contestableAmount,
+  disputableAmount,
   type MedCaseRecord,
   medEventTypesOf,
   medMetadataOf,
   type OpenMedCaseBody,
 } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { canApply, nextStatus } from '../domain/transaction-status.ts';
+import { nextStatus } from '../domain/transaction-status.ts';
 import { newJournalId, newMedCaseId } from '../ids.ts';
 import { getCharge, replaceChargeItem } from '../store/charges.ts';
 import { type NamedItems, type TransactItem, transactRetryingConflicts } from '../store/client.ts';
@@ -33,29 +33,6 @@ import { newMedCaseItem } from '../store/med-cases.ts';
 import { chargeTransitionItems, eventContext } from './charge-transition.ts';
 
 const MAX_ATTEMPTS = 8;
-
-/** The code of a refusal that may pass later: refunds reserve the whole charge but are not settled yet. */
-export const REFUNDS_IN_FLIGHT = 'refunds_in_flight';
-
-/**
- * 400 unless a MED case may open against the charge: paid, no case of it undecided, and something
- * left to contest. Returns what is left: the amount less its refunds not failed (a case never
- * holds what was already given back).
- */
-export function assertDisputable(charge: ChargeRecord): number {
-  const undecidedCase = charge.med !== undefined && charge.med.closedAt === null;
-  if (charge.status === 'DISPUTE' || charge.status === 'CHARGEBACK' || undecidedCase)
-    throw new InvalidInput('This charge is already disputed.', { param: 'id' });
-  if (!canApply('openDispute', charge.status))
-    throw new InvalidInput(`A MED case needs a paid charge; this one is ${charge.status}.`, { param: 'id' });
-  const contestable = contestableAmount(charge.amount, charge.amount, charge.refundedAmount);
-  if (contestable > 0) return contestable;
-  // Still paid (refunds settled in full make it REFUNDED, refused above), so they are in flight.
-  throw new InvalidInput(
-    'Refunds of this charge cover its whole amount and are still in flight: nothing is left to contest unless one fails.',
-    { param: 'id', code: REFUNDS_IN_FLIGHT },
-  );
-}
 
 /**
  * What holding a case's amount writes: the charge → DISPUTE with the case's `metadata.med` (and
@@ -95,7 +72,7 @@ export async function openMedCase(request: {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const charge = await getCharge(scope, chargeId);
     if (!charge) throw new NotFound('No such charge.');
-    const contestable = assertDisputable(charge);
+    const contestable = disputableAmount(charge);
     const now = Date.now();
     const at = new Date(now).toISOString();
     // Part 2: a mismatch is a reported amount other than the charge's.
