@@ -47,7 +47,7 @@ const OUTBOX_FIELDS = [
 ] as const;
 
 function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
-  const image = newEventImage(record, streamItemTypes.event);
+  const image = newEventImage(record);
   if (!image) return undefined;
   const fields = OUTBOX_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
   return unmarshall(Object.fromEntries(fields)) as unknown as OutboxEventRef;
@@ -55,7 +55,7 @@ function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
 
 /** A new MED event that is also e-mailed, with the med_case its body carries. */
 function medNotice(record: DynamoDBRecord): MedNotice | undefined {
-  const image = newEventImage(record, streamItemTypes.event);
+  const image = newEventImage(record);
   const eventType = image?.eventType?.S;
   if (!image || !eventType || !isMedNoticeEventType(eventType)) return undefined;
   const body = eventBodyOf(image) as { data: { object: unknown } } | undefined;
@@ -136,9 +136,9 @@ const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchRe
       .then(emailMedNotices)
       .catch((error: unknown) => log.error('med notices not read; none e-mailed', errorFields(error))),
     // Never fails the batch either: metrics are not worth a retry.
-    countEventMetrics(stream.Records).catch((error: unknown) =>
-      log.error('outbox metrics not counted', errorFields(error)),
-    ),
+    Promise.resolve()
+      .then(() => countEventMetrics(stream.Records))
+      .catch((error: unknown) => log.error('outbox metrics not counted', errorFields(error))),
   ]);
   const failures: number[] = [];
   if (!fanOut.ok) {

@@ -6,8 +6,8 @@
 
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Mode } from '#shared/domain/scope.ts';
-import { countMetric, type MetricValues } from '#shared/metrics.ts';
-import { type MetricName, observability, streamItemTypes } from '#shared/resources.ts';
+import { countMetric } from '#shared/metrics.ts';
+import { type MetricName, observability } from '#shared/resources.ts';
 import { eventBodyOf, type Image, newEventImage } from './stream-images.ts';
 
 const { metrics } = observability;
@@ -33,7 +33,7 @@ const refundStatusOf = (image: Image): string | undefined =>
   (eventBodyOf(image) as { data?: { refund?: { status?: string } } } | undefined)?.data?.refund?.status;
 
 function metricOf(record: DynamoDBRecord): { mode: Mode; name: MetricName } | undefined {
-  const image = newEventImage(record, streamItemTypes.event);
+  const image = newEventImage(record);
   if (!image) return undefined;
   const eventType = image.eventType?.S ?? '';
   const mode = image.mode?.S as Mode;
@@ -42,14 +42,7 @@ function metricOf(record: DynamoDBRecord): { mode: Mode; name: MetricName } | un
   return name && { mode, name };
 }
 
-/** Adds the batch's counts to the invocation's metrics (written when the handler ends). */
-export async function countEventMetrics(records: readonly DynamoDBRecord[]): Promise<void> {
-  const counts: Record<Mode, MetricValues> = { live: {}, test: {} };
-  for (const metric of records.map(metricOf)) {
-    if (!metric) continue;
-    const byMode = counts[metric.mode];
-    byMode[metric.name] = (byMode[metric.name] ?? 0) + 1;
-  }
-  for (const mode of ['live', 'test'] as const)
-    if (Object.keys(counts[mode]).length > 0) countMetric(mode, counts[mode]);
+/** Adds the batch's events to the invocation's counts (`countMetric` sums them; written when the handler ends). */
+export function countEventMetrics(records: readonly DynamoDBRecord[]): void {
+  for (const metric of records.map(metricOf)) if (metric) countMetric(metric.mode, { [metric.name]: 1 });
 }

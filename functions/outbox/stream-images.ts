@@ -6,14 +6,15 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { MerchantScope } from '#shared/domain/scope.ts';
+import { streamItemTypes } from '#shared/resources.ts';
 import { storedFields } from '#shared/store/stored-body.ts';
 
 export type Image = Record<string, AttributeValue>;
 
 /** The image of a new outbox event (an event item's INSERT), else `undefined`. */
-export function newEventImage(record: DynamoDBRecord, eventItemType: string): Image | undefined {
+export function newEventImage(record: DynamoDBRecord): Image | undefined {
   const image = record.dynamodb?.NewImage as Image | undefined;
-  return record.eventName === 'INSERT' && image?.type?.S === eventItemType ? image : undefined;
+  return record.eventName === 'INSERT' && image?.type?.S === streamItemTypes.event ? image : undefined;
 }
 
 /** A creation or change of an item of `type`, with its stream event id and both images. */
