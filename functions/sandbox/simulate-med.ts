@@ -46,7 +46,7 @@ export const simulateMedDecision: RouteHandler<KeyPrincipal> = async ({
   body,
 }) => {
   const id = caseIdOf(principal, pathParameters.id);
-  const { outcome } = parseInput(decideSchema, body ?? {}, 'body');
+  const { outcome } = parseInput(decideSchema, body, 'body');
   const medCase = await decideMedCase(principal, id, outcome);
   const waits = medCase.pendingReview?.kind === 'decision';
   return { status: waits ? 202 : 200, body: serializeMedCase(medCase) };

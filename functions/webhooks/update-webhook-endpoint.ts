@@ -11,9 +11,10 @@ export const updateWebhookEndpoint: RouteHandler<KeyPrincipal> = async ({
   pathParameters,
   body,
 }) => {
+  const endpointId = endpointIdOf(pathParameters);
   const input = parseInput(UpdateEndpointBody, body, 'body');
   if (input.url !== undefined) await assertDeliverableUrl(input.url);
-  const endpoint = await updateEndpoint(principal, endpointIdOf(pathParameters), input);
+  const endpoint = await updateEndpoint(principal, endpointId, input);
   if (!endpoint) throw endpointNotFound();
   return { status: 200, body: endpointView(endpoint) };
 };
