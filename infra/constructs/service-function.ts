@@ -1,6 +1,5 @@
 import { ArnFormat, CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ViaServicePrincipal } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -111,21 +110,14 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * Grants reading one secret (`GetSecretValue` on its ARN only: the code never calls
-   * `DescribeSecret`, which `grantRead` would add) and sets its ARN in `envName`, e.g.
-   * `JWT_SECRET_ARN`; the code fetches the value once per cold start.
+   * Grants reading one of the stack's secrets: `GetSecretValue` on its ARN (a full ARN, as the
+   * stack makes them), not `DescribeSecret`, which `grantRead` adds and no code calls, and no key
+   * grant (they use the AWS-managed key). Sets its ARN in `envName`, e.g. `JWT_SECRET_ARN`; the
+   * code fetches the value once per cold start.
    */
   bindSecret(secret: ISecret, envName: SecretArnVariable): this {
     this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        // A secret known by its partial ARN (no random suffix) matches with the suffix's 6 characters.
-        resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
-      }),
-    );
-    // A customer-managed key (none today: the secrets use the AWS-managed one), through Secrets Manager only.
-    secret.encryptionKey?.grantDecrypt(
-      new ViaServicePrincipal(`secretsmanager.${Stack.of(this).region}.amazonaws.com`, this.role),
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
     );
     this.function.addEnvironment(envName, secret.secretArn);
     return this;

@@ -13,8 +13,6 @@
 
 import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors.ts';
 
-export { parseRetryAfter };
-
 const SDK_VERSION = '0.1.0';
 
 export interface ClientOptions {

@@ -47,7 +47,7 @@ export class PixClient {
 }
 
 export * from './errors.ts';
-export { type ClientOptions, parseRetryAfter, type RequestOptions, retryDelayMs } from './http.ts';
+export { type ClientOptions, type RequestOptions, retryDelayMs } from './http.ts';
 export type { EvidenceFile } from './resources/med-cases.ts';
 export type * from './types.ts';
 export {

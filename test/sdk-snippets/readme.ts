@@ -10,7 +10,7 @@ const pix = new PixClient({ baseUrl: demo.base_url, apiKey: demo.test_api_key })
 
 // Where deliveries go; its secret is shown only here (and on rotation): keep it.
 const endpoint = await pix.webhookEndpoints.create({
-  url: 'https://shop.example.com/pix-webhooks',
+  url: 'http://127.0.0.1:8080/pix-webhooks', // the receiver below (npm start allows http and loopback)
   events: ['charge.paid', 'payment.refunded'],
 });
 
