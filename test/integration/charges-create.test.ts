@@ -222,9 +222,17 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
     expect(amount.body.error.message).toBe('amount is required.');
   });
 
-  it('answers a body that is not a JSON object with invalid_request and no param, on every create route', async () => {
-    for (const path of ['/v1/charges', '/v1/pix/charges', '/v1/payments', '/v1/webhooks/endpoints']) {
-      for (const rawBody of ['[]', '[{"amount":100}]', '"amount"', '100', 'null', '']) {
+  it('answers a body that is not a JSON object with invalid_request and no param, on routes that take one', async () => {
+    // Checked at the edge, before the handler: the payment or charge in the path need not exist.
+    const someId = '01a20000-0000-7000-8000-000000000000';
+    const required = ['/v1/charges', '/v1/pix/charges', '/v1/payments', '/v1/webhooks/endpoints'];
+    const cases = [
+      ...[...required, `/v1/payments/${someId}/refund`].map((path) => ({ path, empty: true })),
+      // An optional body may be absent, but what is sent must still be an object.
+      { path: `/v1/sandbox/charges/ch_${someId}/pay`, empty: false },
+    ];
+    for (const { path, empty } of cases) {
+      for (const rawBody of ['[]', '[{"amount":100}]', '"amount"', '100', 'null', ...(empty ? [''] : [])]) {
         const reply = await api(path, {
           apikey: m.apikey,
           method: 'POST',

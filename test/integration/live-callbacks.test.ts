@@ -12,7 +12,7 @@ import { pixJson } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { pixReceiptKey } from '../../shared/store/keys.ts';
-import { balance, rawId, storedCharge } from '../helpers/charges.ts';
+import { balance, rawId, storedCharge, storedEvents } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
@@ -156,7 +156,12 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
       total: before.total + net,
     });
     expect(await ledgerDiscrepancies([accountId])).toEqual([]);
-    // One charge.paid event, so one delivery (however often the receiver was called with it).
+    // One charge.paid event: the events are written by the settling transaction, so this holds now.
+    const paidEvents = (await storedEvents(accountId, rawId(charge.id), 'live')).filter(
+      (e) => e.eventType === 'charge.paid',
+    );
+    expect(paidEvents).toHaveLength(1);
+    // And its one delivery reached the receiver (however often it was called with it).
     const deliveryIds = await eventually(() => {
       const ids = new Set(
         receiver.received

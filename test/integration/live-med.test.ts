@@ -15,6 +15,7 @@ import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
 import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+import { refundOf } from '../helpers/refunds.ts';
 
 /** Through the PSP, the callback queue and the scheduler's reconciliation: generous on a loaded machine. */
 const SETTLED = { timeoutMs: 30_000 };
@@ -24,7 +25,8 @@ let merchant: LiveMerchant;
 
 // The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
 beforeAll(async () => {
-  psp = await startPsp();
+  // Devolutions end only when a test says so (one here holds a refund in flight).
+  psp = await startPsp({ devolutionSettleMs: 600_000 });
   merchant = await liveMerchantAt(psp, 'Loja MED');
 }, 180_000);
 afterAll(async () => {
@@ -107,13 +109,8 @@ describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_
       body: { idempotencyKey: randomUUID(), amount: 4000, strategy: 'devolution' },
     });
     expect(refund.status).toBe(201);
-    // Held at the PSP (in this process, well within its 200 ms to settle): the refund stays in flight.
-    expect(psp.bank.steerDevolucao(devolutionIdOf(refund.body.id), 'hold').ok).toBe(true);
-    const refundOf = async () =>
-      (
-        (await api(`/v1/payments/${paymentId}/refunds`, { apikey: merchant.liveKey })).body.data as any[]
-      ).find((r) => r.id === refund.body.id);
-    await eventually(async () => expect((await refundOf())?.status).toBe('IN_PROGRESS'), SETTLED);
+    const refundNow = () => refundOf(merchant.liveKey, paymentId, refund.body.id);
+    await eventually(async () => expect((await refundNow())?.status).toBe('IN_PROGRESS'), SETTLED);
 
     await report(endToEndId);
     // Positive control: a report made after it opens its case, so the scheduler has read both.
@@ -128,7 +125,7 @@ describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_
     await control(psp, 'POST', `/devolucao/${devolutionIdOf(refund.body.id)}/fail`, {
       motivo: 'Conta encerrada',
     });
-    await eventually(async () => expect((await refundOf())?.status).toBe('FAILED'), SETTLED);
+    await eventually(async () => expect((await refundNow())?.status).toBe('FAILED'), SETTLED);
     await openCaseOf(charge.id, 4000);
     expect((await chargeOf(charge.id)).status).toBe('disputed');
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);

@@ -31,24 +31,27 @@ const typesOf = (events: Record<string, any>[]) => events.map((e) => e.eventType
 describe('opening a MED case (sandbox)', () => {
   it('after a partial refund holds only what is left of the charge; refunds of all of it in flight: 400', async () => {
     const m = await merchant();
-    const refund = (chargeId: string, amount: number) =>
+    const refund = (chargeId: string, amount: number, strategy: 'cashout' | 'devolution') =>
       api(`/v1/payments/${rawId(chargeId)}/refund`, {
         apikey: m.apikey,
-        body: { idempotencyKey: `refund-${randomUUID()}`, amount, strategy: 'devolution' },
+        body: { idempotencyKey: `refund-${randomUUID()}`, amount, strategy },
       });
     // A paid charge of its own first, so the refunds below are covered by the balance.
     await paidCharge(m.apikey, 10_000);
     const refundedInFull = await paidCharge(m.apikey, 800);
-    // The acquirer down: the refund of the whole charge stays in flight (no scheduler can end it).
-    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
-    expect((await refund(refundedInFull, 800)).status).toBe(201);
+    // The acquirer down: a cashout (a Pix-out to the payer's document) of the whole charge stays
+    // in flight, since no scheduler run can make it (the sandbox's devolutions ignore the switch).
+    expect((await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } })).status).toBe(
+      200,
+    );
+    expect((await refund(refundedInFull, 800, 'cashout')).status).toBe(201);
     const refused = await openMed(m.apikey, refundedInFull);
     expectError(refused, 400, 'invalid_request_error', 'refunds_in_flight');
     expect(refused.body.error.param).toBe('id');
     await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
 
     const chargeId = await paidCharge(m.apikey, 1_050);
-    expect((await refund(chargeId, 500)).status).toBe(201);
+    expect((await refund(chargeId, 500, 'devolution')).status).toBe(201);
     const before = await balance(m.apikey);
     // The bank reports the charge's amount: no mismatch (Part 2), and what is left of it is held.
     const opened = await openMed(m.apikey, chargeId, { amount: 1_050 });

@@ -111,9 +111,10 @@ it("the SDK and the READMEs' snippets type-check under DOM lib types and exactOp
   expect(fromReadme && readmeSnippet.endsWith(fromReadme), 'test/sdk-snippets/readme.ts').toBe(true);
 
   const tsc = await promisify(execFile)('node_modules/.bin/tsc', ['-p', 'sdk/tsconfig.dom.json']).catch(
-    (error: { stdout?: string; stderr?: string }) => ({
+    // A non-zero exit (or no tsc at all) fails the test even when it printed nothing.
+    (error: { stdout?: string; stderr?: string; message: string }) => ({
       stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
+      stderr: `${error.stderr ?? ''}${error.message}`,
     }),
   );
   expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
