@@ -8,7 +8,7 @@
 import * as v from 'valibot';
 import type { ChargeRecord } from './charges.ts';
 import { InvalidInput } from './errors.ts';
-import { parseChargeId, publicChargeId } from './pix-ids.ts';
+import { parseChargeId, prefixedUuidV7, publicChargeId } from './pix-ids.ts';
 import { refundableAmount } from './refunds.ts';
 import { canApply, type Trigger } from './transaction-status.ts';
 import { oneOf, parseInput, queryInteger } from './validation.ts';
@@ -24,8 +24,7 @@ export type MedMethod = (typeof medMethods)[number];
 
 export const MED_CASE_ID_PREFIX = 'med_';
 /** `med_<UUIDv7>` (ids sort by creation). */
-export const MED_CASE_ID_PATTERN =
-  /^med_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const MED_CASE_ID_PATTERN = prefixedUuidV7(MED_CASE_ID_PREFIX);
 export const isMedCaseId = (id: string | undefined): id is string =>
   id !== undefined && MED_CASE_ID_PATTERN.test(id);
 

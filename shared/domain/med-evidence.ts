@@ -5,6 +5,7 @@
  */
 
 import * as v from 'valibot';
+import { prefixedUuidV7 } from './pix-ids.ts';
 import { oneOf } from './validation.ts';
 
 /** Part 2, Limits: at most 10 MB. Equal to `evidenceBucket.maxFileBytes` (shared/resources.ts). */
@@ -31,8 +32,7 @@ export const EVIDENCE_MIME_TYPES = [
 export type EvidenceMimeType = (typeof EVIDENCE_MIME_TYPES)[number];
 
 /** `medev_<UUIDv7>` (ids sort by creation). */
-export const MED_EVIDENCE_ID_PATTERN =
-  /^medev_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const MED_EVIDENCE_ID_PATTERN = prefixedUuidV7('medev_');
 export const isMedEvidenceId = (id: string | undefined): id is string =>
   id !== undefined && MED_EVIDENCE_ID_PATTERN.test(id);
 

@@ -15,8 +15,11 @@ export const END_TO_END_ID_PATTERN = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 /** Prefix of the public charge id (`ch_<raw>`). */
 export const CHARGE_ID_PREFIX = 'ch_';
 
-/** A UUIDv7 in lower case (the raw charge id, which is also the payment id). */
-const RAW_CHARGE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** `<prefix><UUIDv7>` in lower case, anchored: the form of every time-ordered id (charges, refunds, MED cases and evidence). */
+export const prefixedUuidV7 = (prefix: string): RegExp =>
+  new RegExp(`^${prefix}[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`);
+/** The raw charge id, which is also the payment id. */
+const RAW_CHARGE_ID_PATTERN = prefixedUuidV7('');
 export const ISPB_PATTERN = /^\d{8}$/;
 
 /** What a charge creation's txid derives from. */

@@ -9,6 +9,7 @@ import type { ChargeRecord } from './charges.ts';
 import { effectiveStatus } from './charges.ts';
 import { InvalidInput } from './errors.ts';
 import type { Journal, LedgerAccount, LedgerEntry } from './ledger.ts';
+import { prefixedUuidV7 } from './pix-ids.ts';
 
 export const refundStatuses = ['PENDING', 'IN_PROGRESS', 'REFUNDED', 'FAILED'] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
@@ -46,9 +47,10 @@ export interface RefundRecord {
   completedAt?: string;
 }
 
-/** `re_<UUID>`: what a refund id looks like (anything else names no refund, and is never a key). */
+const REFUND_ID_PATTERN = prefixedUuidV7('re_');
+/** `re_<UUIDv7>`: what a refund id looks like (anything else names no refund, and is never a key). */
 export const isRefundId = (id: string | undefined): id is string =>
-  id !== undefined && /^re_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+  id !== undefined && REFUND_ID_PATTERN.test(id);
 
 /** The API Pix devolution id of a refund (`[a-zA-Z0-9]{1,35}`): its UUID without dashes. */
 export const devolutionIdOf = (refundId: string): string => refundId.replace(/^re_/, '').replaceAll('-', '');
