@@ -61,6 +61,18 @@ const deliveryWithStatus = (apikey: string, eventType: string, status: string, t
     { timeoutMs, message: `the ${eventType} delivery ${status}` },
   );
 
+/** Waits until the merchant's `charge.created` delivery records a failed attempt, and returns it. */
+const failedAttempt = (apikey: string, timeoutMs = 15_000) =>
+  eventually(
+    async () => {
+      const d = await deliveryOf(apikey, 'charge.created');
+      expect(d?.attempts).toBeGreaterThanOrEqual(1);
+      expect(d.lastError).not.toBeNull();
+      return d;
+    },
+    { timeoutMs, message: 'a failed attempt recorded' },
+  );
+
 const testScope = (accountId: string): MerchantScope => ({ accountId, mode: 'test' });
 
 /** A merchant's delivery items as stored (not through the API). */
@@ -225,12 +237,7 @@ describe('retries', () => {
     const { m, r } = await failingThenOk(() =>
       healthy ? { status: 200 } : { status, headers: { location: 'http://127.0.0.1:9/elsewhere' } },
     );
-    const failing = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      expect(d?.attempts).toBeGreaterThanOrEqual(1);
-      expect(d.lastError).not.toBeNull();
-      return d;
-    });
+    const failing = await failedAttempt(m.apikey);
     expect(failing).toMatchObject({ lastStatusCode: status });
     expect(failing.lastError).toMatch(error);
     healthy = true;
@@ -275,12 +282,7 @@ describe('retries', () => {
     const { m, r } = await failingThenOk(() => (healthy ? undefined : { status: 500, body: long }));
     // Retries are immediate (WEBHOOK_RETRY_SCALE): the receiver fails every attempt until the
     // failure is read, so the record still holds a failed attempt's fields.
-    const failed = await eventually(async () => {
-      const d = await deliveryOf(m.apikey, 'charge.created');
-      expect(d?.attempts).toBeGreaterThanOrEqual(1);
-      expect(d.lastError).not.toBeNull();
-      return d;
-    });
+    const failed = await failedAttempt(m.apikey);
     expect(failed).toMatchObject({ lastStatusCode: 500, lastError: 'HTTP 500' });
     expect(failed.lastResponseBody).toHaveLength(1024);
     expect(failed.lastResponseBody).toBe(long.slice(0, 1024));
@@ -294,15 +296,7 @@ describe('retries', () => {
     // timeout was read from the record.
     let healthy = false;
     const { m, r } = await failingThenOk(() => (healthy ? undefined : { status: 200, delayMs: 3000 }));
-    const timedOut = await eventually(
-      async () => {
-        const d = await deliveryOf(m.apikey, 'charge.created');
-        expect(d?.attempts).toBeGreaterThanOrEqual(1);
-        expect(d.lastError).not.toBeNull();
-        return d;
-      },
-      { timeoutMs: 20_000, message: 'the timed-out attempt recorded' },
-    );
+    const timedOut = await failedAttempt(m.apikey, 20_000);
     expect(timedOut).toMatchObject({ lastError: 'Timed out after 1500 ms', lastStatusCode: null });
     healthy = true;
     const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED', 20_000);
