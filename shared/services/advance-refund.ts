@@ -251,7 +251,10 @@ export async function advanceDueRefunds(now: Date): Promise<number> {
     const refund = await getRefund(scope, String(item.chargeId), String(item.id));
     if (!refund || isFinalRefund(refund.status)) continue;
     try {
-      const after = await advanceOne(refund, now);
+      // Each advance at its own time, not the pass's: two refunds of a payment moved in one pass
+      // would otherwise share `updatedAt` and their events' `occurredAt`, and a receiver could
+      // not order them.
+      const after = await advanceOne(refund, new Date());
       if (after.status !== refund.status) moved++;
     } catch (error) {
       // One refund's trouble must not stop the others: it stays due and is tried next run.

@@ -185,6 +185,33 @@ describe('POST /v1/payments/{id}/refund', () => {
     expect((await refund(m.apikey, m.paymentId, { amount: 10_000 })).status).toBe(201);
   });
 
+  it('gives each advance of two refunds moved by one scheduler pass its own time', async () => {
+    const m = await paidPayment();
+    // Both requested while the acquirer is down: the scheduler retries them in step, so the pass
+    // after it comes back requests both, and a later one confirms both.
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+    const ids = [
+      (await refund(m.apikey, m.paymentId, { amount: 1000 })).body.id,
+      (await refund(m.apikey, m.paymentId, { amount: 2000 })).body.id,
+    ];
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
+    await eventually(
+      async () =>
+        expect((await refunds(m.apikey, m.paymentId)).map((r) => r.status)).toEqual(['REFUNDED', 'REFUNDED']),
+      { message: 'both refunds confirmed' },
+    );
+
+    const advances = (await storedEvents(m.accountId, m.paymentId))
+      .filter((e) => e.eventType === 'payment.refunded')
+      .map((e) => `${e.payload.data.refund.status} ${e.payload.data.occurredAt}`);
+    expect(advances).toHaveLength(6);
+    for (const status of ['IN_PROGRESS', 'REFUNDED']) {
+      const times = advances.filter((a) => a.startsWith(`${status} `));
+      expect(times, `the ${status} events of ${ids.join(' and ')}`).toHaveLength(2);
+      expect(new Set(times).size).toBe(2);
+    }
+  });
+
   it('pays a cashout to the payer document, or to a destinationKey, and needs one of them', async () => {
     const m = await paidPayment(5000, {}); // the payer's bank reported no document
     const noKey = await refund(m.apikey, m.paymentId, { amount: 100 });
