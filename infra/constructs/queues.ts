@@ -1,12 +1,12 @@
 /**
  * What the stack's work queues share: encrypted, TLS-only queues; a work queue with its
- * dead-letter queue (which ops redrive from the SQS console); and an alarm when a queue that
- * should stay empty is not. Plain functions, so each resource keeps its id in its caller's scope
+ * dead-letter queue (which ops redrive from the SQS console); and alarms when a queue that
+ * should stay empty is not, and when it grows. Plain functions, so each resource keeps its id in its caller's scope
  * (a nested construct would rename the deployed queues and replace them).
  */
 
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption, type QueueProps, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
@@ -49,7 +49,12 @@ export function workQueueWithDeadLetters(
   return { queue, deadLetterQueue };
 }
 
-/** Alarms as soon as the queue holds `threshold` visible messages (1 × 1 min, Maximum). */
+/**
+ * Alarms as soon as the queue holds `threshold` visible messages (1 × 1 min, Maximum). That alarm
+ * stays in ALARM while anything is left, so it notifies once: a companion (`<id>Grew`) notifies
+ * again each minute the queue grows while it already held messages, so failures that keep coming
+ * while ops are busy with the first ones are not silent. A redrive empties both.
+ */
 export function notEmptyAlarm(
   scope: Construct,
   id: string,
@@ -58,18 +63,35 @@ export function notEmptyAlarm(
   description: string,
   threshold = 1,
 ): Alarm {
+  const visible = queue.metricApproximateNumberOfMessagesVisible({
+    period: Duration.minutes(1),
+    statistic: 'Maximum',
+  });
+  const action = new SnsAction(topic);
   const alarm = new Alarm(scope, id, {
     alarmDescription: description,
-    metric: queue.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(1),
-      statistic: 'Maximum',
-    }),
+    metric: visible,
     threshold,
     evaluationPeriods: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     // SQS stops publishing metrics for an idle queue: no data means nothing failed.
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
-  alarm.addAlarmAction(new SnsAction(topic));
+  alarm.addAlarmAction(action);
+  // FILL: an idle queue publishes nothing, which counts as 0; previous minute = now − DIFF.
+  const grew = new Alarm(scope, `${id}Grew`, {
+    alarmDescription: `More messages arrived while the queue already held some. ${description}`,
+    metric: new MathExpression({
+      expression: 'IF((FILL(m, 0) - DIFF(FILL(m, 0))) > 0 AND DIFF(FILL(m, 0)) > 0, 1, 0)',
+      usingMetrics: { m: visible },
+      period: Duration.minutes(1),
+      label: 'Grew while not empty',
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  grew.addAlarmAction(action);
   return alarm;
 }

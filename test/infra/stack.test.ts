@@ -382,8 +382,47 @@ describe('OutboxFailures queue', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: topic }],
     });
-    // With the webhook DLQ's, the provider callback DLQ's and the five of the observability construct.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    // Three queues' alarms and their "grew" companions, and the five of the observability construct.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+  });
+});
+
+describe('queues that should stay empty', () => {
+  const queues = () => [
+    pixStack.webhookQueues.deadLetterQueue,
+    pixStack.webhookQueues.outboxFailureQueue,
+    pixStack.providerCallbackQueues.deadLetterQueue,
+  ];
+
+  it('each notify again when they grow while already holding messages', () => {
+    const topic = logicalId(pixStack.alarms.topic.node.defaultChild as CfnElement);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (r) => r.Properties as Record<string, any>,
+    );
+    for (const queue of queues()) {
+      const id = logicalId(queue.node.defaultChild as CfnElement);
+      const grew = alarms.filter((a) =>
+        a.Metrics?.some(
+          (q: any) =>
+            q.MetricStat?.Metric?.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0] === id &&
+            q.MetricStat.Metric.MetricName === 'ApproximateNumberOfMessagesVisible',
+        ),
+      );
+      expect(grew, id).toHaveLength(1);
+      const alarm = grew[0] as Record<string, any>;
+      const expression = alarm.Metrics.find((q: any) => q.ReturnData !== false && q.Expression);
+      // Previous minute above 0 and this minute above it; an idle queue (no data) counts as 0.
+      expect(expression.Expression).toBe(
+        'IF((FILL(m, 0) - DIFF(FILL(m, 0))) > 0 AND DIFF(FILL(m, 0)) > 0, 1, 0)',
+      );
+      expect(alarm).toMatchObject({
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: topic }],
+      });
+    }
   });
 });
 
