@@ -382,7 +382,7 @@ export interface paths {
   "/v1/sandbox/charges/{id}/med": {
     /**
      * Open a MED case (sandbox)
-     * @description The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or refunds in flight reserve all of it (`refunds_in_flight`).
+     * @description The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or a refund of it is in flight (`refunds_in_flight`).
      */
     post: operations["simulateMedOpening"];
   };
@@ -3942,7 +3942,7 @@ export interface operations {
   };
   /**
    * Open a MED case (sandbox)
-   * @description The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or refunds in flight reserve all of it (`refunds_in_flight`).
+   * @description The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or a refund of it is in flight (`refunds_in_flight`).
    */
   simulateMedOpening: {
     parameters: {

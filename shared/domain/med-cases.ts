@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import type { ChargeRecord } from './charges.ts';
 import { InvalidInput } from './errors.ts';
 import { parseChargeId, prefixedUuidV7, publicChargeId } from './pix-ids.ts';
-import { refundableAmount } from './refunds.ts';
+import { hasRefundsInFlight, refundableAmount } from './refunds.ts';
 import { canApply, type Trigger } from './transaction-status.ts';
 import { oneOf, parseInput, queryInteger } from './validation.ts';
 
@@ -106,13 +106,32 @@ export type PendingReview =
 export const contestableAmount = (reportedAmount: number, chargeAmount: number, refundedAmount = 0): number =>
   Math.min(reportedAmount, chargeAmount - refundedAmount);
 
-/** The code of a refusal that may pass later: refunds reserve the whole charge but are not settled yet. */
+/** The code of a refusal that passes later: refunds of the charge are not settled (or failed) yet. */
 export const REFUNDS_IN_FLIGHT = 'refunds_in_flight';
+const refundsInFlight = (what: string) =>
+  new InvalidInput(
+    `Refunds of this charge are still in flight: ${what} once they have been paid or have failed.`,
+    {
+      param: 'id',
+      code: REFUNDS_IN_FLIGHT,
+    },
+  );
+
+/**
+ * What holding a mismatch case's reported amount takes (`apply-med-review.ts`): the reported
+ * amount, at most what is left of the charge; 400 while refunds of it are in flight (as at opening).
+ */
+export function heldOnReview(reportedAmount: number, charge: ChargeRecord): number {
+  if (hasRefundsInFlight(charge)) throw refundsInFlight('the review can be applied');
+  return contestableAmount(reportedAmount, charge.amount, charge.refundedAmount);
+}
 
 /**
  * What a MED case opened against the charge holds; 400 unless one may open: paid, no case of it
- * undecided, and something left to contest. What is left: the amount less its refunds not failed (a case never
- * holds what was already given back).
+ * undecided, no refund of it in flight, and something left to contest. What is left: the amount
+ * less its refunds paid (a case never holds what was already given back). While a refund is in
+ * flight its end decides what is left (a failed one puts its reserve back in `available`, which a
+ * case opened before would not hold), so the case waits for it.
  */
 export function disputableAmount(charge: ChargeRecord): number {
   const undecidedCase = charge.med !== undefined && charge.med.closedAt === null;
@@ -120,13 +139,9 @@ export function disputableAmount(charge: ChargeRecord): number {
     throw new InvalidInput('This charge is already disputed.', { param: 'id' });
   if (!canApply('openDispute', charge.status))
     throw new InvalidInput(`A MED case needs a paid charge; this one is ${charge.status}.`, { param: 'id' });
-  const contestable = refundableAmount(charge);
-  if (contestable > 0) return contestable;
-  // Still paid (refunds settled in full make it REFUNDED, refused above), so they are in flight.
-  throw new InvalidInput(
-    'Refunds of this charge cover its whole amount and are still in flight: nothing is left to contest unless one fails.',
-    { param: 'id', code: REFUNDS_IN_FLIGHT },
-  );
+  if (hasRefundsInFlight(charge)) throw refundsInFlight('a case can open');
+  // Refunds paid in full make the charge REFUNDED (refused above): something is left.
+  return refundableAmount(charge);
 }
 
 // ── The case state machine ────────────────────────────────────────────────────────────────────

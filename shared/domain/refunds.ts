@@ -81,6 +81,11 @@ export const isFinalRefund = (status: RefundStatus): boolean => status === 'REFU
 export const refundableAmount = (charge: Pick<ChargeRecord, 'amount' | 'refundedAmount'>): number =>
   charge.amount - (charge.refundedAmount ?? 0);
 
+/** Whether refunds of the charge are reserved but neither paid nor failed yet. */
+export const hasRefundsInFlight = (
+  charge: Pick<ChargeRecord, 'refundedAmount' | 'refundedSettled'>,
+): boolean => (charge.refundedAmount ?? 0) > (charge.refundedSettled ?? 0);
+
 export interface RefundRequest {
   amount?: number;
   reason?: string;

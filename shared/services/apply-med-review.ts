@@ -9,7 +9,7 @@
 
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { medCaseEvents } from '../domain/events.ts';
-import { contestableAmount, type MedCaseRecord } from '../domain/med-cases.ts';
+import { heldOnReview, type MedCaseRecord } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { canApply } from '../domain/transaction-status.ts';
 import { getCharge } from '../store/charges.ts';
@@ -33,7 +33,7 @@ export async function applyMedReview(scope: MerchantScope, caseId: string): Prom
 
     const charge = await getCharge(scope, medCase.chargeId);
     if (!charge) throw new Error(`MED case ${caseId} names a missing charge ${medCase.chargeId}`);
-    const amount = contestableAmount(pending.reportedAmount, charge.amount, charge.refundedAmount);
+    const amount = heldOnReview(pending.reportedAmount, charge);
     if (!canApply('openDispute', charge.status) || amount <= 0)
       throw new InvalidInput(
         `The charge is ${charge.status} with ${charge.refundedAmount ?? 0} refunded: nothing to hold. Reject the review instead.`,

@@ -5,7 +5,7 @@
  * refused) with its `metadata.med`, the hold journal (the contested amount from `available`,
  * which may go negative, to `retained`) and `med_case.created`. No `charge.*` event (Part 2).
  *
- * The case holds the charge's amount less its refunds (reserved or paid). A reported amount other
+ * The case holds the charge's amount less its refunds paid, and waits while one is in flight. A reported amount other
  * than the charge's (Part 2, `amountMismatch`) opens the case without
  * any of that: nothing held, the charge keeps its status (only its `metadata.med` says so), and
  * the case waits for operations (`apply-med-review.ts`).

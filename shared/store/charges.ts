@@ -95,7 +95,8 @@ export const newChargeItem = (charge: ChargeRecord): TransactItem => ({
 
 /**
  * The charge rewritten in its new state, only if it is still in one of `from` (and unexpired, if
- * asked) and no refund moved its refunded total since it was read (refunds add to it in place).
+ * asked) and no refund moved its refund totals since it was read (refunds add to both in place:
+ * a put of an older read would undo a refund's confirmation).
  */
 export function replaceChargeItem(
   next: ChargeRecord,
@@ -105,10 +106,14 @@ export function replaceChargeItem(
   const values: Record<string, unknown> = Object.fromEntries(from.map((s, n) => [`:from${n}`, s]));
   if (options.unexpiredAt) values[':at'] = options.unexpiredAt;
   if (next.refundedAmount !== undefined) values[':refunded'] = next.refundedAmount;
+  if (next.refundedSettled !== undefined) values[':settled'] = next.refundedSettled;
   const conditions = [
     `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`,
     ...(options.unexpiredAt ? ['expiresAt > :at'] : []),
     next.refundedAmount === undefined ? 'attribute_not_exists(refundedAmount)' : 'refundedAmount = :refunded',
+    next.refundedSettled === undefined
+      ? 'attribute_not_exists(refundedSettled)'
+      : 'refundedSettled = :settled',
   ];
   return {
     Put: {

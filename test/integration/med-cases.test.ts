@@ -12,6 +12,7 @@ import { balance, getCharge, merchant, newCharge, rawId, storedEvents } from '..
 import { api, expectError } from '../helpers/http.ts';
 import { decideMed, disputed, medEvents, openMed, paidCharge, requestEvidence } from '../helpers/med.ts';
 import { putCharges, seededCharge } from '../helpers/payments.ts';
+import { confirmedRefund } from '../helpers/refunds.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
@@ -29,29 +30,42 @@ const payment = async (apikey: string, chargeId: string) =>
 const typesOf = (events: Record<string, any>[]) => events.map((e) => e.eventType).sort();
 
 describe('opening a MED case (sandbox)', () => {
-  it('after a partial refund holds only what is left of the charge; refunds of all of it in flight: 400', async () => {
+  it('waits for refunds in flight (400 refunds_in_flight), then holds what is left of the charge', async () => {
     const m = await merchant();
-    const refund = (chargeId: string, amount: number, strategy: 'cashout' | 'devolution') =>
-      api(`/v1/payments/${rawId(chargeId)}/refund`, {
+    const refund = async (chargeId: string, amount: number, strategy: 'cashout' | 'devolution') => {
+      const reply = await api(`/v1/payments/${rawId(chargeId)}/refund`, {
         apikey: m.apikey,
         body: { idempotencyKey: `refund-${randomUUID()}`, amount, strategy },
       });
+      expect(reply.status).toBe(201);
+      return reply.body.id as string;
+    };
     // A paid charge of its own first, so the refunds below are covered by the balance.
     await paidCharge(m.apikey, 10_000);
     const refundedInFull = await paidCharge(m.apikey, 800);
-    // The acquirer down: a cashout (a Pix-out to the payer's document) of the whole charge stays
-    // in flight, since no scheduler run can make it (the sandbox's devolutions ignore the switch).
+    const partly = await paidCharge(m.apikey, 1_050);
+    // The acquirer down: a cashout (a Pix-out to the payer's document) stays in flight, since no
+    // scheduler run can make it (the sandbox's devolutions ignore the switch).
     expect((await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } })).status).toBe(
       200,
     );
-    expect((await refund(refundedInFull, 800, 'cashout')).status).toBe(201);
-    const refused = await openMed(m.apikey, refundedInFull);
-    expectError(refused, 400, 'invalid_request_error', 'refunds_in_flight');
-    expect(refused.body.error.param).toBe('id');
+    await refund(refundedInFull, 800, 'cashout');
+    const failing = await refund(partly, 500, 'cashout');
+    for (const chargeId of [refundedInFull, partly]) {
+      const refused = await openMed(m.apikey, chargeId);
+      expectError(refused, 400, 'invalid_request_error', 'refunds_in_flight');
+      expect(refused.body.error.param).toBe('id');
+    }
+    // Once the refund has failed, its reserve is back in available and the case holds all of it.
+    const failed = await api(`/v1/sandbox/refunds/${failing}/fail`, { apikey: m.apikey, method: 'POST' });
+    expect(failed.body.status).toBe('FAILED');
+    const afterFailure = await openMed(m.apikey, partly);
+    expect(afterFailure.status).toBe(201);
+    expect(afterFailure.body.amount).toBe(1_050);
     await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
 
     const chargeId = await paidCharge(m.apikey, 1_050);
-    expect((await refund(chargeId, 500, 'devolution')).status).toBe(201);
+    await confirmedRefund(m.apikey, rawId(chargeId), await refund(chargeId, 500, 'devolution'));
     const before = await balance(m.apikey);
     // The bank reports the charge's amount: no mismatch (Part 2), and what is left of it is held.
     const opened = await openMed(m.apikey, chargeId, { amount: 1_050 });

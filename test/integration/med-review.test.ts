@@ -7,6 +7,7 @@
  * (test/helpers/ledger-invariant.ts).
  */
 
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin.ts';
 import { balance, getCharge, rawId } from '../helpers/charges.ts';
@@ -86,6 +87,28 @@ describe('a reported amount other than the charge amount', () => {
     const m = await disputed(2_000, { amount: 9_000 });
     expect((await medReview('apply', m.medCase.id)).amount).toBe(2_000);
     expect((await balance(m.apikey)).retained).toBe(2_000);
+  });
+
+  it('apply waits for refunds in flight, as opening does, then holds what they left', async () => {
+    const m = await disputed(7_000, { amount: 6_000 });
+    // The acquirer down: the cashout stays in flight (no scheduler run can make it).
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+    const refund = await api(`/v1/payments/${rawId(m.chargeId)}/refund`, {
+      apikey: m.apikey,
+      body: { idempotencyKey: `refund-${randomUUID()}`, amount: 1_500 },
+    });
+    expect(refund.status).toBe(201);
+    await expect(medReview('apply', m.medCase.id)).rejects.toMatchObject({ code: 2 });
+    expect(await waiting(m.medCase.id)).toBeDefined();
+
+    const failed = await api(`/v1/sandbox/refunds/${refund.body.id}/fail`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+    expect(failed.body.status).toBe('FAILED');
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
+    expect((await medReview('apply', m.medCase.id)).amount).toBe(6_000);
+    expect((await balance(m.apikey)).retained).toBe(6_000);
   });
 
   it('reject: the report is dismissed, the case closes refunded_to_merchant and no money moves', async () => {

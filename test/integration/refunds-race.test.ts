@@ -6,6 +6,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { ChargeRecord } from '../../shared/domain/charges.ts';
+import { getCharge, replaceChargeItem } from '../../shared/store/charges.ts';
+import { transact } from '../../shared/store/client.ts';
 import { readWalletShards } from '../../shared/store/wallets.ts';
 import { balance, merchant, newCharge, pay, rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -186,6 +189,37 @@ describe('a refund racing the sandbox’s fail', () => {
       expect(final?.status).toBe(failed.status === 200 ? 'FAILED' : 'REFUNDED');
       expect((await balance(m.apikey)).available).toBe(failed.status === 200 ? before : before - 1000);
     }
+  });
+});
+
+describe('a refund confirmed while another writer holds an older read of the charge', () => {
+  it('refuses that writer’s whole-charge put, which would undo the confirmation', async () => {
+    // The interleaving of a MED step (or any transition) that read the charge just before a
+    // refund's confirmation committed, made deterministic: read, confirm, then put the read.
+    const m = await paidPayment(10_000);
+    const scope = { accountId: m.accountId, mode: 'test' as const };
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+    const created = await refund(m.apikey, m.paymentId, { idempotencyKey: randomUUID(), amount: 3000 });
+    const stale = await getCharge(scope, m.paymentId);
+    expect(stale).toMatchObject({ refundedAmount: 3000 });
+    const confirmed = await api(`/v1/sandbox/refunds/${created.body.id}/confirm`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+    expect(confirmed.body.status).toBe('REFUNDED');
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
+
+    const put = await transact({
+      charge: replaceChargeItem({ ...(stale as ChargeRecord), updatedAt: new Date().toISOString() }, [
+        'PAID',
+      ]),
+    });
+
+    expect(put).toMatchObject({ committed: false, failed: ['charge'] });
+    expect(await storedCharge(m.accountId, m.paymentId)).toMatchObject({
+      refundedAmount: 3000,
+      refundedSettled: 3000,
+    });
   });
 });
 

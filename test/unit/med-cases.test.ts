@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { InvalidInput } from '../../shared/domain/errors.ts';
 import { medCaseEvents } from '../../shared/domain/events.ts';
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
@@ -13,6 +14,7 @@ import {
   applyMedStep,
   canApplyMedStep,
   chargeTriggerOf,
+  disputableAmount,
   MED_STEPS,
   type MedCaseRecord,
   type MedCaseStatus,
@@ -136,6 +138,48 @@ describe('MED money', () => {
       pending: 0,
       retained: -1000,
     });
+  });
+});
+
+describe('what a case may hold (disputableAmount)', () => {
+  const paid = (fields: Partial<ChargeRecord> = {}) =>
+    ({ id: CHARGE, amount: 1050, currency: 'BRL', status: 'PAID', ...fields }) as ChargeRecord;
+  const refusal = (charge: ChargeRecord) => {
+    try {
+      disputableAmount(charge);
+    } catch (error) {
+      return error instanceof InvalidInput
+        ? `${error.code ?? 'invalid_request'} ${error.param}`
+        : String(error);
+    }
+    return 'opens';
+  };
+
+  it.each([
+    ['no refund', {}, 1050],
+    ['a refund of 500 paid', { refundedAmount: 500, refundedSettled: 500 }, 550],
+    ['a failed refund (its amount back in the refundable total)', { refundedAmount: 0 }, 1050],
+  ])('%s: holds %i', (_label, fields, held) => {
+    expect(disputableAmount(paid(fields))).toBe(held);
+  });
+
+  it.each([
+    ['a refund in flight', { refundedAmount: 500 }, 'refunds_in_flight id'],
+    [
+      'a paid refund and one in flight',
+      { refundedAmount: 800, refundedSettled: 500 },
+      'refunds_in_flight id',
+    ],
+    ['refunds of all of it in flight', { refundedAmount: 1050, refundedSettled: 0 }, 'refunds_in_flight id'],
+    ['an undecided case', { status: 'DISPUTE' as const }, 'invalid_request id'],
+    ['not paid', { status: 'WAITING_PAYMENT' as const }, 'invalid_request id'],
+    [
+      'refunded in full',
+      { status: 'REFUNDED' as const, refundedAmount: 1050, refundedSettled: 1050 },
+      'invalid_request id',
+    ],
+  ])('%s: 400 %s', (_label, fields, expected) => {
+    expect(refusal(paid(fields))).toBe(expected);
   });
 });
 

@@ -68,7 +68,7 @@ export const sandboxOperations: Operations<'sandbox'> = {
   simulateMedOpening: {
     summary: 'Open a MED case (sandbox)',
     description:
-      'The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or refunds in flight reserve all of it (`refunds_in_flight`).',
+      'The payer’s bank opens a MED case against a paid charge, holding its amount less its refunds (an `amount` other than the charge’s waits for an operator); 400 if it is not paid, already has an undecided case, or a refund of it is in flight (`refunds_in_flight`).',
     body: openMedCaseSchema,
     responses: { 201: { description: 'The case.', schema: MedCase } },
     errors: { 400: ['invalid_request', 'refunds_in_flight'] },
