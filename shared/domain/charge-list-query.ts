@@ -1,10 +1,11 @@
 /** `GET /v1/charges` query (Part 1's defined contract). */
 
 import * as v from 'valibot';
+import { InvalidInput } from './errors.ts';
 import { parseChargeId } from './pix-ids.ts';
 import { normalizeTaxId } from './tax-id.ts';
-import { publicStatuses } from './transaction-status.ts';
-import { oneOf, queryInteger } from './validation.ts';
+import { publicStatuses, type TxStatus, txStatusesOf } from './transaction-status.ts';
+import { oneOf, parseInput, queryInteger } from './validation.ts';
 
 const Timestamp = v.pipe(
   v.string(),
@@ -34,3 +35,38 @@ export const ListChargesQuery = v.strictObject({
   created_before: v.optional(Timestamp),
   customer_id: v.optional(v.pipe(v.string(), v.minLength(1), v.transform(normalizeTaxId))),
 });
+
+/** What the charge list reads: `GET /v1/charges`'s query in the store's terms. */
+export interface ChargeListFilter {
+  limit: number;
+  startingAfter?: string;
+  statuses?: TxStatus[];
+  /** `pending` and `expired` split the awaiting statuses by expiry (ahead of or past now). */
+  expiry?: 'ahead' | 'past';
+  createdAfterMs?: number;
+  createdBeforeMs?: number;
+  customerDocument?: string;
+}
+
+/** The query string of `GET /v1/charges`, checked (400 with `param` on the first fault). */
+export function parseChargeListQuery(query: Record<string, string>): ChargeListFilter {
+  const q = parseInput(ListChargesQuery, query, 'query');
+  if (q.created_after !== undefined && q.created_before !== undefined && q.created_after > q.created_before)
+    throw new InvalidInput('Invalid created_before: it is before created_after.', {
+      param: 'created_before',
+    });
+  const statuses =
+    q.status === undefined
+      ? undefined
+      : [...txStatusesOf(q.status), ...(q.status === 'expired' ? txStatusesOf('pending') : [])];
+  const expiry = q.status === 'pending' ? 'ahead' : q.status === 'expired' ? 'past' : undefined;
+  return {
+    limit: q.limit,
+    ...(q.starting_after !== undefined && { startingAfter: q.starting_after }),
+    ...(statuses !== undefined && { statuses }),
+    ...(expiry !== undefined && { expiry }),
+    ...(q.created_after !== undefined && { createdAfterMs: q.created_after }),
+    ...(q.created_before !== undefined && { createdBeforeMs: q.created_before }),
+    ...(q.customer_id !== undefined && { customerDocument: q.customer_id }),
+  };
+}

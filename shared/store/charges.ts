@@ -17,6 +17,7 @@
 
 import { randomInt } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { ChargeListFilter } from '../domain/charge-list-query.ts';
 import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
@@ -367,16 +368,8 @@ export async function dueEntries(queue: DueQueue, now: Date): Promise<DueEntry[]
   }));
 }
 
-export interface ChargeListQuery {
-  limit: number;
-  /** Raw id of the last charge of the previous page. */
-  startingAfter?: string;
-  statuses?: TxStatus[];
-  /** For `pending`/`expired`: whether the expiry must lie ahead or be past. */
-  expiry?: 'ahead' | 'past';
-  createdAfterMs?: number;
-  createdBeforeMs?: number;
-  customerDocument?: string;
+/** The list's filter (`charge-list-query.ts`) and the instant `pending`/`expired` compare expiries with. */
+export interface ChargeListQuery extends ChargeListFilter {
   nowIso: string;
 }
 

@@ -197,6 +197,9 @@ describe('GET /v1/charges', () => {
       ['starting_after=abc', 'starting_after'],
       ['status=waiting', 'status'],
       ['created_after=yesterday', 'created_after'],
+      // Bounds the wrong way round (DynamoDB refuses such a range: a 500 before).
+      ['created_after=2026-11-23T05:00:00Z&created_before=2026-11-23T04:59:59Z', 'created_before'],
+      ['created_after=2026-11-23&created_before=2026-11-22', 'created_before'],
     ]) {
       const reply = await api(`/v1/charges?${query}`, { apikey: m.apikey });
       expectError(reply, 400, 'invalid_request_error', 'invalid_request');
