@@ -397,6 +397,15 @@ const byRouteKey = new Map<string, RouteDefinition>(routes.map((r) => [routeKey(
 
 export const findRouteByKey = (key: string): RouteDefinition | undefined => byRouteKey.get(key);
 
+/** A path segment decoded; `undefined` for a malformed escape (`%ZZ`), which names no resource. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Matches a concrete request path against the manifest, as API Gateway does: literal segments
  * win over parameters (`/v1/api-keys/audit-log` before `/v1/api-keys/{id}`).
@@ -416,7 +425,9 @@ export function matchRoute(
     const matches = pattern.every((part, i) => {
       const actual = segments[i] ?? '';
       if (part.startsWith('{') && part.endsWith('}')) {
-        pathParameters[part.slice(1, -1)] = decodeURIComponent(actual);
+        const value = decodedSegment(actual);
+        if (value === undefined) return false;
+        pathParameters[part.slice(1, -1)] = value;
         return actual.length > 0;
       }
       literals++;

@@ -122,4 +122,16 @@ describe('unknown routes', () => {
     expectError(reply, 404, 'not_found_error', 'not_found');
     expectError(await api('/v1/wallets/balance', { method: 'DELETE' }), 404, 'not_found_error', 'not_found');
   });
+
+  it('answers 404 with the envelope and a request id for a malformed escape in a path parameter', async () => {
+    for (const [path, method] of [
+      ['/v1/charges/%ZZ', 'GET'],
+      ['/v1/charges/ch_%', 'GET'],
+      ['/v1/api-keys/%E0%A4%A', 'DELETE'],
+    ] as const) {
+      const reply = await api(path, { apikey: demo().test_api_key, method });
+      expectError(reply, 404, 'not_found_error', 'not_found');
+      expect(reply.headers.get('x-request-id')).toMatch(/^req_/);
+    }
+  });
 });
