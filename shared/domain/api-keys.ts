@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import type { Role } from './auth.ts';
 import { PermissionDenied } from './errors.ts';
 import type { Mode } from './scope.ts';
-import { queryInteger } from './validation.ts';
+import { maxChars, queryInteger } from './validation.ts';
 
 /** Any member lists keys; only OWNER and ADMIN issue, rotate and revoke (and read the audit log). */
 export interface ApiKeyRecord {
@@ -60,10 +60,7 @@ export function requireKeyManager(role: Role): void {
 }
 
 export const MAX_LABEL_LENGTH = 64;
-const Label = v.pipe(
-  v.string(),
-  v.maxLength(MAX_LABEL_LENGTH, `Must be at most ${MAX_LABEL_LENGTH} characters`),
-);
+const Label = v.pipe(v.string(), maxChars(MAX_LABEL_LENGTH));
 
 export const CreateApiKeyBody = v.optional(
   v.strictObject({ label: v.optional(Label), test: v.optional(v.boolean()) }),

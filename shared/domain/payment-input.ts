@@ -14,7 +14,7 @@ import {
 } from './charge-input.ts';
 import { Unprocessable } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
-import { oneOf } from './validation.ts';
+import { maxChars, oneOf } from './validation.ts';
 
 export const paymentMethods = ['PIX', 'CREDIT_CARD', 'MBWAY', 'MULTIBANCO', 'BOLETO', 'CRYPTO'] as const;
 export type PaymentMethod = (typeof paymentMethods)[number];
@@ -23,7 +23,7 @@ export type PaymentMethod = (typeof paymentMethods)[number];
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 const Text = (max: number) =>
-  v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(max));
+  v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), maxChars(max));
 
 /** Part 2's currency: 3–8 letters or digits (BRL, EUR, USDT…), upper-cased. */
 export const CurrencyCode = v.pipe(

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { idempotencyKeyField, PIX_MAX_AMOUNT, parseWithAmountCode } from './charge-input.ts';
 import type { RefundRequest } from './refunds.ts';
 import { isValidCnpj, isValidCpf } from './tax-id.ts';
+import { maxChars } from './validation.ts';
 
 export const MAX_REFUND_REASON_LENGTH = 500;
 
@@ -34,12 +35,7 @@ export const RefundBody = v.pipe(
         v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT}`),
       ),
     ),
-    reason: v.optional(
-      v.pipe(
-        v.string('Must be a string'),
-        v.maxLength(MAX_REFUND_REASON_LENGTH, `Must be at most ${MAX_REFUND_REASON_LENGTH} characters`),
-      ),
-    ),
+    reason: v.optional(v.pipe(v.string('Must be a string'), maxChars(MAX_REFUND_REASON_LENGTH))),
     strategy: v.optional(v.picklist(['devolution', 'cashout'], 'Must be devolution or cashout'), 'cashout'),
     passFeeToTenant: v.optional(v.boolean('Must be true or false')),
     destinationKey: v.optional(

@@ -45,6 +45,13 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
 }
 
 /** A value from a fixed list; the error names every allowed value. */
+/**
+ * At most `max` characters as a reader counts them (grapheme clusters: an emoji or an accented
+ * letter is one), not UTF-16 units, which would count an emoji as two. The OpenAPI document shows
+ * it as `maxLength` (document.ts).
+ */
+export const maxChars = (max: number) => v.maxGraphemes(max, `Must be at most ${max} characters`);
+
 export const oneOf = <const T extends readonly string[]>(values: T) =>
   v.picklist(values, `Must be one of ${values.join(', ')}`);
 

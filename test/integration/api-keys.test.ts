@@ -77,6 +77,15 @@ describe('POST /v1/api-keys', () => {
     );
   });
 
+  it('counts a label in characters as a reader does: 64 emoji are 64 characters', async () => {
+    const issued = await issue(owner, { label: '😀'.repeat(64) });
+    expect(issued.status).toBe(201);
+    expect(issued.body.label).toBe('😀'.repeat(64));
+    const over = await issue(owner, { label: 'é'.repeat(65) });
+    expectError(over, 400, 'invalid_request_error', 'invalid_request');
+    expect(over.body.error.param).toBe('label');
+  });
+
   it('rejects unknown fields and a non-boolean test flag', async () => {
     const unknown = await issue(owner, { label: 'a', scopes: ['all'] });
     expectError(unknown, 400, 'invalid_request_error', 'invalid_request');

@@ -255,6 +255,14 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
 
   it('limits description to 500 characters and expires_in to at least 60 seconds', async () => {
     await invalid({ amount: 100, payment_method: 'pix', description: 'x'.repeat(501) }, 'description');
+    await invalid({ amount: 100, payment_method: 'pix', description: '🧾'.repeat(501) }, 'description');
+    // Characters as a reader counts them: 500 emoji (1,000 UTF-16 units) are 500 characters.
+    const emoji = await createCharge(m.apikey, {
+      amount: 100,
+      payment_method: 'pix',
+      description: '🧾'.repeat(500),
+    });
+    expect(emoji.status).toBe(201);
     await invalid({ amount: 100, payment_method: 'pix', expires_in: 59 }, 'expires_in');
     await invalid({ amount: 100, payment_method: 'pix', expires_in: 60.5 }, 'expires_in');
   });

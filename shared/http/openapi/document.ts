@@ -115,12 +115,24 @@ type Json = Record<string, unknown>;
 
 const ref = (name: string) => `#/components/schemas/${name}`;
 
+const GRAPHEME_BOUNDS: Record<string, 'maxLength' | 'minLength' | undefined> = {
+  max_graphemes: 'maxLength',
+  min_graphemes: 'minLength',
+};
+
 function converter(typeMode: 'input' | 'output') {
   const config: ConversionConfig = {
     target: 'draft-2020-12',
     typeMode,
     // Transforms and custom checks have no JSON Schema; the handler still applies them.
     errorMode: 'ignore',
+    // `maxChars` (validation.ts) counts grapheme clusters; JSON Schema's `maxLength` counts code
+    // points, never fewer, so a value the document allows is always accepted.
+    overrideAction: ({ valibotAction: action, jsonSchema }) => {
+      const bound = GRAPHEME_BOUNDS[action.type];
+      if (bound === undefined) return undefined;
+      return { ...jsonSchema, [bound]: (action as v.MaxGraphemesAction<string, number, string>).requirement };
+    },
     ...(typeMode === 'output' && { definitions: namedSchemas, overrideRef: (c) => ref(c.referenceId) }),
   };
   return {
