@@ -34,6 +34,12 @@ export interface RouteDefinition {
    * other JSON (an array, a string, a number, null) and, when `required`, for no body at all.
    */
   readonly body?: 'required' | 'optional';
+  /**
+   * The route reads a query string (its schema: the route's OpenAPI operation). On an
+   * authenticated route without it, the edge answers 400 naming any query parameter, and a body
+   * other than `{}` on a route without `body`: never silently ignored.
+   */
+  readonly query?: true;
 }
 
 export const routes = [
@@ -49,7 +55,14 @@ export const routes = [
     body: 'optional',
   },
   { id: 'listApiKeys', group: 'api-keys', method: 'GET', path: '/v1/api-keys', auth: 'jwt' },
-  { id: 'listApiKeyAudit', group: 'api-keys', method: 'GET', path: '/v1/api-keys/audit-log', auth: 'jwt' },
+  {
+    id: 'listApiKeyAudit',
+    group: 'api-keys',
+    method: 'GET',
+    path: '/v1/api-keys/audit-log',
+    auth: 'jwt',
+    query: true,
+  },
   {
     id: 'rotateApiKey',
     group: 'api-keys',
@@ -76,7 +89,7 @@ export const routes = [
     auth: 'apikey',
     body: 'required',
   },
-  { id: 'listCharges', group: 'charges', method: 'GET', path: '/v1/charges', auth: 'apikey' },
+  { id: 'listCharges', group: 'charges', method: 'GET', path: '/v1/charges', auth: 'apikey', query: true },
   { id: 'getCharge', group: 'charges', method: 'GET', path: '/v1/charges/{id}', auth: 'apikey' },
 
   // The transaction-format view of the same charges (Part 2).
@@ -88,10 +101,24 @@ export const routes = [
     auth: 'apikey',
     body: 'required',
   },
-  { id: 'listPayments', group: 'payments', method: 'GET', path: '/v1/payments', auth: 'apikey' },
+  { id: 'listPayments', group: 'payments', method: 'GET', path: '/v1/payments', auth: 'apikey', query: true },
   // Literal paths win over `/v1/payments/{id}` (matchRoute prefers more literal segments; API Gateway too).
-  { id: 'getPaymentStats', group: 'payments', method: 'GET', path: '/v1/payments/stats', auth: 'apikey' },
-  { id: 'getPaymentMetrics', group: 'payments', method: 'GET', path: '/v1/payments/metrics', auth: 'apikey' },
+  {
+    id: 'getPaymentStats',
+    group: 'payments',
+    method: 'GET',
+    path: '/v1/payments/stats',
+    auth: 'apikey',
+    query: true,
+  },
+  {
+    id: 'getPaymentMetrics',
+    group: 'payments',
+    method: 'GET',
+    path: '/v1/payments/metrics',
+    auth: 'apikey',
+    query: true,
+  },
   { id: 'getPayment', group: 'payments', method: 'GET', path: '/v1/payments/{id}', auth: 'apikey' },
   {
     id: 'cancelPayment',
@@ -131,7 +158,14 @@ export const routes = [
     auth: 'apikey',
   },
 
-  { id: 'getWalletBalance', group: 'wallets', method: 'GET', path: '/v1/wallets/balance', auth: 'apikey' },
+  {
+    id: 'getWalletBalance',
+    group: 'wallets',
+    method: 'GET',
+    path: '/v1/wallets/balance',
+    auth: 'apikey',
+    query: true,
+  },
   { id: 'listWallets', group: 'wallets', method: 'GET', path: '/v1/wallets', auth: 'apikey' },
 
   {
@@ -184,6 +218,7 @@ export const routes = [
     method: 'GET',
     path: '/v1/webhooks/deliveries',
     auth: 'apikey',
+    query: true,
   },
   { id: 'getWebhookStats', group: 'webhooks', method: 'GET', path: '/v1/webhooks/stats', auth: 'apikey' },
   {
@@ -195,7 +230,7 @@ export const routes = [
   },
 
   // MED (Pix dispute) cases; `/v1/infractions` serves the same routes (Part 2), as distinct ids.
-  { id: 'listMedCases', group: 'med', method: 'GET', path: '/v1/med/cases', auth: 'apikey' },
+  { id: 'listMedCases', group: 'med', method: 'GET', path: '/v1/med/cases', auth: 'apikey', query: true },
   { id: 'getMedCase', group: 'med', method: 'GET', path: '/v1/med/cases/{id}', auth: 'apikey' },
   {
     id: 'appealMedCase',
@@ -222,7 +257,14 @@ export const routes = [
     path: '/v1/med/cases/{id}/evidence/{evidence_id}/complete',
     auth: 'apikey',
   },
-  { id: 'listInfractions', group: 'med', method: 'GET', path: '/v1/infractions', auth: 'apikey' },
+  {
+    id: 'listInfractions',
+    group: 'med',
+    method: 'GET',
+    path: '/v1/infractions',
+    auth: 'apikey',
+    query: true,
+  },
   { id: 'getInfraction', group: 'med', method: 'GET', path: '/v1/infractions/{id}', auth: 'apikey' },
   {
     id: 'appealInfraction',

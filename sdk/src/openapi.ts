@@ -1124,6 +1124,22 @@ export interface operations {
         };
         content: never;
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["TokenUnauthorized"];
       500: components["responses"]["TokenInternalError"];
     };
@@ -1146,6 +1162,22 @@ export interface operations {
               canManage: boolean;
             };
           };
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["TokenUnauthorized"];
@@ -1235,20 +1267,20 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["TokenUnauthorized"];
@@ -1358,6 +1390,22 @@ export interface operations {
           };
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["TokenUnauthorized"];
       /** @description Error: `API_KEY_ROLE_REQUIRED`. */
       403: {
@@ -1412,7 +1460,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1420,14 +1468,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -1745,6 +1793,24 @@ export interface operations {
           "application/json": components["schemas"]["Charge"];
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       404: components["responses"]["ApiKeyNotFound"];
       429: components["responses"]["ApiKeyRateLimited"];
@@ -1784,7 +1850,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1792,14 +1858,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -1963,7 +2029,7 @@ export interface operations {
           "application/json": components["schemas"]["PaymentStats"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1971,14 +2037,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2009,7 +2075,7 @@ export interface operations {
           "application/json": components["schemas"]["PaymentMetrics"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2017,14 +2083,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2049,6 +2115,24 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Payment"];
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2079,7 +2163,7 @@ export interface operations {
           "application/json": components["schemas"]["Payment"];
         };
       };
-      /** @description Error: `payment_not_cancellable`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `payment_not_cancellable`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2087,14 +2171,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "payment_not_cancellable";
+              code?: "invalid_request" | "invalid_json" | "payment_not_cancellable";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2262,6 +2346,24 @@ export interface operations {
           };
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       404: components["responses"]["ApiKeyNotFound"];
       429: components["responses"]["ApiKeyRateLimited"];
@@ -2294,6 +2396,24 @@ export interface operations {
           };
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       404: components["responses"]["ApiKeyNotFound"];
       429: components["responses"]["ApiKeyRateLimited"];
@@ -2321,6 +2441,24 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ProviderStatus"];
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2392,7 +2530,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `payment_not_settled`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `payment_not_settled`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2400,14 +2538,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "payment_not_settled";
+              code?: "invalid_request" | "invalid_json" | "payment_not_settled";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2438,7 +2576,7 @@ export interface operations {
           "application/json": components["schemas"]["WalletBalance"] | components["schemas"]["CurrencyBalance"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2446,14 +2584,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2478,6 +2616,24 @@ export interface operations {
           "application/json": components["schemas"]["WalletListItem"][];
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       429: components["responses"]["ApiKeyRateLimited"];
       500: components["responses"]["ApiKeyInternalError"];
@@ -2497,6 +2653,24 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["WebhookEndpointListItem"][];
           };
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2582,6 +2756,24 @@ export interface operations {
             /** @constant */
             deleted: true;
           };
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2671,6 +2863,24 @@ export interface operations {
           };
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       404: components["responses"]["ApiKeyNotFound"];
       429: components["responses"]["ApiKeyRateLimited"];
@@ -2726,7 +2936,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2734,14 +2944,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2770,6 +2980,24 @@ export interface operations {
           };
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       429: components["responses"]["ApiKeyRateLimited"];
       500: components["responses"]["ApiKeyInternalError"];
@@ -2792,6 +3020,24 @@ export interface operations {
           "application/json": {
             secret: string;
           };
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2833,7 +3079,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2841,14 +3087,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2873,6 +3119,24 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MedCase"];
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -2956,7 +3220,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2964,14 +3228,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3004,6 +3268,24 @@ export interface operations {
             object: "list";
             data: components["schemas"]["MedEvidence"][];
           };
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3109,6 +3391,24 @@ export interface operations {
           "application/json": components["schemas"]["MedEvidence"];
         };
       };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
+        };
+      };
       401: components["responses"]["ApiKeyUnauthorized"];
       404: components["responses"]["ApiKeyNotFound"];
       /** @description Errors: `EVIDENCE_NOT_UPLOADED`, `EVIDENCE_SIZE_MISMATCH`. */
@@ -3185,7 +3485,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3193,14 +3493,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3225,6 +3525,24 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MedCase"];
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3308,7 +3626,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3316,14 +3634,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3356,6 +3674,24 @@ export interface operations {
             object: "list";
             data: components["schemas"]["MedEvidence"][];
           };
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3459,6 +3795,24 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["MedEvidence"];
+        };
+      };
+      /** @description Errors: `invalid_request`, `invalid_json`. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "invalid_request_error";
+              /** @enum {unknown} */
+              code?: "invalid_request" | "invalid_json";
+            };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3766,7 +4120,7 @@ export interface operations {
           "application/json": components["schemas"]["Charge"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3774,14 +4128,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3870,7 +4224,7 @@ export interface operations {
           "application/json": components["schemas"]["Refund"];
         };
       };
-      /** @description Error: `refund_final`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `refund_final`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3878,14 +4232,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "refund_final";
+              code?: "invalid_request" | "invalid_json" | "refund_final";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -3916,7 +4270,7 @@ export interface operations {
           "application/json": components["schemas"]["Refund"];
         };
       };
-      /** @description Error: `refund_final`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `refund_final`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3924,14 +4278,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "refund_final";
+              code?: "invalid_request" | "invalid_json" | "refund_final";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];
@@ -4024,7 +4378,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Error: `invalid_request`. */
+      /** @description Errors: `invalid_request`, `invalid_json`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4032,14 +4386,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request";
+              code?: "invalid_request" | "invalid_json";
             };
-          };
+          });
         };
       };
       401: components["responses"]["ApiKeyUnauthorized"];

@@ -169,7 +169,18 @@ const parseRequest = (group: Group): ApiMiddleware => ({
 /** A route that reads a JSON object gets one (or, when its body is optional, none); see `RouteDefinition.body`. */
 function parseJsonBody(event: ApiEvent, route: RouteDefinition, contentType: string | undefined): unknown {
   const body = parseJson(event, contentType);
-  if (route.body === undefined || (body === undefined && route.body === 'optional')) return body;
+  if (route.body === undefined) {
+    // A merchant's route that reads no body: anything but nothing or `{}` (which clients send
+    // by habit) was meant to say something the route would ignore.
+    const [field] = isJsonObject(body) ? Object.keys(body) : [];
+    if (route.auth !== 'none' && body !== undefined && !(isJsonObject(body) && field === undefined))
+      throw new InvalidInput(
+        'This route takes no request body.',
+        field === undefined ? {} : { param: field },
+      );
+    return body;
+  }
+  if (body === undefined && route.body === 'optional') return body;
   if (!isJsonObject(body)) throw new InvalidInput(NOT_A_JSON_OBJECT);
   return body;
 }
@@ -205,13 +216,23 @@ const authenticate = (): ApiMiddleware => ({
   },
 });
 
-/** After authentication, so an anonymous caller learns nothing from body errors. */
-const jsonBody = (): ApiMiddleware => ({
+/** After authentication, so an anonymous caller learns nothing from input errors. */
+const requestInput = (): ApiMiddleware => ({
   before: ({ event, context }) => {
     const request = context.api.request;
-    if (request) request.body = parseJsonBody(event, request.route, request.headers['content-type']);
+    if (!request) return;
+    rejectUnreadQuery(request.route, request.query);
+    request.body = parseJsonBody(event, request.route, request.headers['content-type']);
   },
 });
+
+/** A merchant's query parameter the route does not read is a mistake to name, never to ignore. */
+function rejectUnreadQuery(route: RouteDefinition, query: Record<string, string>): void {
+  if (route.query || route.auth === 'none') return;
+  const [name] = Object.keys(query);
+  if (name !== undefined)
+    throw new InvalidInput('Unknown query parameter: this route takes none.', { param: name });
+}
 
 function toResult(response: ApiResponse): ApiResult {
   if (response.raw) {
@@ -239,7 +260,7 @@ export function createApiHandler<G extends Group>(group: G, handlers: GroupHandl
     .use(requestEnvelope())
     .use(parseRequest(group))
     .use(authenticate())
-    .use(jsonBody())
+    .use(requestInput())
     .handler(async (_event, context) => {
       const request = context.api.request;
       const handle = request && table[request.route.id];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../shared/auth/api-key-crypto.ts';
 import { newAccount, newKey } from '../helpers/accounts.ts';
+import { merchant, newCharge, rawId } from '../helpers/charges.ts';
 import { api, demo, expectError } from '../helpers/http.ts';
 import { requestLogRecord, runtimeLogLines } from '../helpers/runtime-log.ts';
 
@@ -133,5 +134,31 @@ describe('unknown routes', () => {
       expectError(reply, 404, 'not_found_error', 'not_found');
       expect(reply.headers.get('x-request-id')).toMatch(/^req_/);
     }
+  });
+});
+
+describe('input a route does not read', () => {
+  it('names an unknown query parameter or body field with 400 instead of ignoring it, after authentication', async () => {
+    const { apikey } = await merchant();
+    const charge = await newCharge(apikey);
+    const id = rawId(charge.id);
+    for (const [path, param] of [
+      [`/v1/payments/${id}?foo=1`, 'foo'],
+      [`/v1/payments/${id}/refunds?limit=5`, 'limit'],
+      [`/v1/charges/${charge.id}?expand=customer`, 'expand'],
+    ] as const) {
+      const reply = await api(path, { apikey });
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe(param);
+      // Without a key the answer is 401, whatever the query says.
+      expectError(await api(path), 401, 'authentication_error', 'unauthorized');
+    }
+    const cancel = (body: unknown) => api(`/v1/payments/${id}/cancel`, { apikey, method: 'POST', body });
+    const withReason = await cancel({ reason: 'customer gave up' });
+    expectError(withReason, 400, 'invalid_request_error', 'invalid_request');
+    expect(withReason.body.error.param).toBe('reason');
+    expect((await api(`/v1/payments/${id}`, { apikey })).body.status).toBe('WAITING_PAYMENT');
+    // `{}`, which clients send by habit, is no body.
+    expect((await cancel({})).body.status).toBe('CANCELLED');
   });
 });

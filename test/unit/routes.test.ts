@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../shared/http/openapi/document.ts';
 import { findRouteByKey, matchRoute, routeKey, routes } from '../../shared/routes.ts';
 
 describe('route manifest', () => {
@@ -23,6 +24,25 @@ describe('route manifest', () => {
     expect(matchRoute('PATCH', '/v1/api-keys')).toBeUndefined();
     expect(matchRoute('GET', '/v1/wallets/balance/extra')).toBeUndefined();
     expect(matchRoute('DELETE', '/v1/api-keys/')).toBeUndefined();
+  });
+
+  it('matches nothing for a malformed escape in a parameter (it names no resource)', () => {
+    expect(matchRoute('GET', '/v1/charges/%ZZ')).toBeUndefined();
+  });
+
+  it('says a route reads a query string exactly where its OpenAPI operation describes one', () => {
+    const paths = buildOpenApiDocument().paths as Record<
+      string,
+      Record<string, { parameters?: { in: string }[] }>
+    >;
+    for (const route of routes) {
+      const operation = paths[route.path]?.[route.method.toLowerCase()];
+      const describesQuery = (operation?.parameters ?? []).some((p) => p.in === 'query');
+      expect({ route: route.id, query: 'query' in route }).toEqual({
+        route: route.id,
+        query: describesQuery,
+      });
+    }
   });
 
   it('finds a route by the routeKey API Gateway sends', () => {

@@ -181,6 +181,8 @@ function errorCodesOf(route: RouteDefinition): Partial<Record<ErrorStatus, strin
     for (const code of more) set.add(code);
     codes[status] = set;
   };
+  // An authenticated route names any query parameter or body it does not read (routes.ts, `query`).
+  if (route.auth !== 'none') add(400, 'invalid_request', 'invalid_json');
   if (operation.body !== undefined || operation.query !== undefined || operation.idempotencyKeyHeader)
     add(400, 'invalid_request');
   if (operation.body !== undefined) add(400, 'invalid_json');
