@@ -118,7 +118,7 @@ export interface paths {
   "/v1/payments/{id}/refund": {
     /**
      * Refund a payment
-     * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step.
+     * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.
      */
     post: operations["refundPayment"];
   };
@@ -2225,7 +2225,7 @@ export interface operations {
   };
   /**
    * Refund a payment
-   * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step.
+   * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.
    */
   refundPayment: {
     parameters: {
@@ -2239,10 +2239,7 @@ export interface operations {
           idempotencyKey: string;
           amount?: number;
           reason?: string;
-          /**
-           * @default cashout
-           * @enum {string}
-           */
+          /** @enum {string} */
           strategy?: "devolution" | "cashout";
           passFeeToTenant?: boolean;
           destinationKey?: string;

@@ -36,7 +36,8 @@ export const RefundBody = v.pipe(
       ),
     ),
     reason: v.optional(v.pipe(v.string('Must be a string'), maxChars(MAX_REFUND_REASON_LENGTH))),
-    strategy: v.optional(v.picklist(['devolution', 'cashout'], 'Must be devolution or cashout'), 'cashout'),
+    // No default here: `refundRequestOf` picks one the acquirer can make.
+    strategy: v.optional(v.picklist(['devolution', 'cashout'], 'Must be devolution or cashout')),
     passFeeToTenant: v.optional(v.boolean('Must be true or false')),
     destinationKey: v.optional(
       v.pipe(
@@ -50,14 +51,14 @@ export const RefundBody = v.pipe(
   }),
   v.forward(
     v.check(
-      (body) => body.strategy === 'cashout' || body.passFeeToTenant === undefined,
+      (body) => body.strategy !== 'devolution' || body.passFeeToTenant === undefined,
       'Applies to cashout refunds only',
     ),
     ['passFeeToTenant'],
   ),
   v.forward(
     v.check(
-      (body) => body.strategy === 'cashout' || body.destinationKey === undefined,
+      (body) => body.strategy !== 'devolution' || body.destinationKey === undefined,
       'Applies to cashout refunds only',
     ),
     ['destinationKey'],
@@ -70,8 +71,17 @@ export function parseRefundBody(input: unknown): RefundBody {
   return parseWithAmountCode(RefundBody, input);
 }
 
-export const refundRequestOf = (body: RefundBody): RefundRequest => ({
-  strategy: body.strategy,
+/**
+ * The refund asked for. Without a `strategy`: `cashout` (Part 2's default) where the acquirer pays
+ * out, or where a cashout's own fields say so; otherwise `devolution`, the return every API Pix
+ * acquirer makes, rather than a 422 for a refund the merchant never asked to be a cashout.
+ */
+export const refundRequestOf = (body: RefundBody, acquirerPaysOut: boolean): RefundRequest => ({
+  strategy:
+    body.strategy ??
+    (acquirerPaysOut || body.destinationKey !== undefined || body.passFeeToTenant !== undefined
+      ? 'cashout'
+      : 'devolution'),
   passFeeToTenant: body.passFeeToTenant ?? false,
   ...(body.amount !== undefined && { amount: body.amount }),
   ...(body.reason !== undefined && { reason: body.reason }),

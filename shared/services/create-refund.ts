@@ -77,7 +77,7 @@ export async function createRefund(request: {
 
   const provider = providerFor(scope.mode, account);
   if (!provider) throw notSupported('No acquirer is configured for this account in live mode.');
-  const wanted = refundRequestOf(body);
+  const wanted = refundRequestOf(body, provider.payouts !== undefined);
   if (wanted.strategy === 'cashout' && !provider.payouts)
     throw notSupported('This acquirer offers no Pix-out: use strategy devolution.');
 

@@ -133,5 +133,12 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     expect(psp.bank.pix.get(endToEndId)?.devolucoes).toEqual([]);
     // The positive control: the same payment refunds by devolution.
     await devolutionRefund(paymentId, endToEndId, 500);
+    // Without a strategy the refund is the devolution the PSP can make, not a 422.
+    const unspecified = await api(`/v1/payments/${paymentId}/refund`, {
+      apikey: merchant.liveKey,
+      body: { idempotencyKey: randomUUID(), amount: 300 },
+    });
+    expect(unspecified.status).toBe(201);
+    expect(unspecified.body.strategy).toBe('devolution');
   });
 });

@@ -231,7 +231,7 @@ describe('POST /v1/payments/{id}/refund', () => {
     }
   });
 
-  it('answers REFUND_NOT_SUPPORTED (422) for a cashout when the acquirer offers no Pix-out', async () => {
+  it('answers REFUND_NOT_SUPPORTED (422) for a cashout when the acquirer offers no Pix-out, and defaults to a devolution there', async () => {
     const m = await paidPayment();
     await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { payouts: 'unsupported' } });
 
@@ -240,6 +240,12 @@ describe('POST /v1/payments/{id}/refund', () => {
     expectError(reply, 422, 'invalid_request_error', 'REFUND_NOT_SUPPORTED');
     // A devolution does not need Pix-out.
     expect((await refund(m.apikey, m.paymentId, { amount: 100, strategy: 'devolution' })).status).toBe(201);
+    // Without a strategy the refund is one the acquirer can make, unless a cashout's own field says otherwise.
+    const unspecified = await refund(m.apikey, m.paymentId, { amount: 100 });
+    expect(unspecified.status).toBe(201);
+    expect(unspecified.body.strategy).toBe('devolution');
+    const toKey = await refund(m.apikey, m.paymentId, { amount: 100, destinationKey: 'pagador@example.com' });
+    expectError(toKey, 422, 'invalid_request_error', 'REFUND_NOT_SUPPORTED');
   });
 
   it('replays the original refund for the same key and body, and answers 409 for another body or payment', async () => {

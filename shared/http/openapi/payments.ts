@@ -227,7 +227,7 @@ export const paymentOperations: Operations<'payments'> = {
   refundPayment: {
     summary: 'Refund a payment',
     description:
-      'Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step.',
+      'Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.',
     body: RefundBody,
     responses: {
       201: { description: 'The refund, `PENDING`.', schema: Refund, headers: ['Idempotent-Replayed'] },
