@@ -66,7 +66,7 @@ export const REFUND_TRANSITIONS = {
   /** The acquirer accepted the request. */
   request: { from: ['PENDING'], to: 'IN_PROGRESS' },
   /** The acquirer confirmed the money left. */
-  confirm: { from: ['PENDING', 'IN_PROGRESS'], to: 'REFUNDED' },
+  confirm: { from: ['IN_PROGRESS'], to: 'REFUNDED' },
   /** The acquirer (or the sandbox) reported it cannot be done. */
   fail: { from: ['PENDING', 'IN_PROGRESS'], to: 'FAILED' },
 } as const satisfies Record<string, { from: readonly RefundStatus[]; to: RefundStatus }>;

@@ -148,6 +148,12 @@ export async function settleRefund(
   failureReason?: string,
   now = new Date(),
 ): Promise<RefundRecord> {
+  if (trigger === 'confirm' && refund.status === 'PENDING') {
+    // Part 2's order, PENDING → IN_PROGRESS → REFUNDED: a confirmation that arrives before the
+    // request was recorded (the sandbox's confirm, a callback that beat it) records it first.
+    const requested = await moveRefund(refund, 'request', undefined, now);
+    return moveRefund(requested, trigger, failureReason, new Date(Math.max(Date.now(), now.getTime() + 1)));
+  }
   return moveRefund(refund, trigger, failureReason, now);
 }
 

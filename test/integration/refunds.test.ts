@@ -391,6 +391,11 @@ describe('sandbox refund routes', () => {
 
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.status).toBe('REFUNDED');
+    // Part 2's order, even when the confirmation comes before the request was recorded.
+    const advances = (await storedEvents(m.accountId, m.paymentId))
+      .filter((e) => e.eventType === 'payment.refunded')
+      .map((e) => e.payload.data.refund.status);
+    expect(advances).toEqual(['PENDING', 'IN_PROGRESS', 'REFUNDED']);
     for (const action of ['fail', 'confirm']) {
       expectError(
         await api(`/v1/sandbox/refunds/${created.body.id}/${action}`, { apikey: m.apikey, method: 'POST' }),
