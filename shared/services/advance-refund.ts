@@ -141,7 +141,7 @@ export async function requestRefund(
   return moveRefund(refund, 'request', undefined, options.now, options.charge);
 }
 
-/** IN_PROGRESS (or PENDING) → REFUNDED or FAILED, with the money moves and the charge's totals. */
+/** → REFUNDED (through IN_PROGRESS) or FAILED, with the money moves and the charge's totals. */
 export async function settleRefund(
   refund: RefundRecord,
   trigger: Extract<RefundTrigger, 'confirm' | 'fail'>,
