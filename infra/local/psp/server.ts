@@ -253,6 +253,18 @@ function dispatch(routes: Route[], method: string, path: string, context: RouteC
   return false;
 }
 
+/** A response whose answer never leaves: the request is carried out, then the connection drops. */
+function losingAnswer(res: ServerResponse): ServerResponse {
+  const lost = {
+    writeHead: () => lost,
+    end: () => {
+      res.socket?.destroy();
+      return lost;
+    },
+  };
+  return lost as unknown as ServerResponse;
+}
+
 export async function startLocalPsp(options: LocalPspOptions = {}): Promise<LocalPsp> {
   const host = options.host ?? '127.0.0.1';
   const clientId = options.clientId ?? 'local-psp-client';
@@ -270,6 +282,13 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
   let payerFilter = true;
+  /** The next `remaining` reads of a devolution answer `status` (a PSP whose reads lag or fail). */
+  let devolucaoReads: { status: 404 | 503; remaining: number } = { status: 503, remaining: 0 };
+  /** The next `remaining` API requests matching `method` and `pathPrefix` are done, but their answer is lost. */
+  let lostAnswers: { method?: string; pathPrefix: string; remaining: number } = {
+    pathPrefix: '/',
+    remaining: 0,
+  };
   const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
@@ -409,6 +428,12 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       'GET',
       /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/,
       ([endToEndId = '', id = ''], { res }) => {
+        if (devolucaoReads.remaining > 0) {
+          devolucaoReads.remaining--;
+          if (devolucaoReads.status === 503)
+            return sendJson(res, 503, problem(503, 'ServicoIndisponivel', 'Serviço indisponível.').problem);
+          return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
+        }
         const devolucao = bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === id);
         if (!devolucao) return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
         sendJson(res, 200, devolucao);
@@ -511,6 +536,9 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
    * - `POST /token` `{expiresIn?, revoke?: true}`;
    * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
+   * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
+   * - `POST /lose-answers` `{count, method?, pathPrefix?}`: the next `count` API requests matching
+   *   (`pathPrefix` below `/v2`) are carried out, then the connection drops before the answer;
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
    */
   const controlRoutes: Route[] = [
@@ -574,6 +602,31 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         if (typeof json.supported !== 'boolean') return badControl(res, 'supported must be a boolean.');
         payerFilter = json.supported;
         sendJson(res, 200, { supported: payerFilter });
+      },
+    ],
+    [
+      'POST',
+      /^\/devolucao-reads$/,
+      (_, { json, res }) => {
+        const { status, count } = json;
+        if ((status !== 404 && status !== 503) || typeof count !== 'number' || count < 0)
+          return badControl(res, 'status must be 404 or 503, count a non-negative number.');
+        devolucaoReads = { status, remaining: count };
+        sendJson(res, 200, devolucaoReads);
+      },
+    ],
+    [
+      'POST',
+      /^\/lose-answers$/,
+      (_, { json, res }) => {
+        if (typeof json.count !== 'number' || json.count < 0)
+          return badControl(res, 'count must be a non-negative number.');
+        lostAnswers = {
+          remaining: json.count,
+          pathPrefix: typeof json.pathPrefix === 'string' ? json.pathPrefix : '/',
+          ...(typeof json.method === 'string' && { method: json.method }),
+        };
+        sendJson(res, 200, lostAnswers);
       },
     ],
     [
@@ -652,9 +705,14 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
               'www-authenticate': 'Bearer error="invalid_token"',
             },
           );
-        const context = { query: url.searchParams, body, json: {}, res };
-        if (!dispatch(apiRoutes, method, url.pathname.slice('/v2'.length), context))
-          notFound(res, 'NaoEncontrado', 'Não encontrado.');
+        const apiPath = url.pathname.slice('/v2'.length);
+        const lose =
+          lostAnswers.remaining > 0 &&
+          apiPath.startsWith(lostAnswers.pathPrefix) &&
+          (lostAnswers.method === undefined || lostAnswers.method === method);
+        if (lose) lostAnswers.remaining--;
+        const context = { query: url.searchParams, body, json: {}, res: lose ? losingAnswer(res) : res };
+        if (!dispatch(apiRoutes, method, apiPath, context)) notFound(res, 'NaoEncontrado', 'Não encontrado.');
       } catch (error) {
         if (error instanceof BodyTooLarge)
           return sendJson(res, 413, problem(413, 'RequisicaoInvalida', 'Corpo grande demais.').problem);
