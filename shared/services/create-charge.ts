@@ -2,7 +2,8 @@
  * Creating a charge (Part 1; docs/architecture.md, "One request"): idempotent without an in-progress
  * state. One read gathers the idempotency record, the account and the live-charge counter; the
  * fraud/velocity guard runs before the acquirer is called; the acquirer call is itself
- * idempotent (the txid derives from account, mode, route, Idempotency-Key and its retention period); then ONE transaction
+ * idempotent (the txid derives from account, mode, route, Idempotency-Key, its retention period and
+ * the body's fingerprint, so another body never revises this one's cob); then ONE transaction
  * writes the charge, its idempotency record, the counter and the outbox events. The loser of a
  * race, or a retry after a 5xx, replays the stored response.
  */
@@ -121,6 +122,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     routeId,
     idempotencyKey,
     keyWindow: Math.floor(now.getTime() / 1000 / IDEMPOTENCY_TTL_SECONDS),
+    requestHash,
   });
   const outcome = await requestCob(provider, input, txid, expiresIn, now);
   injectFault('after-provider', request.headers);

@@ -98,6 +98,30 @@ describe('live charges through the API Pix acquirer', () => {
     expect(replay.body.id).toBe(retried.body.id);
   });
 
+  it('one key, two bodies in flight at once: the winner has a cob of its own amount, never revised; the other is 409', async () => {
+    const key = `live-${randomUUID()}`;
+    // A slow PSP holds both PUT /cob in flight together, past both idempotency reads.
+    await control(psp, 'POST', '/mode', { mode: 'slow', delayMs: 800, count: 20 });
+    let replies: Awaited<ReturnType<typeof create>>[];
+    try {
+      replies = await Promise.all([
+        create({ amount: 1100, payment_method: 'pix' }, key),
+        create({ amount: 2200, payment_method: 'pix' }, key),
+      ]);
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+    const winner = replies.find((r) => r.status === 201);
+    const loser = replies.find((r) => r.status !== 201);
+    if (!winner || !loser) throw new Error(`expected one 201: ${replies.map((r) => r.status)}`);
+    expectError(loser, 409, 'conflict_error', 'idempotency_key_reused');
+    const cob = cobOf(winner.body.pix.br_code);
+    expect(cob).toMatchObject({ status: 'ATIVA', revisao: 0 });
+    expect(cob?.valor.original).toBe((winner.body.amount / 100).toFixed(2));
+    // The loser's cob, if it reached the PSP, is its own (another txid), never the winner's revised.
+    expect([...psp.bank.cobs.values()].filter((c) => c.revisao > 0 && c.status === 'ATIVA')).toEqual([]);
+  });
+
   it('provider-status reads the cob at the PSP live; a cancel removes it there first', async () => {
     const created = await create({ amount: 900, payment_method: 'pix' });
     expect(created.status).toBe(201);
