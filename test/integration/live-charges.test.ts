@@ -13,6 +13,7 @@ import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { rawId } from '../helpers/charges.ts';
 import { emfDocuments, metricTotal } from '../helpers/emf.ts';
+import { parseBrCode } from '../helpers/emv-parser.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
@@ -64,6 +65,33 @@ describe('live charges through the API Pix acquirer', () => {
     expect(reply.body.pix.qr_code_base64).toEqual(expect.any(String));
     // Read back: the same code.
     expect((await api(`/v1/charges/${reply.body.id}`, { apikey: liveKey })).body.pix.br_code).toBe(brCode);
+  });
+
+  it('a PSP that omits pixCopiaECola: the BR Code points at its location; with no location either, 503 and nothing stored', async () => {
+    await control(psp, 'POST', '/cob-fields', { pixCopiaECola: false });
+    try {
+      const reply = await create({ amount: 1234, payment_method: 'pix' });
+      expect(reply.status).toBe(201);
+      const code = parseBrCode(reply.body.pix.br_code);
+      expect(code.crcValid).toBe(true);
+      const location = code.merchantAccount.get('25');
+      const cob = [...psp.bank.cobs.values()].find((c) => c.location === location);
+      expect(cob).toMatchObject({ status: 'ATIVA', valor: { original: '12.34' } });
+      expect(code.fields.get('54')).toBe('12.34');
+      expect(location).not.toContain(new URL(testBaseUrl).host);
+
+      await control(psp, 'POST', '/cob-fields', { location: false });
+      const before = (await api('/v1/charges?limit=100', { apikey: liveKey })).body.data.length;
+      expectError(
+        await create({ amount: 4321, payment_method: 'pix' }),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
+      expect((await api('/v1/charges?limit=100', { apikey: liveKey })).body.data).toHaveLength(before);
+    } finally {
+      await control(psp, 'POST', '/cob-fields', { pixCopiaECola: true, location: true });
+    }
   });
 
   it('an acquirer outage is 503 with nothing stored; the same key succeeds once it is back', async () => {

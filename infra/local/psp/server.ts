@@ -282,6 +282,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
   let payerFilter = true;
+  /** Whether a created cob's answer carries `pixCopiaECola` and `location` (both optional in CobGerada). */
+  const cobFields = { pixCopiaECola: true, location: true };
   /** The next `remaining` reads of a devolution answer `status` (a PSP whose reads lag or fail). */
   let devolucaoReads: { status: 404 | 503; remaining: number } = { status: 503, remaining: 0 };
   /** The next `remaining` API requests matching `method` and `pathPrefix` are done, but their answer is lost. */
@@ -400,7 +402,14 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         if (!schemas.txid(txid)) return sendJson(res, 400, badParameter(COB_REFUSED, 'cob.txid', txid));
         const parsed = validBody(body, schemas.cobSolicitada, 'cob', COB_REFUSED);
         if (!parsed.ok) return sendJson(res, 400, parsed.problem);
-        sendResult(res, bank.putCob(txid, parsed.value), (cob) => bank.cobJson(cob));
+        sendResult(res, bank.putCob(txid, parsed.value), (cob) => {
+          const { pixCopiaECola, location, ...rest } = bank.cobJson(cob);
+          return {
+            ...rest,
+            ...(cobFields.pixCopiaECola && { pixCopiaECola }),
+            ...(cobFields.location && { location }),
+          };
+        });
       },
     ],
     [
@@ -536,6 +545,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
    * - `POST /token` `{expiresIn?, revoke?: true}`;
    * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
+   * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
    * - `POST /lose-answers` `{count, method?, pathPrefix?}`: the next `count` API requests matching
    *   (`pathPrefix` below `/v2`) are carried out, then the connection drops before the answer;
@@ -602,6 +612,19 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         if (typeof json.supported !== 'boolean') return badControl(res, 'supported must be a boolean.');
         payerFilter = json.supported;
         sendJson(res, 200, { supported: payerFilter });
+      },
+    ],
+    [
+      'POST',
+      /^\/cob-fields$/,
+      (_, { json, res }) => {
+        for (const field of ['pixCopiaECola', 'location'] as const) {
+          const value = json[field];
+          if (value !== undefined && typeof value !== 'boolean')
+            return badControl(res, `${field} must be a boolean.`);
+          if (typeof value === 'boolean') cobFields[field] = value;
+        }
+        sendJson(res, 200, cobFields);
       },
     ],
     [
