@@ -150,6 +150,26 @@ describe('live charges through the API Pix acquirer', () => {
     expect([...psp.bank.cobs.values()].filter((c) => c.revisao > 0 && c.status === 'ATIVA')).toEqual([]);
   });
 
+  it('a cancel of a charge whose cob the PSP already concluded settles its Pix and answers payment_not_cancellable', async () => {
+    const created = await create({ amount: 1500, payment_method: 'pix' });
+    expect(created.status).toBe(201);
+    const paymentId = rawId(created.body.id);
+    const txid = cobOf(created.body.pix.br_code)?.txid as string;
+    // The Pix reaches neither the callback nor reconciliation's GET /pix before the cancel.
+    const hook = psp.bank.webhooks.get(psp.pixKey);
+    psp.bank.webhooks.delete(psp.pixKey);
+    await control(psp, 'POST', '/lose-answers', { count: 1_000_000, method: 'GET', path: '/pix' });
+    try {
+      await control(psp, 'POST', `/cob/${txid}/pay`, {});
+      const cancelled = await api(`/v1/payments/${paymentId}/cancel`, { apikey: liveKey, method: 'POST' });
+      expectError(cancelled, 400, 'invalid_request_error', 'payment_not_cancellable');
+    } finally {
+      await control(psp, 'POST', '/lose-answers', { count: 0 });
+      if (hook) psp.bank.webhooks.set(psp.pixKey, hook);
+    }
+    expect((await api(`/v1/charges/${created.body.id}`, { apikey: liveKey })).body.status).toBe('paid');
+  });
+
   it('provider-status reads the cob at the PSP live; a cancel removes it there first', async () => {
     const created = await create({ amount: 900, payment_method: 'pix' });
     expect(created.status).toBe(201);

@@ -287,7 +287,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   /** The next `remaining` reads of a devolution answer `status` (a PSP whose reads lag or fail). */
   let devolucaoReads: { status: 404 | 503; remaining: number } = { status: 503, remaining: 0 };
   /** The next `remaining` API requests matching `method` and `pathPrefix` are done, but their answer is lost. */
-  let lostAnswers: { method?: string; pathPrefix: string; remaining: number } = {
+  let lostAnswers: { method?: string; pathPrefix: string; path?: string; remaining: number } = {
     pathPrefix: '/',
     remaining: 0,
   };
@@ -547,8 +547,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
    * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
-   * - `POST /lose-answers` `{count, method?, pathPrefix?}`: the next `count` API requests matching
-   *   (`pathPrefix` below `/v2`) are carried out, then the connection drops before the answer;
+   * - `POST /lose-answers` `{count, method?, pathPrefix?, path?}`: the next `count` API requests matching
+   *   (`pathPrefix`, or exactly `path`, below `/v2`) are carried out, then the connection drops before the answer;
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
    */
   const controlRoutes: Route[] = [
@@ -647,6 +647,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         lostAnswers = {
           remaining: json.count,
           pathPrefix: typeof json.pathPrefix === 'string' ? json.pathPrefix : '/',
+          ...(typeof json.path === 'string' && { path: json.path }),
           ...(typeof json.method === 'string' && { method: json.method }),
         };
         sendJson(res, 200, lostAnswers);
@@ -732,6 +733,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const lose =
           lostAnswers.remaining > 0 &&
           apiPath.startsWith(lostAnswers.pathPrefix) &&
+          (lostAnswers.path === undefined || lostAnswers.path === apiPath) &&
           (lostAnswers.method === undefined || lostAnswers.method === method);
         if (lose) lostAnswers.remaining--;
         const context = { query: url.searchParams, body, json: {}, res: lose ? losingAnswer(res) : res };
