@@ -448,6 +448,25 @@ describe('OAuth2 token', () => {
     }
   });
 
+  it('a token answer without expires_in is used (assumed 300 s), renewed after that', async () => {
+    const own = await startPsp();
+    try {
+      await control(own, 'POST', '/token', { sendExpiresIn: false });
+      let clock = Date.now();
+      const adapter = adapterFor(own, { now: () => clock });
+      const txid = newTxid();
+      await adapter.createCob({ txid, amount: 100, expiresIn: 60 });
+      clock += 200_000;
+      await adapter.getCob(txid);
+      expect(own.stats.tokenRequests).toBe(1);
+      clock += 100_000;
+      await adapter.getCob(txid);
+      expect(own.stats.tokenRequests).toBe(2);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('a token endpoint answering 503 is retried like any call', async () => {
     const own = await startPsp();
     try {

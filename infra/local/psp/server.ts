@@ -278,6 +278,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   const files = writePki(options.dataDir ?? (ownDir as string), pki);
 
   let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
+  /** Whether token answers carry `expires_in` (RFC 6749 §5.1: recommended, not required). */
+  let tokenExpiresIn = true;
   const tokens = new Map<string, number>();
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
@@ -371,7 +373,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     sendJson(res, 200, {
       access_token: token,
       token_type: 'Bearer',
-      expires_in: tokenTtlSeconds,
+      ...(tokenExpiresIn && { expires_in: tokenTtlSeconds }),
       scope: form.get('scope') ?? 'cob.write cob.read pix.write pix.read webhook.write webhook.read',
     });
   };
@@ -543,7 +545,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
-   * - `POST /token` `{expiresIn?, revoke?: true}`;
+   * - `POST /token` `{expiresIn?, revoke?: true, sendExpiresIn?: boolean}`;
    * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
    * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
@@ -674,6 +676,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       (_, { json, res }) => {
         if (typeof json.expiresIn === 'number' && json.expiresIn > 0) tokenTtlSeconds = json.expiresIn;
         if (json.revoke === true) tokens.clear();
+        if (typeof json.sendExpiresIn === 'boolean') tokenExpiresIn = json.sendExpiresIn;
         sendJson(res, 200, { expiresIn: tokenTtlSeconds });
       },
     ],
