@@ -133,6 +133,8 @@ export const observability = {
     refundsInProgress: 'RefundsInProgress',
     refundsRefunded: 'RefundsRefunded',
     refundsFailed: 'RefundsFailed',
+    /** The acquirer reported DEVOLVIDO for a refund held FAILED (its reserve already back): ops must reconcile. */
+    refundsReturnedAfterFailure: 'RefundsReturnedAfterFailure',
     medCasesOpened: 'MedCasesOpened',
     medCasesResolved: 'MedCasesResolved',
     /** One per POST to a receiver; `…AttemptFailures` the ones that got no 2xx. */

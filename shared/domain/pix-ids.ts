@@ -35,21 +35,28 @@ export interface TxidSource {
    * charge's cob (a `PUT` of it would revise that cob's amount).
    */
   keyWindow: number;
+  /**
+   * The request's fingerprint (`requestFingerprint`): the same key with another body gets its
+   * own cob, so a create racing another with the same key never revises the winner's cob (a
+   * `PUT /cob/{txid}` of an ATIVA cob revises it) before the idempotency record refuses it.
+   */
+  requestHash: string;
 }
 
 /**
  * Deterministic txid for a charge creation: lower-case hex of SHA-256 over the account, the key
- * mode, the route, the client's Idempotency-Key and its retention period, cut to 32 characters.
- * A retried create (same key, same route, while its first try is retained) reuses the same txid,
+ * mode, the route, the client's Idempotency-Key, its retention period and the request's
+ * fingerprint, cut to 32 characters.
+ * A retried create (same key and body, same route, while its first try is retained) reuses the same txid,
  * so `PUT /cob/{txid}` at the PSP is idempotent too and can never create a second charge; any
- * other key, route, account, mode or period gives an unrelated txid. (A retry that crosses a
+ * other key, body, route, account, mode or period gives an unrelated txid. (A retry that crosses a
  * period's edge gets a new txid: the first cob, never shown to anyone, expires unpaid.) The parts
  * are JSON-encoded before hashing so no choice of separators inside them can make two collide.
  */
 export function deriveTxid(source: TxidSource): string {
-  const { accountId, mode, routeId, idempotencyKey, keyWindow } = source;
+  const { accountId, mode, routeId, idempotencyKey, keyWindow, requestHash } = source;
   return createHash('sha256')
-    .update(JSON.stringify([accountId, mode, routeId, idempotencyKey, keyWindow]))
+    .update(JSON.stringify([accountId, mode, routeId, idempotencyKey, keyWindow, requestHash]))
     .digest('hex')
     .slice(0, TXID_LENGTH);
 }

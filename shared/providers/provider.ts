@@ -145,9 +145,12 @@ export class ProviderUnavailableError extends Error {
 /** The acquirer answered a refusal; `providerErrorCode` names it (API Pix: the problem's type). */
 export abstract class ProviderRefusal extends Error {
   readonly providerErrorCode: string;
-  constructor(message: string, providerErrorCode: string) {
+  /** The properties the refusal names (API Pix `violacoes[].propriedade`), when it names any. */
+  readonly properties: readonly string[];
+  constructor(message: string, providerErrorCode: string, properties: readonly string[] = []) {
     super(message);
     this.providerErrorCode = providerErrorCode;
+    this.properties = properties;
   }
 }
 

@@ -19,6 +19,8 @@
  * - a crash between the two steps: the QR is withdrawn but the charge still reads
  *   WAITING_PAYMENT; no Pix can settle a withdrawn cob, a retried cancel completes it (the PATCH
  *   again is harmless), and otherwise it expires at its time.
+ * - the cob paid at the acquirer before its Pix reached us (the PATCH is refused): its Pix are
+ *   settled as reconciliation does, and the cancel answers by the new state (`payment_not_cancellable`).
  * The other order (commit, then the acquirer) would answer 503 after the status had changed,
  * or leave a live QR behind a CANCELLED charge.
  *
@@ -36,7 +38,7 @@ import { planCancel } from '../domain/settlement.ts';
 import { newJournalId, newRefundId } from '../ids.ts';
 import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
-import { type PixProvider, ProviderUnavailableError } from '../providers/provider.ts';
+import { type PixProvider, ProviderRejectedError, ProviderUnavailableError } from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
@@ -44,6 +46,7 @@ import { journalItems } from '../store/ledger.ts';
 import { newRefundItems } from '../store/refunds.ts';
 import { requestRefund } from './advance-refund.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
+import { settleCobBeforeExpiry } from './reconcile-acquirer.ts';
 
 const MAX_ATTEMPTS = 5;
 
@@ -55,15 +58,19 @@ async function acquirerOf(scope: MerchantScope): Promise<PixProvider> {
   return provider;
 }
 
-/** `PATCH /cob/{txid}` (idempotent): unavailable → 503, nothing changed. */
-async function withdrawCob(provider: PixProvider, txid: string): Promise<void> {
+const UNAVAILABLE = 'The acquirer is unavailable; nothing was changed. Retry the cancel later.';
+
+/**
+ * `PATCH /cob/{txid}` (idempotent): unavailable → 503, nothing changed. `false` when the acquirer
+ * refused it because the cob is no longer ATIVA (paid, or removed by the PSP).
+ */
+async function withdrawCob(provider: PixProvider, txid: string): Promise<boolean> {
   try {
     await provider.cancelCob(txid);
+    return true;
   } catch (error) {
-    if (error instanceof ProviderUnavailableError)
-      throw new ProviderUnavailable(
-        'The acquirer is unavailable; nothing was changed. Retry the cancel later.',
-      );
+    if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable(UNAVAILABLE);
+    if (error instanceof ProviderRejectedError) return false;
     throw error;
   }
 }
@@ -86,8 +93,14 @@ export async function cancelPayment(
     const now = clock();
     const plan = planCancel(charge, now);
     if (plan.withdrawTxid !== undefined && plan.withdrawTxid !== withdrawn) {
-      await withdrawCob(await acquirer(), plan.withdrawTxid);
+      const removed = await withdrawCob(await acquirer(), plan.withdrawTxid);
       withdrawn = plan.withdrawTxid;
+      if (!removed) {
+        // Paid at the acquirer before its Pix reached us: settle them as reconciliation does,
+        // then read again (PAID → payment_not_cancellable). A cob removed by the PSP has no QR left.
+        if (!(await settleCobBeforeExpiry(scope, chargeId, now))) throw new ProviderUnavailable(UNAVAILABLE);
+        continue;
+      }
     }
     // The acquirer that will return a held Pix, known before anything is committed.
     if (plan.heldReturn) await acquirer();

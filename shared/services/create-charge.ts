@@ -2,7 +2,8 @@
  * Creating a charge (Part 1; docs/architecture.md, "One request"): idempotent without an in-progress
  * state. One read gathers the idempotency record, the account and the live-charge counter; the
  * fraud/velocity guard runs before the acquirer is called; the acquirer call is itself
- * idempotent (the txid derives from account, mode, route, Idempotency-Key and its retention period); then ONE transaction
+ * idempotent (the txid derives from account, mode, route, Idempotency-Key, its retention period and
+ * the body's fingerprint, so another body never revises this one's cob); then ONE transaction
  * writes the charge, its idempotency record, the counter and the outbox events. The loser of a
  * race, or a retry after a 5xx, replays the stored response.
  */
@@ -20,6 +21,7 @@ import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.
 import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
 import { newChargeId } from '../ids.ts';
+import { log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   type CreatedCob,
@@ -121,6 +123,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     routeId,
     idempotencyKey,
     keyWindow: Math.floor(now.getTime() / 1000 / IDEMPOTENCY_TTL_SECONDS),
+    requestHash,
   });
   const outcome = await requestCob(provider, input, txid, expiresIn, now);
   injectFault('after-provider', request.headers);
@@ -259,17 +262,44 @@ async function newChargeRecord(
   };
   if ('cob' in outcome) {
     charge.txid = outcome.cob.txid;
-    // A live PSP issues the copy-and-paste code (its own location); the sandbox's is ours.
-    charge.brCode =
-      outcome.cob.pixCopiaECola ??
-      buildDynamicBrCode({
-        locationUrl: pixLocation(request.baseUrl, id),
-        merchantName: settings.merchantName,
-        merchantCity: settings.merchantCity,
-        mcc: settings.mcc,
-        amount: input.amount,
-      });
+    charge.brCode = brCodeOf(
+      outcome.cob,
+      providerName,
+      settings,
+      pixLocation(request.baseUrl, id),
+      input.amount,
+    );
     charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
   }
   return charge;
+}
+
+/**
+ * A live PSP's copy-and-paste code; else a dynamic code pointing at the PSP's payload location
+ * (`pixCopiaECola` is optional in CobGerada, `location` is where the payer's app fetches the
+ * cob); the sandbox's location is ours. A live cob with neither cannot be paid: upstream error.
+ */
+function brCodeOf(
+  cob: CreatedCob,
+  providerName: string,
+  settings: AccountSettings,
+  ownLocation: string,
+  amount: number,
+): string {
+  if (cob.pixCopiaECola !== undefined) return cob.pixCopiaECola;
+  const location = providerName === 'sandbox' ? ownLocation : cob.location?.replace(/^https?:\/\//, '');
+  try {
+    if (location === undefined) throw new RangeError('no pixCopiaECola nor location');
+    return buildDynamicBrCode({
+      locationUrl: location,
+      merchantName: settings.merchantName,
+      merchantCity: settings.merchantCity,
+      mcc: settings.mcc,
+      amount,
+    });
+  } catch (error) {
+    if (!(error instanceof RangeError) || providerName === 'sandbox') throw error;
+    log.error('acquirer answered a cob no payer can pay', { txid: cob.txid, error: error.message });
+    throw new ProviderUnavailable('The acquirer answered without a usable payment code; retry later.');
+  }
 }

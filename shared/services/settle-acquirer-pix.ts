@@ -12,6 +12,7 @@ import { isFinalRefund, refundIdOfDevolution } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix } from '../domain/settlement.ts';
 import { log } from '../log.ts';
+import { countMetric } from '../metrics.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   type PixProvider,
@@ -19,6 +20,7 @@ import {
   ProviderRefusal,
   type ReceivedPix,
 } from '../providers/provider.ts';
+import { observability } from '../resources.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { chargeIdOfTxid, chargeOfPix } from '../store/live-acquirer.ts';
@@ -138,7 +140,20 @@ async function advanceDevolutions(scope: MerchantScope, pix: ReceivedPix): Promi
     if (devolution.status === 'EM_PROCESSAMENTO') continue;
     const refundId = refundIdOfDevolution(devolution.returnId);
     const refund = refundId === undefined ? undefined : await findRefund(scope, refundId);
-    if (!refund || isFinalRefund(refund.status) || refund.endToEndId !== pix.endToEndId) continue;
+    if (!refund || refund.endToEndId !== pix.endToEndId) continue;
+    if (refund.status === 'FAILED' && devolution.status === 'DEVOLVIDO') {
+      // The money left although the refund failed and its reserve went back to `available`:
+      // nothing here can undo that, so ops must (metric and error, once per report of it).
+      log.error('acquirer returned the money of a FAILED refund', {
+        refundId: refund.id,
+        chargeId: refund.chargeId,
+        endToEndId: pix.endToEndId,
+        amount: refund.amount,
+      });
+      countMetric(scope.mode, { [observability.metrics.refundsReturnedAfterFailure]: 1 });
+      continue;
+    }
+    if (isFinalRefund(refund.status)) continue;
     if (devolution.status === 'DEVOLVIDO') await settleRefund(refund, 'confirm');
     else await settleRefund(refund, 'fail', devolution.reason ?? 'The acquirer could not return the money');
   }

@@ -307,6 +307,36 @@ describe('devolutions', () => {
     expect(await adapter.getDevolution({ endToEndId, returnId: 'held1' })).toEqual({ status: 'DEVOLVIDO' });
   });
 
+  it('a retry refused as "id used" whose read-back fails (5xx, or 404 while the PSP catches up) is unavailable, never a refusal', async () => {
+    const { endToEndId } = await paidCob({ amount: 1000 });
+    const adapter = adapterFor(psp);
+    const returnId = `r${newTxid().slice(0, 20)}`;
+    // The PSP takes the devolution but its answer is lost: the transport's retry is refused ("id used").
+    await control(psp, 'POST', '/lose-answers', { count: 1, method: 'PUT', pathPrefix: '/pix/' });
+    await control(psp, 'POST', '/devolucao-reads', { status: 503, count: 100 });
+    try {
+      const unreadable = await adapter
+        .requestDevolution({ endToEndId, returnId, amount: 400 })
+        .catch((error: unknown) => error);
+      expect(unreadable).toBeInstanceOf(ProviderUnavailableError);
+      expect(psp.bank.pix.get(endToEndId)?.devolucoes.map((d) => d.id)).toEqual([returnId]);
+
+      await control(psp, 'POST', '/devolucao-reads', { status: 404, count: 100 });
+      const lagging = await adapter
+        .requestDevolution({ endToEndId, returnId, amount: 400 })
+        .catch((error: unknown) => error);
+      expect(lagging).toBeInstanceOf(ProviderUnavailableError);
+    } finally {
+      await control(psp, 'POST', '/devolucao-reads', { status: 503, count: 0 });
+    }
+    // Readable again: the same id and amount is that devolution; another amount is a refusal.
+    await adapter.requestDevolution({ endToEndId, returnId, amount: 400 });
+    const mismatch = await adapter
+      .requestDevolution({ endToEndId, returnId, amount: 300 })
+      .catch((error: unknown) => error);
+    expect(mismatch).toBeInstanceOf(DevolutionRefusedError);
+  });
+
   it('the same id with another amount is not mistaken for a retry', async () => {
     const { endToEndId } = await paidCob({ amount: 1000 });
     const adapter = adapterFor(psp);
@@ -413,6 +443,25 @@ describe('OAuth2 token', () => {
       await control(own, 'POST', '/token', { revoke: true });
       await adapter.getCob(txid);
       expect(own.stats.tokenRequests).toBe(3);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('a token answer without expires_in is used (assumed 300 s), renewed after that', async () => {
+    const own = await startPsp();
+    try {
+      await control(own, 'POST', '/token', { sendExpiresIn: false });
+      let clock = Date.now();
+      const adapter = adapterFor(own, { now: () => clock });
+      const txid = newTxid();
+      await adapter.createCob({ txid, amount: 100, expiresIn: 60 });
+      clock += 200_000;
+      await adapter.getCob(txid);
+      expect(own.stats.tokenRequests).toBe(1);
+      clock += 100_000;
+      await adapter.getCob(txid);
+      expect(own.stats.tokenRequests).toBe(2);
     } finally {
       await own.stop();
     }

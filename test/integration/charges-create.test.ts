@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseCreateCharge } from '../../shared/domain/charge-input.ts';
+import { parseCreateCharge, requestFingerprint } from '../../shared/domain/charge-input.ts';
 import { deriveTxid } from '../../shared/domain/pix-ids.ts';
 import {
   type CreateChargeRequest,
@@ -426,6 +426,7 @@ describe('idempotency', () => {
       routeId: 'createCharge',
       idempotencyKey: key,
       keyWindow: Math.floor(Date.parse(retried.body.created_at) / 1000 / IDEMPOTENCY_TTL_SECONDS),
+      requestHash: requestFingerprint('createCharge', body),
     });
     expect(retried.body.pix.txid).toBe(txid);
     // Each request's `request` record is logged after any line the request itself wrote: once all

@@ -13,6 +13,7 @@ import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { rawId } from '../helpers/charges.ts';
 import { emfDocuments, metricTotal } from '../helpers/emf.ts';
+import { parseBrCode } from '../helpers/emv-parser.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
@@ -66,6 +67,33 @@ describe('live charges through the API Pix acquirer', () => {
     expect((await api(`/v1/charges/${reply.body.id}`, { apikey: liveKey })).body.pix.br_code).toBe(brCode);
   });
 
+  it('a PSP that omits pixCopiaECola: the BR Code points at its location; with no location either, 503 and nothing stored', async () => {
+    await control(psp, 'POST', '/cob-fields', { pixCopiaECola: false });
+    try {
+      const reply = await create({ amount: 1234, payment_method: 'pix' });
+      expect(reply.status).toBe(201);
+      const code = parseBrCode(reply.body.pix.br_code);
+      expect(code.crcValid).toBe(true);
+      const location = code.merchantAccount.get('25');
+      const cob = [...psp.bank.cobs.values()].find((c) => c.location === location);
+      expect(cob).toMatchObject({ status: 'ATIVA', valor: { original: '12.34' } });
+      expect(code.fields.get('54')).toBe('12.34');
+      expect(location).not.toContain(new URL(testBaseUrl).host);
+
+      await control(psp, 'POST', '/cob-fields', { location: false });
+      const before = (await api('/v1/charges?limit=100', { apikey: liveKey })).body.data.length;
+      expectError(
+        await create({ amount: 4321, payment_method: 'pix' }),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
+      expect((await api('/v1/charges?limit=100', { apikey: liveKey })).body.data).toHaveLength(before);
+    } finally {
+      await control(psp, 'POST', '/cob-fields', { pixCopiaECola: true, location: true });
+    }
+  });
+
   it('an acquirer outage is 503 with nothing stored; the same key succeeds once it is back', async () => {
     const key = `live-${randomUUID()}`;
     const cobsBefore = psp.bank.cobs.size;
@@ -96,6 +124,50 @@ describe('live charges through the API Pix acquirer', () => {
     // And once created, the same key replays it.
     const replay = await create({ amount: 700, payment_method: 'pix' }, key);
     expect(replay.body.id).toBe(retried.body.id);
+  });
+
+  it('one key, two bodies in flight at once: the winner has a cob of its own amount, never revised; the other is 409', async () => {
+    const key = `live-${randomUUID()}`;
+    // A slow PSP holds both PUT /cob in flight together, past both idempotency reads.
+    await control(psp, 'POST', '/mode', { mode: 'slow', delayMs: 800, count: 20 });
+    let replies: Awaited<ReturnType<typeof create>>[];
+    try {
+      replies = await Promise.all([
+        create({ amount: 1100, payment_method: 'pix' }, key),
+        create({ amount: 2200, payment_method: 'pix' }, key),
+      ]);
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+    const winner = replies.find((r) => r.status === 201);
+    const loser = replies.find((r) => r.status !== 201);
+    if (!winner || !loser) throw new Error(`expected one 201: ${replies.map((r) => r.status)}`);
+    expectError(loser, 409, 'conflict_error', 'idempotency_key_reused');
+    const cob = cobOf(winner.body.pix.br_code);
+    expect(cob).toMatchObject({ status: 'ATIVA', revisao: 0 });
+    expect(cob?.valor.original).toBe((winner.body.amount / 100).toFixed(2));
+    // The loser's cob, if it reached the PSP, is its own (another txid), never the winner's revised.
+    expect([...psp.bank.cobs.values()].filter((c) => c.revisao > 0 && c.status === 'ATIVA')).toEqual([]);
+  });
+
+  it('a cancel of a charge whose cob the PSP already concluded settles its Pix and answers payment_not_cancellable', async () => {
+    const created = await create({ amount: 1500, payment_method: 'pix' });
+    expect(created.status).toBe(201);
+    const paymentId = rawId(created.body.id);
+    const txid = cobOf(created.body.pix.br_code)?.txid as string;
+    // The Pix reaches neither the callback nor reconciliation's GET /pix before the cancel.
+    const hook = psp.bank.webhooks.get(psp.pixKey);
+    psp.bank.webhooks.delete(psp.pixKey);
+    await control(psp, 'POST', '/lose-answers', { count: 1_000_000, method: 'GET', path: '/pix' });
+    try {
+      await control(psp, 'POST', `/cob/${txid}/pay`, {});
+      const cancelled = await api(`/v1/payments/${paymentId}/cancel`, { apikey: liveKey, method: 'POST' });
+      expectError(cancelled, 400, 'invalid_request_error', 'payment_not_cancellable');
+    } finally {
+      await control(psp, 'POST', '/lose-answers', { count: 0 });
+      if (hook) psp.bank.webhooks.set(psp.pixKey, hook);
+    }
+    expect((await api(`/v1/charges/${created.body.id}`, { apikey: liveKey })).body.status).toBe('paid');
   });
 
   it('provider-status reads the cob at the PSP live; a cancel removes it there first', async () => {

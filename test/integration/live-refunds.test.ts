@@ -7,14 +7,17 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { devolutionIdOf } from '../../shared/domain/refunds.ts';
 import { balance, rawId } from '../helpers/charges.ts';
+import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
 import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 let psp: LocalPsp;
 let merchant: LiveMerchant;
@@ -118,6 +121,82 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     expect((await balance(merchant.liveKey)).available).toBe(before);
     expect(psp.bank.pix.get(endToEndId)?.devolucoes.map((d) => d.id)).toEqual(['portal1']);
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('a devolution the PSP took whose answer was lost, then not readable: the refund stays PENDING (reserve held) until it is', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(5000);
+    const before = (await balance(merchant.liveKey)).available;
+    // The PUT is carried out but its answer lost; every retry is "id used", and the read-back fails.
+    await control(psp, 'POST', '/lose-answers', { count: 1, method: 'PUT', pathPrefix: '/pix/' });
+    await control(psp, 'POST', '/devolucao-reads', { status: 503, count: 1_000_000 });
+    let refundId: string;
+    try {
+      const reply = await api(`/v1/payments/${paymentId}/refund`, {
+        apikey: merchant.liveKey,
+        body: { idempotencyKey: randomUUID(), amount: 1200, strategy: 'devolution' },
+      });
+      expect(reply.status).toBe(201);
+      refundId = reply.body.id as string;
+      const held = () =>
+        psp.bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === devolutionIdOf(refundId));
+      await eventually(() => expect(held()).toMatchObject({ valor: '12.00' }), SETTLED);
+      // The scheduler asks again (about every 2 s): each time refused and unreadable, never FAILED.
+      const reads = psp.stats.apiRequests;
+      await eventually(() => expect(psp.stats.apiRequests - reads).toBeGreaterThan(6), SETTLED);
+      expect((await refundOf(paymentId, refundId))?.status).toBe('PENDING');
+      expect((await balance(merchant.liveKey)).available).toBe(before - 1200);
+    } finally {
+      await control(psp, 'POST', '/devolucao-reads', { status: 503, count: 0 });
+    }
+    // Readable again: the next ask finds the devolution, and it ends as the PSP says.
+    await eventually(
+      async () => expect((await refundOf(paymentId, refundId))?.status).toBe('IN_PROGRESS'),
+      SETTLED,
+    );
+    await control(psp, 'POST', `/devolucao/${devolutionIdOf(refundId)}/complete`);
+    await eventually(
+      async () => expect((await refundOf(paymentId, refundId))?.status).toBe('REFUNDED'),
+      SETTLED,
+    );
+    expect((await balance(merchant.liveKey)).available).toBe(before - 1200);
+    expect(psp.bank.pix.get(endToEndId)?.devolucoes).toHaveLength(1);
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('DEVOLVIDO reported for a refund held FAILED is logged as an error and counted', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(3000);
+    const refundId = await devolutionRefund(paymentId, endToEndId, 900);
+    await control(psp, 'POST', `/devolucao/${devolutionIdOf(refundId)}/fail`, { motivo: 'Recusada' });
+    await eventually(
+      async () => expect((await refundOf(paymentId, refundId))?.status).toBe('FAILED'),
+      SETTLED,
+    );
+    const returned = () =>
+      metricTotal(
+        emfDocuments(join(inject('dataDir'), 'metrics.jsonl')),
+        'RefundsReturnedAfterFailure',
+        'live',
+      );
+    const countedBefore = returned();
+    // The PSP's record changes under us (its own reversal of the outcome); reconciliation reads it.
+    const devolution = psp.bank.pix
+      .get(endToEndId)
+      ?.devolucoes.find((d) => d.id === devolutionIdOf(refundId));
+    if (!devolution) throw new Error('no devolution at the PSP');
+    devolution.status = 'DEVOLVIDO';
+    await eventually(
+      () =>
+        expect(runtimeLogRecords()).toContainEqual(
+          expect.objectContaining({
+            level: 'ERROR',
+            message: 'acquirer returned the money of a FAILED refund',
+            refundId,
+          }),
+        ),
+      SETTLED,
+    );
+    await eventually(() => expect(returned()).toBeGreaterThan(countedBefore), SETTLED);
+    expect((await refundOf(paymentId, refundId))?.status).toBe('FAILED');
   });
 
   it('a cashout is REFUND_NOT_SUPPORTED (API Pix has no payouts), writing nothing; a devolution still works', async () => {

@@ -99,6 +99,22 @@ describe('fromResponse', () => {
         'cob.valor.original: não respeita o schema; cob.calendario.expiracao: é zero',
     );
   });
+
+  it('a refused devolution names the violated properties (the adapter tells "id already used" by them)', () => {
+    const error = fromResponse(
+      'requestDevolution',
+      400,
+      problem(400, 'PixDevolucaoInvalida', {
+        violacoes: [{ razao: 'id já utilizado', propriedade: 'devolucao.id' }],
+      }),
+    );
+    expect(error).toBeInstanceOf(DevolutionRefusedError);
+    expect((error as DevolutionRefusedError).properties).toEqual(['devolucao.id']);
+    expect(
+      (fromResponse('requestDevolution', 400, problem(400, 'PixDevolucaoInvalida')) as DevolutionRefusedError)
+        .properties,
+    ).toEqual([]);
+  });
 });
 
 describe('network errors and retries', () => {

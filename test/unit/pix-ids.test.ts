@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { requestFingerprint } from '../../shared/domain/charge-input.ts';
 import {
   deriveTxid,
   END_TO_END_ID_PATTERN,
@@ -15,6 +16,7 @@ describe('deriveTxid', () => {
     routeId: 'createCharge',
     idempotencyKey: 'key-00000001',
     keyWindow: 20_000,
+    requestHash: requestFingerprint('createCharge', { amount: 1000, payment_method: 'pix' }),
   };
 
   it('is 32 lower-case hex characters and satisfies the API Pix txid rule', () => {
@@ -37,6 +39,14 @@ describe('deriveTxid', () => {
     expect(deriveTxid({ ...source, routeId: 'createPixCharge' })).not.toBe(base);
     // A key used again once its idempotency record is gone makes a new charge, not the old cob revised.
     expect(deriveTxid({ ...source, keyWindow: source.keyWindow + 1 })).not.toBe(base);
+  });
+
+  it('changes with the body, not with its key order: another body under the same key never revises this cob', () => {
+    const base = deriveTxid(source);
+    const other = requestFingerprint('createCharge', { amount: 2000, payment_method: 'pix' });
+    expect(deriveTxid({ ...source, requestHash: other })).not.toBe(base);
+    const reordered = requestFingerprint('createCharge', { payment_method: 'pix', amount: 1000 });
+    expect(deriveTxid({ ...source, requestHash: reordered })).toBe(base);
   });
 
   it('does not collide when separators move between the parts', () => {

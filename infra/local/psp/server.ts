@@ -253,6 +253,18 @@ function dispatch(routes: Route[], method: string, path: string, context: RouteC
   return false;
 }
 
+/** A response whose answer never leaves: the request is carried out, then the connection drops. */
+function losingAnswer(res: ServerResponse): ServerResponse {
+  const lost = {
+    writeHead: () => lost,
+    end: () => {
+      res.socket?.destroy();
+      return lost;
+    },
+  };
+  return lost as unknown as ServerResponse;
+}
+
 export async function startLocalPsp(options: LocalPspOptions = {}): Promise<LocalPsp> {
   const host = options.host ?? '127.0.0.1';
   const clientId = options.clientId ?? 'local-psp-client';
@@ -266,10 +278,21 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   const files = writePki(options.dataDir ?? (ownDir as string), pki);
 
   let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
+  /** Whether token answers carry `expires_in` (RFC 6749 §5.1: recommended, not required). */
+  let tokenExpiresIn = true;
   const tokens = new Map<string, number>();
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
   let payerFilter = true;
+  /** Whether a created cob's answer carries `pixCopiaECola` and `location` (both optional in CobGerada). */
+  const cobFields = { pixCopiaECola: true, location: true };
+  /** The next `remaining` reads of a devolution answer `status` (a PSP whose reads lag or fail). */
+  let devolucaoReads: { status: 404 | 503; remaining: number } = { status: 503, remaining: 0 };
+  /** The next `remaining` API requests matching `method` and `pathPrefix` are done, but their answer is lost. */
+  let lostAnswers: { method?: string; pathPrefix: string; path?: string; remaining: number } = {
+    pathPrefix: '/',
+    remaining: 0,
+  };
   const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
@@ -350,7 +373,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     sendJson(res, 200, {
       access_token: token,
       token_type: 'Bearer',
-      expires_in: tokenTtlSeconds,
+      ...(tokenExpiresIn && { expires_in: tokenTtlSeconds }),
       scope: form.get('scope') ?? 'cob.write cob.read pix.write pix.read webhook.write webhook.read',
     });
   };
@@ -381,7 +404,14 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         if (!schemas.txid(txid)) return sendJson(res, 400, badParameter(COB_REFUSED, 'cob.txid', txid));
         const parsed = validBody(body, schemas.cobSolicitada, 'cob', COB_REFUSED);
         if (!parsed.ok) return sendJson(res, 400, parsed.problem);
-        sendResult(res, bank.putCob(txid, parsed.value), (cob) => bank.cobJson(cob));
+        sendResult(res, bank.putCob(txid, parsed.value), (cob) => {
+          const { pixCopiaECola, location, ...rest } = bank.cobJson(cob);
+          return {
+            ...rest,
+            ...(cobFields.pixCopiaECola && { pixCopiaECola }),
+            ...(cobFields.location && { location }),
+          };
+        });
       },
     ],
     [
@@ -409,6 +439,12 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       'GET',
       /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/,
       ([endToEndId = '', id = ''], { res }) => {
+        if (devolucaoReads.remaining > 0) {
+          devolucaoReads.remaining--;
+          if (devolucaoReads.status === 503)
+            return sendJson(res, 503, problem(503, 'ServicoIndisponivel', 'Serviço indisponível.').problem);
+          return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
+        }
         const devolucao = bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === id);
         if (!devolucao) return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
         sendJson(res, 200, devolucao);
@@ -509,8 +545,12 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
-   * - `POST /token` `{expiresIn?, revoke?: true}`;
+   * - `POST /token` `{expiresIn?, revoke?: true, sendExpiresIn?: boolean}`;
    * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
+   * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
+   * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
+   * - `POST /lose-answers` `{count, method?, pathPrefix?, path?}`: the next `count` API requests matching
+   *   (`pathPrefix`, or exactly `path`, below `/v2`) are carried out, then the connection drops before the answer;
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
    */
   const controlRoutes: Route[] = [
@@ -578,6 +618,45 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     ],
     [
       'POST',
+      /^\/cob-fields$/,
+      (_, { json, res }) => {
+        for (const field of ['pixCopiaECola', 'location'] as const) {
+          const value = json[field];
+          if (value !== undefined && typeof value !== 'boolean')
+            return badControl(res, `${field} must be a boolean.`);
+          if (typeof value === 'boolean') cobFields[field] = value;
+        }
+        sendJson(res, 200, cobFields);
+      },
+    ],
+    [
+      'POST',
+      /^\/devolucao-reads$/,
+      (_, { json, res }) => {
+        const { status, count } = json;
+        if ((status !== 404 && status !== 503) || typeof count !== 'number' || count < 0)
+          return badControl(res, 'status must be 404 or 503, count a non-negative number.');
+        devolucaoReads = { status, remaining: count };
+        sendJson(res, 200, devolucaoReads);
+      },
+    ],
+    [
+      'POST',
+      /^\/lose-answers$/,
+      (_, { json, res }) => {
+        if (typeof json.count !== 'number' || json.count < 0)
+          return badControl(res, 'count must be a non-negative number.');
+        lostAnswers = {
+          remaining: json.count,
+          pathPrefix: typeof json.pathPrefix === 'string' ? json.pathPrefix : '/',
+          ...(typeof json.path === 'string' && { path: json.path }),
+          ...(typeof json.method === 'string' && { method: json.method }),
+        };
+        sendJson(res, 200, lostAnswers);
+      },
+    ],
+    [
+      'POST',
       /^\/mode$/,
       (_, { json, res }) => {
         const next = json.mode;
@@ -597,6 +676,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       (_, { json, res }) => {
         if (typeof json.expiresIn === 'number' && json.expiresIn > 0) tokenTtlSeconds = json.expiresIn;
         if (json.revoke === true) tokens.clear();
+        if (typeof json.sendExpiresIn === 'boolean') tokenExpiresIn = json.sendExpiresIn;
         sendJson(res, 200, { expiresIn: tokenTtlSeconds });
       },
     ],
@@ -652,9 +732,15 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
               'www-authenticate': 'Bearer error="invalid_token"',
             },
           );
-        const context = { query: url.searchParams, body, json: {}, res };
-        if (!dispatch(apiRoutes, method, url.pathname.slice('/v2'.length), context))
-          notFound(res, 'NaoEncontrado', 'Não encontrado.');
+        const apiPath = url.pathname.slice('/v2'.length);
+        const lose =
+          lostAnswers.remaining > 0 &&
+          apiPath.startsWith(lostAnswers.pathPrefix) &&
+          (lostAnswers.path === undefined || lostAnswers.path === apiPath) &&
+          (lostAnswers.method === undefined || lostAnswers.method === method);
+        if (lose) lostAnswers.remaining--;
+        const context = { query: url.searchParams, body, json: {}, res: lose ? losingAnswer(res) : res };
+        if (!dispatch(apiRoutes, method, apiPath, context)) notFound(res, 'NaoEncontrado', 'Não encontrado.');
       } catch (error) {
         if (error instanceof BodyTooLarge)
           return sendJson(res, 413, problem(413, 'RequisicaoInvalida', 'Corpo grande demais.').problem);

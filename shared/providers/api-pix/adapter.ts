@@ -15,7 +15,9 @@ import {
   type DevolutionState,
   type InfractionReport,
   type PixProvider,
+  ProviderNotFoundError,
   ProviderRejectedError,
+  ProviderUnavailableError,
   type ReceivedPix,
   type ReceivedPixQuery,
 } from '../provider.ts';
@@ -90,6 +92,13 @@ const receivedPix = (pix: PixResponse): ReceivedPix => ({
     amount: fromDecimalString(d.valor),
   })),
 });
+
+/**
+ * The refusal names the devolution's `{id}` (the standard's "id já utilizado", on
+ * `devolucao.id`): the PSP holds a devolution by that id even if a read does not show it yet.
+ */
+const namesTheId = (error: DevolutionRefusedError): boolean =>
+  error.properties.some((property) => /(^|\.)id$/.test(property));
 
 const at = (...segments: string[]): string => `/${segments.map(encodeURIComponent).join('/')}`;
 
@@ -178,10 +187,21 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         });
       } catch (error) {
         // The standard refuses an `{id}` already used, so a retry of a devolution the PSP took
-        // is refused: the same id with the same amount is that devolution.
+        // is refused: read it back. Only a confirmed mismatch is a refusal; a read that fails
+        // leaves the refund pending (failing it would return a reserve whose money left).
         if (!(error instanceof DevolutionRefusedError)) throw error;
-        const existing = await getDevolution(input).catch(() => undefined);
-        if (existing?.valor !== valor) throw error;
+        let existing: DevolucaoResponse;
+        try {
+          existing = await getDevolution(input);
+        } catch (readError) {
+          // Absent, and the refusal is not about the id: refused for another reason (amount, 90 days).
+          if (readError instanceof ProviderNotFoundError && !namesTheId(error)) throw error;
+          throw new ProviderUnavailableError(
+            `API Pix requestDevolution: refused (${error.message}) and the devolution could not be read back`,
+            { cause: readError },
+          );
+        }
+        if (existing.valor !== valor) throw error;
       }
     },
 

@@ -54,7 +54,7 @@ const NOT_FOUND_MEANS_ABSENT: ReadonlySet<ApiPixOperation> = new Set([
 ]);
 
 /** What the body says, whichever of the two error formats (RFC 7807, RFC 6749) it is in. */
-function describe(status: number, body: unknown): { code: string; text: string } {
+function describe(status: number, body: unknown): { code: string; text: string; properties: string[] } {
   if (body !== null && typeof body === 'object') {
     const problem = body as Partial<Problema> & { error?: unknown; error_description?: unknown };
     if (typeof problem.type === 'string') {
@@ -62,19 +62,24 @@ function describe(status: number, body: unknown): { code: string; text: string }
         .map((v) => [v.propriedade, v.razao].filter(Boolean).join(': '))
         .filter(Boolean);
       const text = [problem.title, problem.detail, ...violations].filter(Boolean).join('; ');
-      return { code: problem.type.slice(problem.type.lastIndexOf('/') + 1) || `http_${status}`, text };
+      const properties = (problem.violacoes ?? []).flatMap((v) => v.propriedade ?? []);
+      return {
+        code: problem.type.slice(problem.type.lastIndexOf('/') + 1) || `http_${status}`,
+        text,
+        properties,
+      };
     }
     if (typeof problem.error === 'string') {
       const text = typeof problem.error_description === 'string' ? problem.error_description : problem.error;
-      return { code: problem.error, text };
+      return { code: problem.error, text, properties: [] };
     }
   }
-  return { code: `http_${status}`, text: `HTTP ${status}` };
+  return { code: `http_${status}`, text: `HTTP ${status}`, properties: [] };
 }
 
 /** The typed error for a non-2xx answer of `operation` (the body parsed as JSON, or the raw text). */
 export function fromResponse(operation: ApiPixOperation, status: number, body: unknown): Error {
-  const { code, text } = describe(status, body);
+  const { code, text, properties } = describe(status, body);
   const message = `API Pix ${operation} answered ${status}: ${text}`;
   if (status >= 500 || status === 429) return new ProviderUnavailableError(message);
   if (status === 403 && operation === 'listPixByPayer')
@@ -83,7 +88,7 @@ export function fromResponse(operation: ApiPixOperation, status: number, body: u
   if (status === 404 && NOT_FOUND_MEANS_ABSENT.has(operation))
     return new ProviderNotFoundError(message, code);
   if (operation === 'createCob' || operation === 'cancelCob') return new ProviderRejectedError(message, code);
-  if (operation === 'requestDevolution') return new DevolutionRefusedError(message, code);
+  if (operation === 'requestDevolution') return new DevolutionRefusedError(message, code, properties);
   return new ProviderRequestError(message, code);
 }
 

@@ -180,9 +180,19 @@ async function requestToken(
   });
   const body = parseJson(answer.body) as { access_token?: unknown; expires_in?: unknown } | undefined;
   if (answer.status !== 200) throw fromResponse('token', answer.status, body);
-  if (typeof body?.access_token !== 'string' || typeof body.expires_in !== 'number')
-    throw new ProviderUnavailableError('API Pix token answer has no access_token or expires_in');
-  return { value: body.access_token, expiresInSeconds: body.expires_in };
+  if (typeof body?.access_token !== 'string')
+    throw new ProviderUnavailableError('API Pix token answer has no access_token');
+  return { value: body.access_token, expiresInSeconds: tokenLifetimeSeconds(body.expires_in) };
+}
+
+/** Assumed when a token answer has no `expires_in` (RFC 6749 §5.1 only recommends it): short, so a shorter real lifetime costs at most one 401 and renewal. */
+export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
+
+/** A token answer's `expires_in`, or the conservative default when absent or not a positive number. */
+export function tokenLifetimeSeconds(expiresIn: unknown): number {
+  return typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0
+    ? expiresIn
+    : DEFAULT_TOKEN_LIFETIME_SECONDS;
 }
 
 interface Session {
