@@ -30,6 +30,7 @@ export interface LedgerEntry {
 export type JournalKind =
   | 'charge_settled'
   | 'payment_returned'
+  | 'return_failed'
   | 'payment_held'
   | 'balance_released'
   | 'refund_reserved'
@@ -87,6 +88,18 @@ export const returnJournal = (chargeId: string, currency: string, amount: number
     ...transfer('payer_returns', 'psp_clearing', amount),
     ...transfer('psp_clearing', 'payer_returns', amount),
   ],
+});
+
+/**
+ * A Pix the service returned by itself (`returnJournal`, `heldReturnJournal`) did not leave: the
+ * acquirer refused the devolution. The money is still in the acquirer's account, owed to its
+ * payer (`payer_returns`) until operations return it another way; the merchant's books never move.
+ */
+export const returnFailedJournal = (chargeId: string, currency: string, amount: number): Journal => ({
+  kind: 'return_failed',
+  currency,
+  chargeId,
+  entries: transfer('payer_returns', 'psp_clearing', amount),
 });
 
 /** A Pix held for review: received, owed to nobody yet, never credited to the merchant. */

@@ -70,8 +70,10 @@ export function sandboxProvider(options: SandboxOptions): PixProvider {
       });
     },
     // A sandbox bank returns every Pix it is asked to: when the service asks is what paces a
-    // sandbox refund (`/v1/sandbox/refunds/{id}/fail` is how a test makes one fail).
+    // sandbox refund (`/v1/sandbox/refunds/{id}/fail` is how a test makes one fail). While the
+    // acquirer is down nobody can ask, so a devolution stays in progress until a test ends it.
     async getDevolution() {
+      if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
       return { status: 'DEVOLVIDO' };
     },
     ...(options.payouts !== false && {

@@ -13,6 +13,7 @@
 
 import type { ChargeRecord } from '../domain/charges.ts';
 import { refundEvents } from '../domain/events.ts';
+import { returnFailedJournal } from '../domain/ledger.ts';
 import {
   canApplyRefund,
   devolutionIdOf,
@@ -102,7 +103,8 @@ function advanceEvents(
 ) {
   // An automatic return is not a refund the merchant asked for: its transition (payer lock →
   // REFUNDED) already said so, and a `payment.refunded` on a still-pending payment would mislead.
-  if (refund.automatic) return undefined;
+  // Its failure is news, though: the payer's money is still at the acquirer.
+  if (refund.automatic && refund.status !== 'FAILED') return undefined;
   return outboxItems(scope, refundEvents(charge, before.status, refund, eventContext(at)));
 }
 
@@ -193,6 +195,14 @@ async function moveRefund(
     });
     if (result.committed) {
       log.info('refund advanced', { refundId: next.id, status: next.status });
+      if (next.automatic && next.status === 'FAILED')
+        // Nobody else will act on it: the payer's money stays at the acquirer until ops return it.
+        log.error('automatic return to the payer failed', {
+          refundId: next.id,
+          chargeId: next.chargeId,
+          amount: next.amount,
+          reason: next.failureReason,
+        });
       return next;
     }
     // Another advance won (the sandbox's fail against the scheduler's confirm, say), or the
@@ -207,10 +217,17 @@ async function moveRefund(
 /** What an advance does to the charge: its refund totals, its status when fully refunded, the journal. */
 function chargeSide(charge: ChargeRecord, refund: RefundRecord, trigger: RefundTrigger, at: string) {
   const scope = scopeOfRefund(refund);
+  if (trigger === 'request') return { after: charge, chargeItem: undefined, journal: undefined };
   // A Pix the service returned by itself never reached the merchant: the charge's totals and the
-  // wallet are not the refund's business, and its journal was written when the Pix arrived.
-  if (trigger === 'request' || refund.automatic)
-    return { after: charge, chargeItem: undefined, journal: undefined };
+  // wallet are not the refund's business, and its journal was written when the Pix arrived; a
+  // failed return puts the money back in the acquirer's account, owed to the payer.
+  if (refund.automatic)
+    return {
+      after: charge,
+      chargeItem: undefined,
+      journal:
+        trigger === 'fail' ? returnFailedJournal(refund.chargeId, refund.currency, refund.amount) : undefined,
+    };
   if (trigger === 'fail') {
     return {
       after: { ...charge, refundedAmount: (charge.refundedAmount ?? 0) - refund.amount },

@@ -32,6 +32,11 @@ async function moneyItems(accountIds: Iterable<string>): Promise<Record<string, 
   return (await Promise.all(ranges)).flat();
 }
 
+/** The account's journals as stored (both modes), each with its `kind` and `entries`. */
+export async function journalsOf(accountId: string): Promise<Record<string, any>[]> {
+  return (await moneyItems([accountId])).filter((i) => i.type === 'ledger');
+}
+
 export async function ledgerDiscrepancies(
   accountIds: Iterable<string> = [...accountsCreatedHere, inject('demo').account_id],
 ): Promise<string[]> {

@@ -11,6 +11,7 @@ import { newKey } from '../helpers/accounts.ts';
 import { balance, merchant, newCharge, pay, rawId, storedEvents } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { journalsOf } from '../helpers/ledger-invariant.ts';
 import { openMed } from '../helpers/med.ts';
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -357,6 +358,38 @@ describe('GET /v1/payments/{id}/refunds', () => {
       reason: 'payer_mismatch',
     });
     expect((await balance(m.apikey)).available).toBe(0);
+  });
+
+  it('a failed automatic return is news: payment.refunded with the FAILED refund, and the ledger owes the payer', async () => {
+    const m = await merchant();
+    const charge = await newCharge(m.apikey, {
+      amount: 2000,
+      customer: { name: 'Maria' },
+      expected_payer_tax_id: '52998224725',
+    });
+    // The acquirer down: the return is asked for, but no scheduler run can learn it was made.
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+    expect((await pay(m.apikey, charge.id, { payer_document: '11144477735' })).body.outcome).toBe('refunded');
+    const [automatic] = await refunds(m.apikey, rawId(charge.id));
+    expect(automatic).toMatchObject({ automatic: true, status: 'IN_PROGRESS' });
+
+    const failed = await api(`/v1/sandbox/refunds/${automatic?.id}/fail`, {
+      apikey: m.apikey,
+      method: 'POST',
+    });
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
+
+    expect(failed.body).toMatchObject({ status: 'FAILED', automatic: true });
+    const news = (await storedEvents(m.accountId, rawId(charge.id))).filter(
+      (e) => e.eventType === 'payment.refunded' && e.payload.data.refund,
+    );
+    expect(news.map((e) => e.payload.data.refund)).toEqual([
+      { id: automatic?.id, amount: 2000, status: 'FAILED' },
+    ]);
+    // Never the merchant's money: the wallet does not move; the acquirer's account holds it, owed to the payer.
+    expect(await balance(m.apikey)).toMatchObject({ available: 0, pending: 0, retained: 0 });
+    const kinds = (await journalsOf(m.accountId)).map((j) => j.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['payment_returned', 'return_failed']));
   });
 
   it('is empty for a payment never refunded, and 404 for another tenant', async () => {
