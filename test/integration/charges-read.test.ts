@@ -15,6 +15,7 @@ import {
 } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { confirmedRefund } from '../helpers/refunds.ts';
 
 describe('GET /v1/charges/{id}', () => {
   it('accepts the ch_ id and the raw id', async () => {
@@ -40,7 +41,7 @@ describe('GET /v1/charges/{id}', () => {
     }
   });
 
-  it('shows settlement.end_to_end_id only once paid', async () => {
+  it('shows settlement.end_to_end_id once paid, and keeps it after a refund', async () => {
     const m = await merchant();
     const charge = await newCharge(m.apikey);
     expect(charge.settlement).toEqual({});
@@ -49,6 +50,26 @@ describe('GET /v1/charges/{id}', () => {
     expect(read.body.status).toBe('paid');
     expect(read.body.settlement.end_to_end_id).toMatch(/^E\d{8}\d{12}[a-zA-Z0-9]{11}$/);
     expect(read.body.settlement.end_to_end_id).not.toBe(charge.id);
+    // A refund does not take it away: the refund itself names the Pix by it (another paid
+    // charge first, so the balance covers it).
+    await pay(m.apikey, (await newCharge(m.apikey, { amount: 50_000 })).id);
+    const refund = await api(`/v1/payments/${rawId(charge.id)}/refund`, {
+      apikey: m.apikey,
+      body: { idempotencyKey: `refund-${rawId(charge.id)}`, strategy: 'devolution' },
+    });
+    await confirmedRefund(m.apikey, rawId(charge.id), refund.body.id);
+    const refunded = await getCharge(m.apikey, charge.id);
+    expect(refunded.body.status).toBe('refunded');
+    expect(refunded.body.settlement).toEqual(read.body.settlement);
+    // A Pix returned to a payer the lock refused never settled the charge.
+    const locked = await newCharge(m.apikey, {
+      customer: { name: 'Maria' },
+      expected_payer_tax_id: '52998224725',
+    });
+    expect((await pay(m.apikey, locked.id, { payer_document: '11144477735' })).body.outcome).toBe('refunded');
+    const returned = await getCharge(m.apikey, locked.id);
+    expect(returned.body.status).toBe('refunded');
+    expect(returned.body.settlement).toEqual({});
   });
 
   it('never shows pending after expires_at, even before the scheduler records it', async () => {
