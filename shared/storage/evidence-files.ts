@@ -22,6 +22,18 @@ const unavailable = (error: unknown): never => {
   throw Object.assign(new StorageUnavailable(), { cause: error });
 };
 
+/**
+ * Throws `StorageUnavailable` unless the bucket answers now. Signing a URL never contacts S3, so
+ * without this an outage would still grant a dead upload URL (Part 2, "Upload grant": 503
+ * "evidence upload suspended"). Asked as a `HeadObject` of the key about to be granted (absent:
+ * an answer), not `HeadBucket`: it needs no grant beyond the role's `GetObject` (`HeadBucket`
+ * needs `s3:ListBucket`), and the local S3 emulator refuses the SDK's `HeadBucket` signature
+ * (it signs `/<bucket>/`, s3rver checks `/<bucket>`).
+ */
+export async function assertStorageAnswers(key: string): Promise<void> {
+  await storedObjectSize(key);
+}
+
 /** A PUT URL valid `ttlSeconds` that only accepts exactly this content type and length. */
 export async function presignUpload(
   key: string,
