@@ -231,14 +231,14 @@ export interface paths {
   "/v1/med/cases/{id}/appeal": {
     /**
      * Appeal a MED case
-     * @description Only while the case is `open` (400 otherwise).
+     * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
      */
     post: operations["appealMedCase"];
   };
   "/v1/med/cases/{id}/accept": {
     /**
      * Accept a MED case
-     * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
      */
     post: operations["acceptMedCase"];
   };
@@ -275,14 +275,14 @@ export interface paths {
   "/v1/infractions/{id}/appeal": {
     /**
      * Appeal a MED case
-     * @description Only while the case is `open` (400 otherwise).
+     * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
      */
     post: operations["appealInfraction"];
   };
   "/v1/infractions/{id}/accept": {
     /**
      * Accept a MED case
-     * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
      */
     post: operations["acceptInfraction"];
   };
@@ -2883,7 +2883,7 @@ export interface operations {
   };
   /**
    * Appeal a MED case
-   * @description Only while the case is `open` (400 otherwise).
+   * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
    */
   appealMedCase: {
     parameters: {
@@ -2894,6 +2894,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description 5–2000 characters (as read: an emoji counts once), not blank; trimmed. */
           reason: string;
         };
       };
@@ -2936,7 +2937,7 @@ export interface operations {
   };
   /**
    * Accept a MED case
-   * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
    */
   acceptMedCase: {
     parameters: {
@@ -3235,7 +3236,7 @@ export interface operations {
   };
   /**
    * Appeal a MED case
-   * @description Only while the case is `open` (400 otherwise).
+   * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
    */
   appealInfraction: {
     parameters: {
@@ -3246,6 +3247,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description 5–2000 characters (as read: an emoji counts once), not blank; trimmed. */
           reason: string;
         };
       };
@@ -3288,7 +3290,7 @@ export interface operations {
   };
   /**
    * Accept a MED case
-   * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
    */
   acceptInfraction: {
     parameters: {
