@@ -348,14 +348,24 @@ export const MED_LIST_DEFAULT_LIMIT = 25;
 export const MED_LIST_MAX_LIMIT = 100;
 
 /** `GET /v1/med/cases` query, every value checked (filters are never ignored). */
+/**
+ * A list bound: an ISO 8601 date with at most millisecond precision. Case times are milliseconds
+ * and `Date.parse` drops any finer digit, so `…41.6909Z` would read as `…41.690Z` and drop a case
+ * created at `.690`, inside the bound: refused (400 on the parameter) rather than misread.
+ */
+const listBound = v.pipe(
+  isoDate,
+  v.check((text) => !/\.\d{4,}/.test(text), 'must have at most 3 fractional digits (milliseconds)'),
+);
+
 export const listMedCasesSchema = v.strictObject({
   limit: queryInteger(1, MED_LIST_MAX_LIMIT, MED_LIST_DEFAULT_LIMIT),
   starting_after: v.optional(v.string()),
   status: v.optional(oneOf(medCaseStatuses)),
   type: v.optional(oneOf(medCaseTypes)),
   charge_id: v.optional(v.string()),
-  created_after: v.optional(isoDate),
-  created_before: v.optional(isoDate),
+  created_after: v.optional(listBound),
+  created_before: v.optional(listBound),
 });
 
 export interface MedCaseListQuery {

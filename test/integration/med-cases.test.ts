@@ -576,6 +576,11 @@ describe('GET /v1/med/cases and /v1/infractions', () => {
     expect(await param('charge_id=123')).toBe('charge_id');
     expect(await param('created_after=yesterday')).toBe('created_after');
     expect(await param('created_before=2026-02-31T99:00:00Z')).toBe('created_before');
+    // Sub-millisecond bounds: Date.parse dropped the 4th digit, so before=<a case's time>9 (later
+    // than that case) listed without it. Refused instead of misread.
+    expect(await param(`created_before=${before.replace('Z', '9Z')}`)).toBe('created_before');
+    expect(await param('created_after=2026-01-01T00:00:00.0001Z')).toBe('created_after');
+    expect(await param('created_before=2026-01-01T00:00:00.123456789%2B00:00')).toBe('created_before');
     expect(await param('starting_after=nope')).toBe('starting_after');
     expect(await param(`starting_after=med_${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`)).toBe(
       'starting_after',
