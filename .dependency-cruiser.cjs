@@ -16,7 +16,7 @@
  * data (the time-zone rules and Brazil's holidays), nothing with I/O.
  */
 const DOMAIN_MAY_USE =
-  '^(shared/domain/|node_modules/(valibot|date-holidays|@date-fns/tz)/|crypto$|node:crypto$|net$|node:net$)';
+  '^(shared/domain/|node_modules/(valibot|date-holidays|@date-fns/tz|ipaddr\\.js)/|crypto$|node:crypto$|net$|node:net$)';
 
 module.exports = {
   forbidden: [
@@ -24,7 +24,7 @@ module.exports = {
       name: 'domain-is-pure',
       comment:
         'shared/domain/ is pure: no AWS SDK, store, http, services, config, log or clock/randomness sources; ' +
-        'it may import itself, valibot, the calendar data of date-holidays and @date-fns/tz, and node:crypto hashing / node:net address parsing only.',
+        'it may import itself, valibot, the calendar data of date-holidays and @date-fns/tz, node:crypto hashing, and node:net / ipaddr.js address parsing only.',
       severity: 'error',
       from: { path: '^shared/domain/' },
       to: { pathNot: DOMAIN_MAY_USE },

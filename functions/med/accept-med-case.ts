@@ -1,10 +1,15 @@
 import { NotFound } from '#shared/domain/errors.ts';
-import { isMedCaseId, serializeMedCase } from '#shared/domain/med-cases.ts';
+import { acceptSchema, isMedCaseId, serializeMedCase } from '#shared/domain/med-cases.ts';
+import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
 import { acceptMedCase as accept } from '#shared/services/accept-med-case.ts';
 
-/** POST /v1/med/cases/{id}/accept: only from `open` (else 400); → accepted, money_outcome lost. */
-export const acceptMedCase: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters }) => {
+/**
+ * POST /v1/med/cases/{id}/accept: no body (a field is 400 on it); only from `open` (else 400);
+ * → accepted, money_outcome lost.
+ */
+export const acceptMedCase: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters, body }) => {
+  if (body !== undefined) parseInput(acceptSchema, body, 'body');
   const id = pathParameters.id;
   if (!isMedCaseId(id)) throw new NotFound('No such MED case.');
   return { status: 200, body: serializeMedCase(await accept(principal, id)) };

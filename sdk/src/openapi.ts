@@ -231,14 +231,14 @@ export interface paths {
   "/v1/med/cases/{id}/appeal": {
     /**
      * Appeal a MED case
-     * @description Only while the case is `open` (400 otherwise).
+     * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
      */
     post: operations["appealMedCase"];
   };
   "/v1/med/cases/{id}/accept": {
     /**
      * Accept a MED case
-     * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
      */
     post: operations["acceptMedCase"];
   };
@@ -275,14 +275,14 @@ export interface paths {
   "/v1/infractions/{id}/appeal": {
     /**
      * Appeal a MED case
-     * @description Only while the case is `open` (400 otherwise).
+     * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
      */
     post: operations["appealInfraction"];
   };
   "/v1/infractions/{id}/accept": {
     /**
      * Accept a MED case
-     * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
      */
     post: operations["acceptInfraction"];
   };
@@ -3144,7 +3144,7 @@ export interface operations {
   };
   /**
    * Appeal a MED case
-   * @description Only while the case is `open` (400 otherwise).
+   * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
    */
   appealMedCase: {
     parameters: {
@@ -3155,6 +3155,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description 5–2000 characters (as read: an emoji counts once), not blank; trimmed. */
           reason: string;
         };
       };
@@ -3197,7 +3198,7 @@ export interface operations {
   };
   /**
    * Accept a MED case
-   * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
    */
   acceptMedCase: {
     parameters: {
@@ -3550,7 +3551,7 @@ export interface operations {
   };
   /**
    * Appeal a MED case
-   * @description Only while the case is `open` (400 otherwise).
+   * @description Only while the case is `open` (400 otherwise). Unknown fields are 400.
    */
   appealInfraction: {
     parameters: {
@@ -3561,6 +3562,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description 5–2000 characters (as read: an emoji counts once), not blank; trimmed. */
           reason: string;
         };
       };
@@ -3603,7 +3605,7 @@ export interface operations {
   };
   /**
    * Accept a MED case
-   * @description Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
    */
   acceptInfraction: {
     parameters: {

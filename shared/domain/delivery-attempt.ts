@@ -103,6 +103,8 @@ export function attemptResult(
         cycleAttempts,
         lastStatusCode: statusCode,
         lastError: null,
+        // Part 2: "Response body of the last attempt", so never a failed attempt's body.
+        lastResponseBody: answer.body ? answer.body.slice(0, RESPONSE_BODY_LIMIT) : null,
         nextRetryAt: null,
         deliveredAt: options.now.toISOString(),
       },

@@ -316,10 +316,30 @@ export const openMedCaseSchema = v.strictObject({
 });
 export type OpenMedCaseBody = v.InferOutput<typeof openMedCaseSchema>;
 
-/** `POST /v1/med/cases/{id}/appeal`. */
-export const appealSchema = v.object({
-  reason: v.pipe(v.string(), v.minLength(5), v.maxLength(MED_REASON_MAX_LENGTH)),
+/**
+ * `POST /v1/med/cases/{id}/appeal`: `reason` trimmed, not blank, 5–2000 characters as a person
+ * counts them (graphemes: an emoji or an accented letter is one, never two UTF-16 units). Strict:
+ * an unknown field is 400 on it (README "API decisions": never ignored).
+ */
+export const appealSchema = v.strictObject({
+  reason: v.pipe(
+    v.string(),
+    v.trim(),
+    v.nonEmpty('must not be blank'),
+    v.minGraphemes(5, 'must be at least 5 characters'),
+    v.maxGraphemes(MED_REASON_MAX_LENGTH, `must be at most ${MED_REASON_MAX_LENGTH} characters`),
+    v.description(
+      `5–${MED_REASON_MAX_LENGTH} characters (as read: an emoji counts once), not blank; trimmed.`,
+    ),
+  ),
 });
+
+/**
+ * `POST /v1/med/cases/{id}/accept` takes no body (Part 2). An accept cannot be undone, so a
+ * field sent with it (say `money_outcome`) is 400 on that field rather than ignored; `{}` is
+ * accepted as no body.
+ */
+export const acceptSchema = v.strictObject({});
 
 /** `POST /v1/sandbox/med/cases/{id}/decide`. */
 export const decideSchema = v.object({ outcome: oneOf(medDecisions) });
@@ -328,14 +348,24 @@ export const MED_LIST_DEFAULT_LIMIT = 25;
 export const MED_LIST_MAX_LIMIT = 100;
 
 /** `GET /v1/med/cases` query, every value checked (filters are never ignored). */
+/**
+ * A list bound: an ISO 8601 date with at most millisecond precision. Case times are milliseconds
+ * and `Date.parse` drops any finer digit, so `…41.6909Z` would read as `…41.690Z` and drop a case
+ * created at `.690`, inside the bound: refused (400 on the parameter) rather than misread.
+ */
+const listBound = v.pipe(
+  isoDate,
+  v.check((text) => !/\.\d{4,}/.test(text), 'must have at most 3 fractional digits (milliseconds)'),
+);
+
 export const listMedCasesSchema = v.strictObject({
   limit: queryInteger(1, MED_LIST_MAX_LIMIT, MED_LIST_DEFAULT_LIMIT),
   starting_after: v.optional(v.string()),
   status: v.optional(oneOf(medCaseStatuses)),
   type: v.optional(oneOf(medCaseTypes)),
   charge_id: v.optional(v.string()),
-  created_after: v.optional(isoDate),
-  created_before: v.optional(isoDate),
+  created_after: v.optional(listBound),
+  created_before: v.optional(listBound),
 });
 
 export interface MedCaseListQuery {

@@ -44,8 +44,17 @@ export interface MedEvidenceRecord {
   fileName: string;
   fileSize: number;
   mimeType: EvidenceMimeType;
-  /** The storage key: under the account's prefix, random (never derived from the case id). */
+  /**
+   * The key the upload grant names: under the account's prefix, random (never derived from the
+   * case id). Its presigned PUT stays valid after `complete`, so it is never what is read.
+   */
   objectKey: string;
+  /**
+   * Set by `complete`: the server-side copy no grant names, which `view_url` serves, with its
+   * size and ETag, so a later PUT to the upload URL cannot replace the confirmed file. Absent on
+   * pending items (and on items confirmed before copies existed: those are read at `objectKey`).
+   */
+  stored?: { objectKey: string; size: number; etag: string };
   /** `pending` until `complete` finds the file in storage. */
   status: 'pending' | 'uploaded';
   uploadedBy: 'merchant' | 'partner' | 'platform';
@@ -134,6 +143,10 @@ export function checkCompletion(
   if (storedSize !== evidence.fileSize) return { outcome: 'sizeMismatch', storedSize };
   return { outcome: 'confirm' };
 }
+
+/** Where the confirmed file is read (`view_url`): its copy, else (older items) the upload key. */
+export const viewObjectKey = (evidence: MedEvidenceRecord): string =>
+  evidence.stored?.objectKey ?? evidence.objectKey;
 
 /** Confirmed evidence, newest first (by creation; ids are UUIDv7). */
 export const confirmedNewestFirst = (items: MedEvidenceRecord[]): MedEvidenceRecord[] =>

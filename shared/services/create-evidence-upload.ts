@@ -2,7 +2,8 @@
  * `POST /v1/med/cases/{id}/evidence`: the merchant declares a file and gets an upload grant, a
  * presigned PUT bound to the declared `Content-Type` and `Content-Length`, valid 900 s. The
  * evidence is stored `pending` (not listed, not counted) until `complete` finds the file.
- * Storage unavailable: 503, and nothing is written (the URL is signed before the write).
+ * Storage unavailable: 503, and nothing is written: the bucket is asked first (signing alone
+ * never reaches S3), then the URL is signed, then the item written.
  */
 
 import { NotFound, StorageUnavailable } from '../domain/errors.ts';
@@ -15,7 +16,7 @@ import {
 } from '../domain/med-evidence.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { newEvidenceObjectToken, newMedEvidenceId } from '../ids.ts';
-import { presignUpload } from '../storage/evidence-files.ts';
+import { assertStorageAnswers, presignUpload } from '../storage/evidence-files.ts';
 import { transact } from '../store/client.ts';
 import { evidenceObjectKey } from '../store/keys.ts';
 import { getMedCase } from '../store/med-cases.ts';
@@ -39,6 +40,7 @@ export async function createEvidenceUpload(
     nowMs: now,
   });
   if (faultRequested('evidence-storage', headers)) throw new StorageUnavailable();
+  await assertStorageAnswers(evidence.objectKey);
   const uploadUrl = await presignUpload(
     evidence.objectKey,
     evidence.mimeType,

@@ -1,6 +1,6 @@
 /**
  * `GET /v1/med/cases/{id}/evidence`: the case's confirmed evidence only, newest first, each with
- * a 5-minute presigned download `view_url`.
+ * a 5-minute presigned download `view_url` of the copy `complete` made (never the upload key).
  */
 
 import { NotFound } from '../domain/errors.ts';
@@ -9,6 +9,7 @@ import {
   EVIDENCE_VIEW_TTL_SECONDS,
   type MedEvidenceObject,
   serializeEvidence,
+  viewObjectKey,
 } from '../domain/med-evidence.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { presignDownload } from '../storage/evidence-files.ts';
@@ -23,7 +24,7 @@ export async function listMedEvidence(
   const confirmed = confirmedNewestFirst(await queryCaseEvidence(scope, caseId));
   const data = await Promise.all(
     confirmed.map(async (e) =>
-      serializeEvidence(e, await presignDownload(e.objectKey, EVIDENCE_VIEW_TTL_SECONDS)),
+      serializeEvidence(e, await presignDownload(viewObjectKey(e), EVIDENCE_VIEW_TTL_SECONDS)),
     ),
   );
   return { object: 'list', data };

@@ -362,6 +362,12 @@ export const medEvidenceCasePrefix = (caseId: string): string => `${PREFIX.medEv
  */
 export const evidenceObjectKey = (scope: MerchantScope, token: string): string =>
   `${evidenceBucket.keyPrefix}${scope.accountId}/${scope.mode}/evidence/${token}`;
+/**
+ * Where `complete` copies a confirmed file: another folder than `evidence/`, so no upload grant
+ * (which names only `evidenceObjectKey`s) can ever write it; random like the upload key.
+ */
+export const evidenceStoredObjectKey = (scope: MerchantScope, token: string): string =>
+  `${evidenceBucket.keyPrefix}${scope.accountId}/${scope.mode}/evidence-stored/${token}`;
 
 // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
 

@@ -30,12 +30,14 @@ export const newEvidenceItem = (evidence: MedEvidenceRecord, expiresAt: number):
 });
 
 /**
- * The confirmation: the item becomes `uploaded` (only if still pending; kept, no TTL) and the case's
+ * The confirmation: the item becomes `uploaded` with its stored copy (only if still pending; kept,
+ * no TTL) and the case's
  * `evidenceCount` grows by one, its `updatedAt` moved so a case change read before it retries.
  */
 export function confirmEvidenceItems(
   evidence: MedEvidenceRecord,
   uploadedAt: string,
+  stored: NonNullable<MedEvidenceRecord['stored']>,
 ): { evidence: TransactItem; medCase: TransactItem } {
   const scope = scopeOf(evidence);
   return {
@@ -43,10 +45,15 @@ export function confirmEvidenceItems(
       Update: {
         TableName: tableName(),
         Key: medEvidenceKey(scope, evidence.caseId, evidence.id),
-        UpdateExpression: 'SET #status = :uploaded, uploadedAt = :at REMOVE expiresAt',
+        UpdateExpression: 'SET #status = :uploaded, uploadedAt = :at, #stored = :stored REMOVE expiresAt',
         ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':uploaded': 'uploaded', ':pending': 'pending', ':at': uploadedAt },
+        ExpressionAttributeNames: { '#status': 'status', '#stored': 'stored' },
+        ExpressionAttributeValues: {
+          ':uploaded': 'uploaded',
+          ':pending': 'pending',
+          ':at': uploadedAt,
+          ':stored': stored,
+        },
       },
     },
     medCase: {

@@ -235,6 +235,59 @@ describe('appeal and accept', () => {
     expect((await balance(m.apikey)).retained).toBe(10_000);
   });
 
+  it('appeal: reason counted in user-perceived characters, never blank, unknown fields refused', async () => {
+    const m = await disputed();
+    const face = '😀'; // two UTF-16 units, one character
+    const family = '👨‍👩‍👧'; // five code points, eight units, one character
+    const refusedReason = async (reason: unknown, message: RegExp) => {
+      const reply = await appeal(m.apikey, m.medCase.id, reason);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe('reason');
+      expect(reply.body.error.message).toMatch(message);
+    };
+    await refusedReason(face.repeat(3), /at least 5 characters/); // 6 units: passed minLength(5)
+    await refusedReason(family.repeat(4), /at least 5 characters/);
+    await refusedReason('      ', /blank/);
+    await refusedReason(' \n\t  \u00a0 ', /blank/);
+    await refusedReason(`  abc${'\n'}  `, /at least 5 characters/); // 3 characters once trimmed
+    await refusedReason(face.repeat(2001), /at most 2000 characters/);
+    const unknown = await api(`/v1/med/cases/${m.medCase.id}/appeal`, {
+      apikey: m.apikey,
+      body: { reason: 'The goods were delivered', money_outcome: 'refunded_to_merchant' },
+    });
+    expectError(unknown, 400, 'invalid_request_error', 'invalid_request');
+    expect(unknown.body.error.param).toBe('money_outcome');
+    expect((await api(`/v1/med/cases/${m.medCase.id}`, { apikey: m.apikey })).body.status).toBe('open');
+
+    // 2000 emoji: 4000 UTF-16 units, 2000 characters (maxLength(2000) refused it).
+    const reply = await appeal(m.apikey, m.medCase.id, `  ${face.repeat(2000)} `);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'appealed', appeal_reason: face.repeat(2000) });
+  });
+
+  it('accept takes no body: a field is 400 on it and the case stays open', async () => {
+    const m = await disputed(5_000);
+    for (const [body, param] of [
+      [{ money_outcome: 'refunded_to_merchant' }, 'money_outcome'],
+      [{ reason: 'x', status: 'closed' }, 'reason'],
+    ] as const) {
+      const reply = await api(`/v1/med/cases/${m.medCase.id}/accept`, { apikey: m.apikey, body });
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe(param);
+    }
+    const notAnObject = await api(`/v1/med/cases/${m.medCase.id}/accept`, {
+      apikey: m.apikey,
+      rawBody: '[1]',
+    });
+    expectError(notAnObject, 400, 'invalid_request_error', 'invalid_request');
+    expect((await api(`/v1/med/cases/${m.medCase.id}`, { apikey: m.apikey })).body.status).toBe('open');
+    expect((await balance(m.apikey)).retained).toBe(5_000);
+    // No body, or an empty object, is an accept.
+    const reply = await api(`/v1/med/cases/${m.medCase.id}/accept`, { apikey: m.apikey, body: {} });
+    expect(reply.status).toBe(200);
+    expect(reply.body.status).toBe('accepted');
+  });
+
   it('accept: → accepted, lost; the held amount leaves the books; the charge is charged back', async () => {
     const m = await disputed(5_000);
     const reply = await accept(m.apikey, m.medCase.id);
@@ -523,6 +576,11 @@ describe('GET /v1/med/cases and /v1/infractions', () => {
     expect(await param('charge_id=123')).toBe('charge_id');
     expect(await param('created_after=yesterday')).toBe('created_after');
     expect(await param('created_before=2026-02-31T99:00:00Z')).toBe('created_before');
+    // Sub-millisecond bounds: Date.parse dropped the 4th digit, so before=<a case's time>9 (later
+    // than that case) listed without it. Refused instead of misread.
+    expect(await param(`created_before=${before.replace('Z', '9Z')}`)).toBe('created_before');
+    expect(await param('created_after=2026-01-01T00:00:00.0001Z')).toBe('created_after');
+    expect(await param('created_before=2026-01-01T00:00:00.123456789%2B00:00')).toBe('created_before');
     expect(await param('starting_after=nope')).toBe('starting_after');
     expect(await param(`starting_after=med_${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`)).toBe(
       'starting_after',

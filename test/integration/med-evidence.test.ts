@@ -6,6 +6,7 @@
  * the `/v1/infractions` alias.
  */
 
+import { createHash } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -205,6 +206,43 @@ describe('concurrent confirmations', () => {
     );
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(replies.map((r) => r.body.uploaded_at)).size).toBe(1);
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(1);
+  });
+
+  it('a PUT to the upload URL after complete cannot replace the confirmed file', async () => {
+    // The presigned PUT stays valid 900 s: complete serves a server-side copy no grant names.
+    const m = await withCase();
+    const first = bytes(300, 3);
+    const second = bytes(300, 11); // same size and type: the signature accepts it
+    const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    expect(sha256(first)).not.toBe(sha256(second));
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 'x.pdf',
+      file_size: 300,
+      mime_type: 'application/pdf',
+    });
+    expect((await upload(g.body.upload_url, first, g.body.upload_headers)).status).toBe(200);
+    const done = await complete(m.apikey, m.caseId, g.body.id);
+    expect(done.status).toBe(200);
+    expect((await upload(g.body.upload_url, second, g.body.upload_headers)).status).toBe(200);
+
+    const served = async (url: string) => sha256(Buffer.from(await (await fetch(url)).arrayBuffer()));
+    expect(await served(done.body.view_url)).toBe(sha256(first));
+    const again = await complete(m.apikey, m.caseId, g.body.id);
+    expect(again.status).toBe(200);
+    expect({ ...again.body, view_url: '' }).toEqual({ ...done.body, view_url: '' });
+    expect(await served(again.body.view_url)).toBe(sha256(first));
+    const listed = (await listEvidence(m.apikey, m.caseId)).body.data;
+    expect(listed.map((e: { id: string }) => e.id)).toEqual([g.body.id]);
+    expect(await served(listed[0].view_url)).toBe(sha256(first));
+    // The copy is recorded with its size and ETag, at a key the grant does not name.
+    const stored = await getEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
+    expect(stored?.stored).toMatchObject({
+      size: 300,
+      etag: `"${createHash('md5').update(first).digest('hex')}"`,
+    });
+    expect(stored?.stored?.objectKey).not.toBe(stored?.objectKey);
+    expect(g.body.upload_url).not.toContain(stored?.stored?.objectKey);
     expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(1);
   });
 

@@ -291,6 +291,21 @@ describe('retries', () => {
     expect(delivered.attempts).toBe(r.received.length);
   });
 
+  it.each([
+    ['its body, truncated', 'accepted '.repeat(200), 'accepted '.repeat(200).slice(0, 1024)],
+    ['null when it is empty', '', null],
+  ])('a delivery that failed, then succeeded, records the success’s response: %s', async (_l, ok, shown) => {
+    let healthy = false;
+    const { m } = await failingThenOk(() =>
+      healthy ? { status: 200, body: ok } : { status: 500, body: 'internal failure' },
+    );
+    expect((await failedAttempt(m.apikey)).lastResponseBody).toBe('internal failure');
+    healthy = true;
+    const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
+    expect(delivered).toMatchObject({ lastStatusCode: 200, lastError: null });
+    expect(delivered.lastResponseBody).toBe(shown);
+  });
+
   it('gives up on a receiver slower than the timeout and records it', async () => {
     // Slower than the dispatcher's WEBHOOK_TIMEOUT_MS (1500 ms in the test runtime) until the
     // timeout was read from the record.

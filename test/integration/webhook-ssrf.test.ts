@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationError, type Resolver, resolveDestination } from '../../shared/webhooks/destination.ts';
 import { postWebhook } from '../../shared/webhooks/post.ts';
+import { merchant } from '../helpers/charges.ts';
+import { api, expectError } from '../helpers/http.ts';
 import { Receiver } from '../helpers/webhook-receiver.ts';
 
 const local = { allowHttp: true, allowLoopback: true };
@@ -35,6 +37,10 @@ describe('a hostname resolving to a forbidden address', () => {
     ['IPv6 metadata', 'fd00:ec2::254'],
     ['IPv4-mapped', '::ffff:10.0.0.1'],
     ['NAT64', '64:ff9b::169.254.169.254'],
+    ['IPv4-compatible', '::a00:1'],
+    ['6to4 of private', '2002:a00:1::1'],
+    ['site-local', 'fec0::1'],
+    ['Teredo', '2001::1'],
   ])('is rejected when deployed (%s)', async (_label, address) => {
     await expect(
       resolveDestination('https://hooks.example.com/x', deployed, answering(address)),
@@ -54,6 +60,28 @@ describe('a hostname resolving to a forbidden address', () => {
     await expect(
       resolveDestination('https://hooks.example.com/x', deployed, answering('93.184.216.34')),
     ).resolves.toMatchObject({ address: '93.184.216.34' });
+  });
+});
+
+// Registration runs the same check as each delivery (shared/webhooks/destination.ts): these
+// IPv6 literals reach private IPv4 space or deprecated ranges (review finding, SSRF).
+describe('registering an endpoint at a deprecated or IPv4-embedding IPv6 address', () => {
+  let apikey: string;
+  beforeAll(async () => {
+    ({ apikey } = await merchant());
+  });
+  it.each([
+    ['IPv4-compatible private (hex)', 'http://[::a00:1]/'],
+    ['IPv4-compatible private (dotted)', 'http://[::10.0.0.1]/'],
+    ['IPv4-compatible loopback', 'http://[::7f00:1]:7531/'],
+    ['6to4 of a private address', 'http://[2002:a00:1::1]/'],
+    ['site-local', 'http://[fec0::1]/'],
+    ['Teredo', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'],
+  ])('is 400 with param url (%s)', async (_label, url) => {
+    const reply = await api('/v1/webhooks/endpoints', { apikey, body: { url, events: ['charge.paid'] } });
+    expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+    expect(reply.body.error.param).toBe('url');
+    expect(reply.body.error.message).toMatch(/forbidden address/);
   });
 });
 

@@ -84,11 +84,15 @@ describe('an attempt', () => {
         cycleAttempts: 3,
         lastStatusCode: 204,
         lastError: null,
+        lastResponseBody: null,
         nextRetryAt: null,
         deliveredAt: now.toISOString(),
       },
       outcome: { kind: 'done' },
     });
+    // The success's own body (a failed attempt's must not stay), truncated as failures are.
+    const ok = attemptResult({ attempts: 1 }, 2, { statusCode: 200, body: 'y'.repeat(2000) }, options);
+    expect(ok.change.lastResponseBody).toBe('y'.repeat(1024));
   });
 
   it('records a failure and retries after the schedule, or marks FAILED at the end of a cycle', () => {

@@ -40,6 +40,24 @@ describe('SSRF address policy', () => {
     ['IPv4-mapped metadata', '::ffff:169.254.169.254'],
     ['NAT64 of private', '64:ff9b::10.0.0.1'],
     ['NAT64 of metadata (hex)', '64:ff9b::a9fe:a9fe'],
+    // Review: deprecated and special IPv6 forms that reach private IPv4 space.
+    ['IPv4-compatible private (hex)', '::a00:1'],
+    ['IPv4-compatible private (dotted)', '::10.0.0.1'],
+    ['IPv4-compatible loopback', '::7f00:1'],
+    ['IPv4-compatible metadata', '::169.254.169.254'],
+    ['6to4 of private', '2002:a00:1::1'],
+    ['6to4 of metadata', '2002:a9fe:a9fe::1'],
+    ['6to4 of loopback', '2002:7f00:1::'],
+    ['site-local', 'fec0::1'],
+    ['site-local top', 'feff:ffff::1'],
+    ['Teredo', '2001::1'],
+    ['Teredo with a server address', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['SIIT of private', '::ffff:0:a00:1'],
+    ['local-use NAT64 of private', '64:ff9b:1::a00:1'],
+    ['discard', '100::1'],
+    ['IPv6 documentation', '3fff::1'],
+    ['a zone id', 'fe80::1%eth0'],
+    ['not an address', 'example.com'],
   ])('forbids %s (%s)', (_label, address) => {
     expect(isForbiddenAddress(address, strict)).toBe(true);
   });
@@ -51,6 +69,8 @@ describe('SSRF address policy', () => {
       '::ffff:8.8.8.8',
       '64:ff9b::8.8.4.4',
       '100.128.0.1',
+      '2002:808:808::1', // 6to4 of 8.8.8.8: judged by the address inside
+      '2606:4700:4700::1111',
     ]) {
       expect(isForbiddenAddress(address, strict)).toBe(false);
     }
@@ -67,6 +87,9 @@ describe('SSRF address policy', () => {
     expect(embeddedIPv4('::ffff:7f00:1')).toBe('127.0.0.1');
     expect(embeddedIPv4('64:ff9b::c0a8:101')).toBe('192.168.1.1');
     expect(embeddedIPv4('2001:db8::1')).toBeUndefined();
+    expect(embeddedIPv4('2002:a00:1::1')).toBe('10.0.0.1');
+    expect(embeddedIPv4('::ffff:0:a00:1')).toBe('10.0.0.1');
+    expect(embeddedIPv4('::a00:1')).toBeUndefined(); // IPv4-compatible: refused whole, not judged
   });
 });
 

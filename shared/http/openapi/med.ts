@@ -86,14 +86,15 @@ const getMedCase: Operation = {
 
 const appealMedCase: Operation = {
   summary: 'Appeal a MED case',
-  description: 'Only while the case is `open` (400 otherwise).',
+  description: 'Only while the case is `open` (400 otherwise). Unknown fields are 400.',
   body: appealSchema,
   responses: { 200: { description: 'The appealed case.', schema: MedCase } },
 };
 
 const acceptMedCase: Operation = {
   summary: 'Accept a MED case',
-  description: 'Only while the case is `open` (400 otherwise): the retained money goes back to the payer.',
+  description:
+    'No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.',
   responses: { 200: { description: 'The accepted case.', schema: MedCase } },
   errors: { 400: ['invalid_request'] },
 };
