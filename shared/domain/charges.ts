@@ -123,7 +123,8 @@ export function serializeCharge(charge: ChargeRecord, now: number) {
     // Once settled it stays (a refund and a MED address the Pix by it); a Pix returned without
     // settling (payer lock) never settled the charge.
     settlement: {
-      ...(charge.endToEndId !== undefined && charge.paidAt !== undefined && { end_to_end_id: charge.endToEndId }),
+      ...(charge.endToEndId !== undefined &&
+        charge.paidAt !== undefined && { end_to_end_id: charge.endToEndId }),
     },
     metadata: charge.metadata,
     ...(charge.expectedPayerTaxId !== undefined && { expected_payer_tax_id: charge.expectedPayerTaxId }),

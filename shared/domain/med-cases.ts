@@ -334,13 +334,6 @@ export const appealSchema = v.strictObject({
   ),
 });
 
-/**
- * `POST /v1/med/cases/{id}/accept` takes no body (Part 2). An accept cannot be undone, so a
- * field sent with it (say `money_outcome`) is 400 on that field rather than ignored; `{}` is
- * accepted as no body.
- */
-export const acceptSchema = v.strictObject({});
-
 /** `POST /v1/sandbox/med/cases/{id}/decide`. */
 export const decideSchema = v.object({ outcome: oneOf(medDecisions) });
 

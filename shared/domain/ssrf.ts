@@ -54,9 +54,9 @@ const ipv4From = (high: number, low: number): string =>
   [high >> 8, high & 255, low >> 8, low & 255].join('.');
 
 /**
- * Parses an IPv6 literal after the WHATWG URL parser has written it in hex (`::10.0.0.1` →
- * `::a00:1`): ipaddr.js 1.9 cannot parse every dotted-tail form. Undefined when it is no IPv6
- * literal (a zone id too: never a webhook's address), which the caller treats as forbidden.
+ * Parses an IPv6 literal as the WHATWG URL parser, and so the delivery's request, writes it
+ * (`::10.0.0.1` → `::a00:1`; ipaddr.js alone would read it as `::ffff:a00:1`). Undefined when it
+ * is no IPv6 literal (a zone id too: never a webhook's address), which the caller treats as forbidden.
  */
 function parseIPv6(address: string): ipaddr.IPv6 | undefined {
   if (isIP(address) !== 6) return undefined;
