@@ -2,20 +2,11 @@
 
 import * as v from 'valibot';
 import { InvalidInput } from './errors.ts';
+import { isoBound } from './payment-list.ts';
 import { parseChargeId } from './pix-ids.ts';
 import { normalizeTaxId } from './tax-id.ts';
 import { publicStatuses, type TxStatus, txStatusesOf } from './transaction-status.ts';
 import { oneOf, parseInput, queryInteger } from './validation.ts';
-
-const Timestamp = v.pipe(
-  v.string(),
-  v.check(
-    (value) =>
-      /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value)),
-    'Must be an ISO 8601 timestamp',
-  ),
-  v.transform(Date.parse),
-);
 
 /** `page` and `offset` are not in the schema: strict parsing rejects them (cursor pagination only). */
 export const ListChargesQuery = v.strictObject({
@@ -31,8 +22,8 @@ export const ListChargesQuery = v.strictObject({
     ),
   ),
   status: v.optional(oneOf(publicStatuses)),
-  created_after: v.optional(Timestamp),
-  created_before: v.optional(Timestamp),
+  created_after: v.optional(isoBound('start')),
+  created_before: v.optional(isoBound('end')),
   customer_id: v.optional(v.pipe(v.string(), v.minLength(1), v.transform(normalizeTaxId))),
 });
 

@@ -118,7 +118,8 @@ export function parseIsoBound(value: string, side: 'start' | 'end'): number | un
   return ms;
 }
 
-const isoBound = (side: 'start' | 'end') =>
+/** An inclusive bound (`start` or `end`): a real calendar date or date-time; a date alone covers its whole day. */
+export const isoBound = (side: 'start' | 'end') =>
   v.pipe(
     v.string(),
     v.check(

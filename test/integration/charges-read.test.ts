@@ -218,6 +218,8 @@ describe('GET /v1/charges', () => {
       ['starting_after=abc', 'starting_after'],
       ['status=waiting', 'status'],
       ['created_after=yesterday', 'created_after'],
+      ['created_after=2026-02-30', 'created_after'],
+      ['created_before=2026-11-23T24:00:00Z', 'created_before'],
       // Bounds the wrong way round (DynamoDB refuses such a range: a 500 before).
       ['created_after=2026-11-23T05:00:00Z&created_before=2026-11-23T04:59:59Z', 'created_before'],
       ['created_after=2026-11-23&created_before=2026-11-22', 'created_before'],
