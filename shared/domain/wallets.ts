@@ -75,8 +75,16 @@ export const serializeWalletListItem = (w: WalletBalance) => ({
 });
 
 /** `GET /v1/wallets/balance` query. */
+/** The ISO 4217 codes the runtime's ICU knows (a `currency` that names none is a mistake, not a zero balance). */
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
 export const BalanceQuery = v.strictObject({
   currency: v.optional(
-    v.pipe(v.string(), v.toUpperCase(), v.regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 currency code')),
+    v.pipe(
+      v.string(),
+      v.toUpperCase(),
+      v.regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 currency code'),
+      v.check((code) => ISO_4217.has(code), 'Must be an ISO 4217 currency code'),
+    ),
   ),
 });

@@ -35,9 +35,16 @@ describe('GET /v1/wallets/balance', () => {
 
   it('rejects a malformed currency and unknown query parameters', async () => {
     const key = await newKey((await newAccount()).id);
-    const bad = await api('/v1/wallets/balance?currency=REAL', { apikey: key });
-    expectError(bad, 400, 'invalid_request_error', 'invalid_request');
-    expect(bad.body.error.param).toBe('currency');
+    for (const currency of ['REAL', 'XYZ']) {
+      // XYZ has the form of a code but names no currency: a mistake, not a zero balance.
+      const bad = await api(`/v1/wallets/balance?currency=${currency}`, { apikey: key });
+      expectError(bad, 400, 'invalid_request_error', 'invalid_request');
+      expect(bad.body.error.param).toBe('currency');
+    }
+    expect((await api('/v1/wallets/balance?currency=usd', { apikey: key })).body).toMatchObject({
+      currency: 'USD',
+      available: 0,
+    });
     const unknown = await api('/v1/wallets/balance?page=2', { apikey: key });
     expectError(unknown, 400, 'invalid_request_error', 'invalid_request');
     expect(unknown.body.error.param).toBe('page');
