@@ -56,10 +56,10 @@ export class PermissionDenied extends DomainError {}
 /** The fraud/velocity guard refused a new charge (403 `fraud.*`). */
 export class VelocityExceeded extends PermissionDenied {}
 
-/** An idempotency key replayed with another body (409). */
+/** An idempotency key replayed with another body (409); `param` names where the key was sent. */
 export class IdempotencyConflict extends DomainError {
-  constructor(message = 'This idempotency key was already used with a different request body.') {
-    super('idempotency_key_reused', message);
+  constructor(message: string, param: string) {
+    super('idempotency_key_reused', message, { param });
   }
 }
 

@@ -78,7 +78,10 @@ export interface CreateChargeResult extends StoredResponse {
 
 function replay(record: IdempotencyRecord, requestHash: string): CreateChargeResult {
   if (record.requestHash !== requestHash) {
-    throw new IdempotencyConflict('This Idempotency-Key was already used with a different request body.');
+    throw new IdempotencyConflict(
+      'This Idempotency-Key was already used with a different request body.',
+      'Idempotency-Key',
+    );
   }
   return { ...record.response, replayed: true };
 }

@@ -167,7 +167,10 @@ async function replay(
   headers: Record<string, string>,
 ): Promise<CreateRefundResult> {
   if (stored.requestHash !== requestHash)
-    throw new IdempotencyConflict('This idempotencyKey was already used with a different refund request.');
+    throw new IdempotencyConflict(
+      'This idempotencyKey was already used with a different refund request.',
+      'idempotencyKey',
+    );
   const refundId = (stored.response.body as { id?: string }).id;
   const refund = refundId === undefined ? undefined : await getRefund(scope, chargeId, refundId);
   if (refund) await askAcquirer(refund, headers);

@@ -368,12 +368,9 @@ describe('idempotency', () => {
   it('answers 409 idempotency_key_reused for the same key with another body', async () => {
     const key = newIdempotencyKey();
     await createCharge(m.apikey, { amount: 100, payment_method: 'pix' }, key);
-    expectError(
-      await createCharge(m.apikey, { amount: 101, payment_method: 'pix' }, key),
-      409,
-      'conflict_error',
-      'idempotency_key_reused',
-    );
+    const reused = await createCharge(m.apikey, { amount: 101, payment_method: 'pix' }, key);
+    expectError(reused, 409, 'conflict_error', 'idempotency_key_reused');
+    expect(reused.body.error.param).toBe('Idempotency-Key');
   });
 
   it('keeps keys apart per route, mode and account', async () => {

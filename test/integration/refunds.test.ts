@@ -265,6 +265,7 @@ describe('POST /v1/payments/{id}/refund', () => {
       body: { ...body, amount: 701 },
     });
     expectError(other, 409, 'conflict_error', 'idempotency_key_reused');
+    expect(other.body.error.param).toBe('idempotencyKey');
     const second = await newCharge(m.apikey, { amount: 1000 });
     await pay(m.apikey, second.id);
     expectError(
