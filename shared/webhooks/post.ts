@@ -36,6 +36,9 @@ export function postWebhook(
   const send = destination.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
+    const chunks: Buffer[] = [];
+    /** The status line, once it came: a 2xx whose body then stalls was still accepted. */
+    let answered: { statusCode: number; chunks: Buffer[] } | undefined;
     const done = (result: AttemptResult) => {
       if (!settled) {
         settled = true;
@@ -52,7 +55,7 @@ export function postWebhook(
         agent: false,
       },
       (res) => {
-        const chunks: Buffer[] = [];
+        answered = { statusCode: res.statusCode ?? 0, chunks };
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
@@ -68,9 +71,15 @@ export function postWebhook(
         res.on('error', (error) => done({ statusCode: res.statusCode ?? 0, error: error.message }));
       },
     );
-    // The whole attempt, not just idle time, is bounded.
+    // The whole attempt, not just idle time, is bounded. A 2xx already received is the receiver's
+    // acceptance (Part 2: a 2xx gives DELIVERED) even if its body never ends: keep what came.
     const timeOut = () => {
-      done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
+      if (answered && answered.statusCode >= 200 && answered.statusCode < 300)
+        done({
+          statusCode: answered.statusCode,
+          body: Buffer.concat(answered.chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+        });
+      else done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
       req.destroy();
     };
     const timer = setTimeout(timeOut, timeoutMs);

@@ -17,6 +17,8 @@ export interface Answer {
   body?: string;
   /** Answer this late (to provoke the dispatcher's timeout). */
   delayMs?: number;
+  /** Send the status line and `body`, then never end the response. */
+  stallBody?: boolean;
 }
 
 export class Receiver {
@@ -36,9 +38,12 @@ export class Receiver {
           at: Date.now(),
         };
         this.received.push(request);
-        const { status, headers, body, delayMs } = this.answer(this.received.length, request);
+        const { status, headers, body, delayMs, stallBody } = this.answer(this.received.length, request);
         const send = () => {
-          if (!res.destroyed) res.writeHead(status, headers).end(body ?? '');
+          if (res.destroyed) return;
+          res.writeHead(status, headers);
+          if (stallBody) res.write(body ?? '');
+          else res.end(body ?? '');
         };
         if (delayMs) setTimeout(send, delayMs).unref();
         else send();

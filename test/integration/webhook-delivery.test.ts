@@ -32,7 +32,7 @@ import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { scopeItems } from '../helpers/scope-items.ts';
-import { type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
+import { type Answer, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const sqs = new SQSClient({});
@@ -215,11 +215,7 @@ describe('a delivery', () => {
 });
 
 describe('retries', () => {
-  async function failingThenOk(
-    answers: (
-      n: number,
-    ) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined,
-  ) {
+  async function failingThenOk(answers: (n: number) => Answer | undefined) {
     const m = await merchant();
     const { receiver: r, url } = await receiver();
     r.answer = (n) => answers(n) ?? { status: 200 };
@@ -316,6 +312,18 @@ describe('retries', () => {
     healthy = true;
     const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED', 20_000);
     expect(delivery.attempts).toBe(r.received.length);
+  });
+
+  it('counts a 2xx whose body never ends as delivered, once, keeping what came', async () => {
+    const { m, r } = await failingThenOk(() => ({ status: 200, body: 'accepted', stallBody: true }));
+    const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED', 20_000);
+    expect(delivery).toMatchObject({
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      lastResponseBody: 'accepted',
+    });
+    expect(r.received).toHaveLength(1);
   });
 
   it('records a refused connection as an error and retries', async () => {
