@@ -98,9 +98,12 @@ export interface RefundRequest {
 export function assertRefundable(charge: ChargeRecord, request: RefundRequest, now: number): number {
   const status = effectiveStatus(charge, now);
   if (status === 'DISPUTE' || status === 'CHARGEBACK')
-    throw new InvalidInput('A disputed payment cannot be refunded while its MED case is open.', {
-      code: 'payment_disputed',
-    });
+    throw new InvalidInput(
+      status === 'DISPUTE'
+        ? 'A disputed payment cannot be refunded while its MED case is open.'
+        : 'This payment was charged back: the MED case returned its money to the payer.',
+      { code: 'payment_disputed' },
+    );
   if (status !== 'PAID' && status !== 'APPROVED')
     throw new InvalidInput(`Only a PAID or APPROVED payment can be refunded; this one is ${status}.`, {
       code: 'payment_not_refundable',
