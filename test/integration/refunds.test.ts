@@ -12,7 +12,7 @@ import { balance, merchant, newCharge, pay, rawId, storedEvents } from '../helpe
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { journalsOf } from '../helpers/ledger-invariant.ts';
-import { openMed } from '../helpers/med.ts';
+import { decideMed, openMed } from '../helpers/med.ts';
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CASHOUT_FEE = DEFAULT_SETTINGS.feePlan.cashoutFee;
@@ -133,13 +133,16 @@ describe('POST /v1/payments/{id}/refund', () => {
   it('refuses a disputed payment (payment_disputed)', async () => {
     const m = await paidPayment(1000);
     // The payer's bank opens a MED case (sandbox): the transaction is DISPUTE while it is open.
-    expect((await openMed(m.apikey, m.chargeId)).status).toBe(201);
-    expectError(
-      await refund(m.apikey, m.paymentId, { amount: 100 }),
-      400,
-      'invalid_request_error',
-      'payment_disputed',
-    );
+    const opened = await openMed(m.apikey, m.chargeId);
+    expect(opened.status).toBe(201);
+    const whileOpen = await refund(m.apikey, m.paymentId, { amount: 100 });
+    expectError(whileOpen, 400, 'invalid_request_error', 'payment_disputed');
+    expect(whileOpen.body.error.message).toMatch(/case is open/);
+    // Lost: charged back, and the message says so.
+    expect((await decideMed(m.apikey, opened.body.id, 'merchant_lost')).status).toBe(200);
+    const chargedBack = await refund(m.apikey, m.paymentId, { amount: 100 });
+    expectError(chargedBack, 400, 'invalid_request_error', 'payment_disputed');
+    expect(chargedBack.body.error.message).toMatch(/charged back/);
   });
 
   it('refuses a refund the available balance does not cover (insufficient_balance), writing nothing', async () => {
