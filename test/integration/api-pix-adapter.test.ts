@@ -197,6 +197,32 @@ describe('Pix received', () => {
     expect((missing as ProviderNotFoundError).providerErrorCode).toBe('PixNaoEncontrado');
   });
 
+  it('a CONCLUIDA cob takes no second Pix, unless the test opts in (a payer’s bank that did not check)', async () => {
+    const { txid } = await paidCob();
+    const pay = (body: Record<string, unknown> = {}) =>
+      pspRequest(psp, { method: 'POST', path: `/_control/cob/${txid}/pay`, body });
+    const second = await pay();
+    expect(second.status).toBe(409);
+    expect(second.json().type).toMatch(/\/CobOperacaoInvalida$/);
+    expect(psp.bank.cobs.get(txid)?.endToEndIds).toHaveLength(1);
+    expect((await pay({ secondPayment: true })).status).toBe(201);
+    expect(psp.bank.cobs.get(txid)?.endToEndIds).toHaveLength(2);
+  });
+
+  it('a cob past calendario.expiracao cannot be paid, unless the test opts in (a late Pix)', async () => {
+    const txid = newTxid();
+    await adapterFor(psp).createCob({ txid, amount: 300, expiresIn: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const pay = (body: Record<string, unknown> = {}) =>
+      pspRequest(psp, { method: 'POST', path: `/_control/cob/${txid}/pay`, body });
+    const late = await pay();
+    expect(late.status).toBe(409);
+    expect(late.json().type).toMatch(/\/CobOperacaoInvalida$/);
+    // Its status stays ATIVA (CobrancaStatus is the record's state, not the charge's expiry).
+    expect(psp.bank.cobs.get(txid)).toMatchObject({ status: 'ATIVA', endToEndIds: [] });
+    expect((await pay({ afterExpiry: true })).status).toBe(201);
+  });
+
   it('lists Pix by period, and by payer CPF and txid (the payer lock question)', async () => {
     const from = new Date(Date.now() - 1000);
     const mine = await paidCob({ payerDocument: '12345678909', payerName: 'Fulano' });

@@ -541,6 +541,9 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   /**
    * Test controls under `/_control` (see the README):
    * - `POST /cob/{txid}/pay` `{payerDocument?, payerName?, amount? (centavos), infoPagador?}`: a Pix arrives;
+   *   refused (409) for a removed or `CONCLUIDA` cob or one past `calendario.expiracao`, as a real PSP
+   *   does, unless the test opts in: `secondPayment: true` (a second Pix on a CONCLUIDA cob),
+   *   `afterExpiry: true` (a late Pix), each playing a payer's bank that did not check;
    * - `POST /devolucao/{id}/fail` `{motivo?}` | `hold` | `complete`: steer a devolution, before or after it is requested;
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
@@ -561,12 +564,19 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const { amount } = json;
         if (amount !== undefined && (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0))
           return badControl(res, 'amount must be a positive integer (centavos).');
-        const result = bank.pay(txid, {
-          ...(amount !== undefined && { amount }),
-          ...optionalText(json, 'payerDocument'),
-          ...optionalText(json, 'payerName'),
-          ...optionalText(json, 'infoPagador'),
-        });
+        for (const flag of ['secondPayment', 'afterExpiry'] as const)
+          if (json[flag] !== undefined && typeof json[flag] !== 'boolean')
+            return badControl(res, `${flag} must be a boolean.`);
+        const result = bank.pay(
+          txid,
+          {
+            ...(amount !== undefined && { amount }),
+            ...optionalText(json, 'payerDocument'),
+            ...optionalText(json, 'payerName'),
+            ...optionalText(json, 'infoPagador'),
+          },
+          { secondPayment: json.secondPayment === true, afterExpiry: json.afterExpiry === true },
+        );
         sendResult(res, result, (pix) => ({ ...pixJson(pix), payer: pix.payer }));
       },
     ],
