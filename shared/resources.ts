@@ -107,6 +107,61 @@ export const rateLimitKeyPrefix = 'RATE#';
 /** How often the scheduler runs when deployed (EventBridge rule). Expiry happens within one period. */
 export const schedulerPeriodSeconds = 60;
 
+/**
+ * Lambda timeouts (seconds), set by the stack (`infra/constructs/`) and read by the tests that
+ * check the acquirer budgets below fit in them (test/unit/acquirer-budget.test.ts).
+ */
+export const lambdaTimeoutSeconds = {
+  /** Every API group's Lambda (API Gateway's own limit is 29 s). */
+  api: 10,
+  scheduler: 60,
+  outbox: 60,
+  /** 30 s per HTTP attempt (the dispatcher's default), plus the table reads and writes around it. */
+  webhookDispatcher: 60,
+  /** `GET /pix/{e2eid}` (and, with a payer lock, `GET /pix?cpf=…`) at the acquirer, retried, then one settlement. */
+  providerCallbackConsumer: 60,
+} as const;
+
+/**
+ * How long the calls to a live acquirer (API Pix) may take in one Lambda invocation. Every call
+ * of the invocation shares one deadline, `totalMs` after it starts (token requests, retries and
+ * backoff included); a call that cannot finish by then is `ProviderUnavailableError` (on the API:
+ * 503 `service_unavailable`, safe to retry with the same Idempotency-Key) rather than the Lambda
+ * being cut off (API Gateway's 504, a retry's outcome unknown). Within it, each attempt (token
+ * request included) is bounded by `attemptTimeoutMs` and a transient failure is retried up to
+ * `retries` times, backoff from `minRetryDelayMs`, doubling, randomized (×1 to ×2).
+ */
+export interface AcquirerCallBudget {
+  readonly attemptTimeoutMs: number;
+  readonly retries: number;
+  readonly minRetryDelayMs: number;
+  readonly totalMs: number;
+}
+
+export const acquirerCallBudgets = {
+  /**
+   * A merchant's request (charge create, cancel, refund, provider status): 3 s per attempt and
+   * one retry (≤ 6.4 s for one call), all calls within 7 s, leaving 3 s of the API Lambda's 10 s
+   * for the table. Also the budget outside any invocation (the admin CLI's `set-provider`).
+   */
+  request: { attemptTimeoutMs: 3_000, retries: 1, minRetryDelayMs: 200, totalMs: 7_000 },
+  /**
+   * The scheduler (reconciliation, refund advances) and the provider callback consumer: 10 s per
+   * attempt and 3 retries (≤ 42.8 s for one call), all calls within 45 s of their 60 s.
+   */
+  background: { attemptTimeoutMs: 10_000, retries: 3, minRetryDelayMs: 200, totalMs: 45_000 },
+} as const satisfies Record<string, AcquirerCallBudget>;
+
+/** Which budget each Lambda that calls an acquirer runs its invocations with, and its timeout. */
+export const acquirerCallers = {
+  api: { budget: 'request', timeoutSeconds: lambdaTimeoutSeconds.api },
+  scheduler: { budget: 'background', timeoutSeconds: lambdaTimeoutSeconds.scheduler },
+  providerCallbackConsumer: {
+    budget: 'background',
+    timeoutSeconds: lambdaTimeoutSeconds.providerCallbackConsumer,
+  },
+} as const satisfies Record<string, { budget: keyof typeof acquirerCallBudgets; timeoutSeconds: number }>;
+
 /** Stage throttling (per API, before our per-key limit). */
 export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;
 

@@ -8,6 +8,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errorFields, log } from '#shared/log.ts';
 import { withMetrics } from '#shared/metrics.ts';
+import { withAcquirerBudget } from '#shared/providers/call-budget.ts';
 import type { ReceivedPixMessage } from '#shared/providers/callback-queue.ts';
 import { settleAcquirerPix } from '#shared/services/settle-acquirer-pix.ts';
 
@@ -31,5 +32,11 @@ const consume = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   return { batchItemFailures: failures.filter((f): f is { itemIdentifier: string } => f !== undefined) };
 };
 
-/** Its metrics (the acquirer's calls: GET /pix/{e2eid}, the payer lock's GET /pix) are written when each batch ends. */
-export const handler = withMetrics(consume);
+/**
+ * Its metrics (the acquirer's calls: GET /pix/{e2eid}, the payer lock's GET /pix) are written when
+ * each batch ends. The batch's acquirer calls share the `background` budget, within its timeout
+ * (shared/resources.ts): a message not settled by then is retried by SQS.
+ */
+export const handler = withMetrics((event: SQSEvent) =>
+  withAcquirerBudget('background', () => consume(event)),
+);

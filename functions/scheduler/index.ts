@@ -8,6 +8,7 @@
 
 import { log } from '#shared/log.ts';
 import { withMetrics } from '#shared/metrics.ts';
+import { withAcquirerBudget } from '#shared/providers/call-budget.ts';
 import { advanceDueRefunds } from '#shared/services/advance-refund.ts';
 import { expireDueCharges } from '#shared/services/expire-charge.ts';
 import { reconcileDueAcquirers } from '#shared/services/reconcile-acquirer.ts';
@@ -31,5 +32,9 @@ const runScheduler = async (): Promise<{
   return { expired, released, refunds, reconciled };
 };
 
-/** Its metrics (the acquirer's calls of live refunds) are written when each run ends. */
-export const handler = withMetrics(runScheduler);
+/**
+ * Its metrics (the acquirer's calls of live refunds) are written when each run ends. Its acquirer
+ * calls share the `background` budget, within its timeout (shared/resources.ts); what a slow PSP
+ * leaves undone is still due at the next run.
+ */
+export const handler = withMetrics(() => withAcquirerBudget('background', runScheduler));

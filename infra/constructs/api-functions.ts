@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acquirerSecretPrefix, evidenceBucket } from '#shared/resources.ts';
+import { acquirerSecretPrefix, evidenceBucket, lambdaTimeoutSeconds } from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable, TableAccess } from './table.ts';
@@ -25,7 +25,10 @@ export interface GroupAccess {
   readonly providerCallbackQueue?: boolean;
   /** Presigns evidence uploads and downloads and checks stored files (`EVIDENCE_BUCKET`). @default false */
   readonly evidenceBucket?: boolean;
-  /** @default 10 seconds */
+  /**
+   * @default `lambdaTimeoutSeconds.api` (10 s, shared/resources.ts), which the acquirer's
+   * `request` budget is checked against: a group calling the acquirer keeps it (test/infra).
+   */
   readonly timeout?: Duration;
   /** Files the group serves, copied beside its bundle (name → path from the repository root). */
   readonly assets?: Readonly<Record<string, string>>;
@@ -142,7 +145,7 @@ export class ApiFunctions extends Construct {
       const fn = new ServiceFunction(this, group, {
         entry: join(functionsDir, group, 'index.ts'),
         description: `Pix API: the ${group} routes`,
-        timeout: access.timeout,
+        timeout: access.timeout ?? Duration.seconds(lambdaTimeoutSeconds.api),
         environment,
         ...(access.assets && {
           assets: Object.fromEntries(

@@ -8,6 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   acquirerSecretPrefix,
+  lambdaTimeoutSeconds,
   outboxStreamFilters,
   providerCallbackQueues,
   schedulerPeriodSeconds,
@@ -46,11 +47,9 @@ export const dispatcherQueue = {
 /** The provider callback consumer's SQS event source. */
 export const providerCallbackConsumerQueue = { batchSize: 10, maxConcurrency: 5 } as const;
 
-/** `GET /pix/{e2eid}` (and, with a payer lock, `GET /pix?cpf=…`) at the acquirer, retried, then one settlement. */
-const providerCallbackConsumerTimeout = Duration.seconds(60);
-
-/** 30 s per HTTP attempt (the dispatcher's default), plus the table reads and writes around it. */
-const dispatcherTimeout = Duration.seconds(60);
+/** The timeouts are in `lambdaTimeoutSeconds` (shared/resources.ts), which the acquirer budgets are checked against. */
+const providerCallbackConsumerTimeout = Duration.seconds(lambdaTimeoutSeconds.providerCallbackConsumer);
+const dispatcherTimeout = Duration.seconds(lambdaTimeoutSeconds.webhookDispatcher);
 
 export interface BackgroundFunctionsProps {
   readonly table: SingleTable;
@@ -108,7 +107,7 @@ export class BackgroundFunctions extends Construct {
       entry: join(functionsDir, 'scheduler', 'index.ts'),
       description:
         'Pix background: the scheduler (expiries, releases, refund advances, acquirer reconciliation)',
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(lambdaTimeoutSeconds.scheduler),
       environment: serviceEnvironment,
     });
     this.scheduler.bindTable(props.table, { access: 'readWrite' });
@@ -128,7 +127,7 @@ export class BackgroundFunctions extends Construct {
       description:
         'Pix background: the outbox (new events to webhook deliveries; delivery and payment counters)',
       // Up to 100 events a batch, each an endpoint query, conditional puts and a queue send.
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(lambdaTimeoutSeconds.outbox),
       environment: serviceEnvironment,
     });
     // Reads endpoints, puts deliveries and marks them enqueued; counts delivery and charge changes

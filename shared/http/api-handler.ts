@@ -12,6 +12,7 @@ import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { isJsonObject, NOT_A_JSON_OBJECT } from '../domain/validation.ts';
 import { log } from '../log.ts';
 import { withMetrics } from '../metrics.ts';
+import { withAcquirerBudget } from '../providers/call-budget.ts';
 import {
   type AuthKind,
   findRouteByKey,
@@ -268,8 +269,14 @@ export function createApiHandler<G extends Group>(group: G, handlers: GroupHandl
       return toResult(await handle(request));
     });
   // Metrics (the acquirer's calls) are written once per invocation, after the request log line.
+  // The acquirer calls of a request share the `request` budget, so a slow PSP is 503 before the
+  // API Lambda's timeout (shared/resources.ts, `acquirerCallBudgets`).
   return withMetrics(
     async (event: ApiEvent, context: Context): Promise<ApiResult> =>
-      (await countDynamoDbCalls(() => wrapped(event, context as ApiContext))).result,
+      (
+        await withAcquirerBudget('request', () =>
+          countDynamoDbCalls(() => wrapped(event, context as ApiContext)),
+        )
+      ).result,
   );
 }

@@ -90,8 +90,8 @@ export async function control(psp: LocalPsp, method: string, path: string, body?
   return answer.body === '' ? undefined : answer.json();
 }
 
-/** An access token from the PSP's token endpoint, as the adapter gets one. */
-export async function pspToken(psp: LocalPsp): Promise<string> {
+/** An access token from the PSP's token endpoint, as the adapter gets one (with `scope`, only those scopes). */
+export async function pspToken(psp: LocalPsp, scope?: string): Promise<string> {
   const answer = await new Promise<string>((resolve, reject) => {
     const req = request(
       psp.tokenUrl,
@@ -111,7 +111,7 @@ export async function pspToken(psp: LocalPsp): Promise<string> {
       },
     );
     req.on('error', reject);
-    req.end('grant_type=client_credentials');
+    req.end(new URLSearchParams({ grant_type: 'client_credentials', ...(scope && { scope }) }).toString());
   });
   return (JSON.parse(answer) as { access_token: string }).access_token;
 }

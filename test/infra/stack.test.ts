@@ -15,9 +15,11 @@ import { alarmRules } from '#infra/constructs/observability.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { PixServiceStack, parseEmailSender, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
+  acquirerCallers,
   acquirerSecretPrefix,
   apiThrottle,
   evidenceBucket,
+  lambdaTimeoutSeconds,
   observability,
   providerCallbackQueues,
   schedulerPeriodSeconds,
@@ -161,6 +163,25 @@ function environmentOf(fn: ServiceFunction, source: Template = template): Record
   const resource = source.toJSON().Resources[id] as { Properties: { Environment: { Variables: object } } };
   return resource.Properties.Environment.Variables as Record<string, unknown>;
 }
+
+function timeoutOf(fn: ServiceFunction): number {
+  const id = logicalId(fn.function.node.defaultChild as CfnElement);
+  return (template.toJSON().Resources[id] as { Properties: { Timeout: number } }).Properties.Timeout;
+}
+
+describe('Lambda timeouts', () => {
+  it('are the figures of shared/resources.ts, which the acquirer budgets are checked against', () => {
+    // test/unit/acquirer-budget.test.ts checks each caller's budget fits the timeout named here.
+    for (const group of groups) expect(timeoutOf(pixStack.functions[group])).toBe(lambdaTimeoutSeconds.api);
+    expect(timeoutOf(pixStack.background.scheduler)).toBe(acquirerCallers.scheduler.timeoutSeconds);
+    expect(timeoutOf(pixStack.background.providerCallbackConsumer)).toBe(
+      acquirerCallers.providerCallbackConsumer.timeoutSeconds,
+    );
+    expect(timeoutOf(pixStack.functions.charges)).toBe(acquirerCallers.api.timeoutSeconds);
+    expect(timeoutOf(pixStack.background.outbox)).toBe(lambdaTimeoutSeconds.outbox);
+    expect(timeoutOf(pixStack.background.webhookDispatcher)).toBe(lambdaTimeoutSeconds.webhookDispatcher);
+  });
+});
 
 describe('single table', () => {
   it('is on-demand, point-in-time recoverable, deletion-protected and retained', () => {

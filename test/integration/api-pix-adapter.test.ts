@@ -197,6 +197,32 @@ describe('Pix received', () => {
     expect((missing as ProviderNotFoundError).providerErrorCode).toBe('PixNaoEncontrado');
   });
 
+  it('a CONCLUIDA cob takes no second Pix, unless the test opts in (a payer’s bank that did not check)', async () => {
+    const { txid } = await paidCob();
+    const pay = (body: Record<string, unknown> = {}) =>
+      pspRequest(psp, { method: 'POST', path: `/_control/cob/${txid}/pay`, body });
+    const second = await pay();
+    expect(second.status).toBe(409);
+    expect(second.json().type).toMatch(/\/CobOperacaoInvalida$/);
+    expect(psp.bank.cobs.get(txid)?.endToEndIds).toHaveLength(1);
+    expect((await pay({ secondPayment: true })).status).toBe(201);
+    expect(psp.bank.cobs.get(txid)?.endToEndIds).toHaveLength(2);
+  });
+
+  it('a cob past calendario.expiracao cannot be paid, unless the test opts in (a late Pix)', async () => {
+    const txid = newTxid();
+    await adapterFor(psp).createCob({ txid, amount: 300, expiresIn: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const pay = (body: Record<string, unknown> = {}) =>
+      pspRequest(psp, { method: 'POST', path: `/_control/cob/${txid}/pay`, body });
+    const late = await pay();
+    expect(late.status).toBe(409);
+    expect(late.json().type).toMatch(/\/CobOperacaoInvalida$/);
+    // Its status stays ATIVA (CobrancaStatus is the record's state, not the charge's expiry).
+    expect(psp.bank.cobs.get(txid)).toMatchObject({ status: 'ATIVA', endToEndIds: [] });
+    expect((await pay({ afterExpiry: true })).status).toBe(201);
+  });
+
   it('lists Pix by period, and by payer CPF and txid (the payer lock question)', async () => {
     const from = new Date(Date.now() - 1000);
     const mine = await paidCob({ payerDocument: '12345678909', payerName: 'Fulano' });
@@ -485,6 +511,53 @@ describe('OAuth2 token', () => {
     expect(() => adapterFor(psp, { tokenUrl: psp.tokenUrl.replace('https:', 'http:') })).toThrow(
       /must be https/,
     );
+  });
+
+  it('each operation needs the scope the standard names: without it 403 AcessoNegado, a credentials refusal (not a charge or devolution refusal), never retried', async () => {
+    // At the PSP: a token with cob.read only reads cobs, and may not write one.
+    const token = await pspToken(psp, 'cob.read');
+    const txid = newTxid();
+    const put = await pspRequest(psp, {
+      method: 'PUT',
+      path: `/v2/cob/${txid}`,
+      token,
+      body: { calendario: { expiracao: 60 }, valor: { original: '1.00' }, chave: psp.pixKey },
+    });
+    expect(put.status).toBe(403);
+    expect(put.headers['content-type']).toBe('application/problem+json');
+    expect(put.json()).toMatchObject({ type: expect.stringMatching(/\/AcessoNegado$/), status: 403 });
+    expect(psp.bank.cobs.has(txid)).toBe(false);
+    expect((await pspRequest(psp, { method: 'GET', path: `/v2/cob/${txid}`, token })).status).toBe(404);
+
+    // Through the adapter, configured with too few scopes: a refusal of the credentials.
+    const { endToEndId } = await paidCob({}, { amount: 500 });
+    const reader = adapterFor(psp, { scopes: 'cob.read pix.read' });
+    const before = psp.stats.apiRequests;
+    const create = await reader.createCob({ txid, amount: 100, expiresIn: 60 }).catch((e: unknown) => e);
+    expect(create).toMatchObject({ name: 'ProviderRequestError', providerErrorCode: 'AcessoNegado' });
+    const devolution = await reader
+      .requestDevolution({ endToEndId, returnId: 'D1', amount: 100 })
+      .catch((e: unknown) => e);
+    expect(devolution).toMatchObject({ name: 'ProviderRequestError', providerErrorCode: 'AcessoNegado' });
+    expect(psp.stats.apiRequests - before).toBe(2);
+    // What it has the scopes for works.
+    expect((await reader.getPix(endToEndId)).endToEndId).toBe(endToEndId);
+  });
+
+  it('the adapter asks for the scopes it needs: a client the PSP grants fewer gets invalid_scope', async () => {
+    const own = await startPsp({ clientScopes: ['cob.write', 'cob.read', 'pix.read', 'pix.write'] });
+    try {
+      const refused = await adapterFor(own)
+        .getCob(newTxid())
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ name: 'ProviderRequestError', providerErrorCode: 'invalid_scope' });
+      // Configured with the scopes this client has, it works (the callback registered elsewhere).
+      const txid = newTxid();
+      await adapterFor(own, { scopes: 'cob.write cob.read' }).createCob({ txid, amount: 100, expiresIn: 60 });
+      expect(own.bank.cobs.has(txid)).toBe(true);
+    } finally {
+      await own.stop();
+    }
   });
 
   it('a wrong client secret is refused by the token endpoint, and nothing is retried', async () => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { acquirerCallBudgets, lambdaTimeoutSeconds } from '../../shared/resources.ts';
 import { rawId } from '../helpers/charges.ts';
 import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { parseBrCode } from '../helpers/emv-parser.ts';
@@ -124,6 +125,28 @@ describe('live charges through the API Pix acquirer', () => {
     // And once created, the same key replays it.
     const replay = await create({ amount: 700, payment_method: 'pix' }, key);
     expect(replay.body.id).toBe(retried.body.id);
+  });
+
+  it('a PSP slower than an attempt: 503 service_unavailable within the request budget, before the API Lambda times out', async () => {
+    const key = `live-${randomUUID()}`;
+    // Every answer 15 s late: longer than an attempt, longer than the whole Lambda.
+    await control(psp, 'POST', '/mode', { mode: 'slow', delayMs: 15_000 });
+    const started = Date.now();
+    let reply: Awaited<ReturnType<typeof create>>;
+    try {
+      reply = await create({ amount: 800, payment_method: 'pix' }, key);
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+    const elapsed = Date.now() - started;
+    expectError(reply, 503, 'api_error', 'service_unavailable');
+    // Within the request budget (shared/resources.ts), under the API Lambda's timeout.
+    expect(elapsed).toBeGreaterThanOrEqual(acquirerCallBudgets.request.attemptTimeoutMs);
+    expect(elapsed).toBeLessThan(acquirerCallBudgets.request.totalMs + 1_000);
+    expect(elapsed).toBeLessThan(lambdaTimeoutSeconds.api * 1000);
+    // Safe to retry with the same key once the PSP answers in time.
+    const retried = await create({ amount: 800, payment_method: 'pix' }, key);
+    expect(retried.status).toBe(201);
   });
 
   it('one key, two bodies in flight at once: the winner has a cob of its own amount, never revised; the other is 409', async () => {

@@ -267,16 +267,29 @@ export class Bank {
     return violacoes;
   }
 
-  /** A test control: the payer's bank sends a Pix for this cob. */
+  /**
+   * A test control: the payer's bank sends a Pix for this cob. As a real PSP, only while the cob
+   * can take it: a removed cob, a `CONCLUIDA` one ("já foi paga e, por conseguinte, não pode
+   * acolher outro pagamento", the standard's `CobrancaStatus`) and one past `calendario.expiracao`
+   * are refused, so an adapter or service that leans on such a payment fails its tests. The
+   * service still handles a second or a late Pix (returned by devolution: a payer's bank that
+   * did not check): a test plays one only by opting in, `secondPayment` / `afterExpiry`.
+   */
   pay(
     txid: string,
     payment: { amount?: number; payerDocument?: string; payerName?: string; infoPagador?: string },
+    optIn: { secondPayment?: boolean; afterExpiry?: boolean } = {},
   ): Result<StoredPix> {
     const cob = this.cobs.get(txid);
     if (!cob) return problem(404, 'CobNaoEncontrado', 'Cobrança não encontrada.');
     if (cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR' || cob.status === 'REMOVIDA_PELO_PSP')
       return problem(409, 'CobOperacaoInvalida', 'Cobrança removida: o pagador não consegue pagá-la.');
+    if (cob.status === 'CONCLUIDA' && optIn.secondPayment !== true)
+      return problem(409, 'CobOperacaoInvalida', 'Cobrança CONCLUIDA: não pode acolher outro pagamento.');
     const now = new Date();
+    const expiresAt = Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000;
+    if (now.getTime() >= expiresAt && optIn.afterExpiry !== true)
+      return problem(409, 'CobOperacaoInvalida', 'Cobrança expirada: o pagador não consegue pagá-la.');
     const pix: StoredPix = {
       endToEndId: `E${PAYER_ISPB}${endToEndTimestamp(now)}${randomAlphanumeric(11)}`,
       txid,

@@ -3,7 +3,12 @@
  * tests and for trying live mode on one machine (`npm run psp`):
  * - HTTPS that requires a client certificate from its own test CA (made at start, `pki.ts`);
  * - `POST /oauth/token`: OAuth2 client credentials (HTTP Basic), the client certificate's
- *   subject must be the client id;
+ *   subject must be the client id; the token carries the scopes asked for (`scope`), within the
+ *   client's (`clientScopes`), or all of the client's when none are asked for;
+ * - each API route requires the OAuth2 scope the standard's `security` names for it (`cob.write`
+ *   for `PUT`/`PATCH /cob`, `cob.read` for `GET /cob`, `pix.read` for `GET /pix…` and
+ *   `GET …/devolucao`, `pix.write` for `PUT …/devolucao`, `webhook.write`/`webhook.read` for
+ *   `/webhook`): a token without it is 403 `AcessoNegado`, as a real PSP answers;
  * - under `/v2`: `PUT|GET|PATCH /cob/{txid}`, `GET /pix/{e2eid}`, `GET /pix`,
  *   `PUT|GET /pix/{e2eid}/devolucao/{id}`, `PUT|GET /webhook/{chave}`, each body checked
  *   against the standard's schemas (`schemas.ts`) and its rules (`bank.ts`), refusals answered
@@ -40,6 +45,11 @@ export interface LocalPspOptions {
   clientSecret?: string;
   /** The merchant's Pix key this PSP holds. */
   pixKey?: string;
+  /**
+   * The scopes this client may be granted (its contract with the PSP); default every scope of the
+   * routes served: `cob.write cob.read pix.write pix.read webhook.write webhook.read`.
+   */
+  clientScopes?: string[];
   /** Lifetime of issued access tokens (default 3600 s; `/_control/token` changes it). */
   tokenTtlSeconds?: number;
   /** How long a devolution stays `EM_PROCESSAMENTO` (default 1 s). */
@@ -83,6 +93,28 @@ export interface LocalPsp {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Every scope of the routes served (the standard's OAuth2 scopes). */
+export const ALL_API_PIX_SCOPES = [
+  'cob.write',
+  'cob.read',
+  'pix.write',
+  'pix.read',
+  'webhook.write',
+  'webhook.read',
+] as const;
+
+/**
+ * The scope the standard's `security` requires for an API route (below `/v2`); undefined for
+ * `/infracoes`, this PSP's extension outside the standard, which takes any valid token.
+ */
+export function requiredScope(method: string, apiPath: string): string | undefined {
+  const access = method === 'GET' ? 'read' : 'write';
+  if (/^\/cob(\/|$)/.test(apiPath)) return `cob.${access}`;
+  if (/^\/pix(\/|$)/.test(apiPath)) return `pix.${access}`;
+  if (/^\/webhook(\/|$)/.test(apiPath)) return `webhook.${access}`;
+  return undefined;
+}
 const CALLBACK_ATTEMPTS = 3;
 const CALLBACK_TIMEOUT_MS = 5000;
 
@@ -280,7 +312,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   /** Whether token answers carry `expires_in` (RFC 6749 §5.1: recommended, not required). */
   let tokenExpiresIn = true;
-  const tokens = new Map<string, number>();
+  const clientScopes = new Set<string>(options.clientScopes ?? ALL_API_PIX_SCOPES);
+  const tokens = new Map<string, { expiresAt: number; scopes: Set<string> }>();
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
   let payerFilter = true;
@@ -368,20 +401,28 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     const form = new URLSearchParams(body);
     if (form.get('grant_type') !== 'client_credentials')
       return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported.');
+    // RFC 6749 §3.3: the scopes asked for, or the client's default ones; beyond the client's,
+    // `invalid_scope` (§5.2).
+    const asked = form.get('scope')?.split(' ').filter(Boolean);
+    const granted = new Set(asked?.length ? asked : clientScopes);
+    const beyond = [...granted].filter((scope) => !clientScopes.has(scope));
+    if (beyond.length > 0)
+      return oauthError(400, 'invalid_scope', `Scopes not granted to this client: ${beyond.join(' ')}.`);
     const token = randomBytes(24).toString('base64url');
-    tokens.set(token, Date.now() + tokenTtlSeconds * 1000);
+    tokens.set(token, { expiresAt: Date.now() + tokenTtlSeconds * 1000, scopes: granted });
     sendJson(res, 200, {
       access_token: token,
       token_type: 'Bearer',
       ...(tokenExpiresIn && { expires_in: tokenTtlSeconds }),
-      scope: form.get('scope') ?? 'cob.write cob.read pix.write pix.read webhook.write webhook.read',
+      scope: [...granted].join(' '),
     });
   };
 
-  const authorized = (req: IncomingMessage): boolean => {
+  /** The scopes of the request's token, if it is one this PSP issued and it has not expired. */
+  const authorized = (req: IncomingMessage): Set<string> | undefined => {
     const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-    const expiresAt = match?.[1] ? tokens.get(match[1]) : undefined;
-    return expiresAt !== undefined && Date.now() < expiresAt;
+    const token = match?.[1] ? tokens.get(match[1]) : undefined;
+    return token !== undefined && Date.now() < token.expiresAt ? token.scopes : undefined;
   };
 
   const notFound = (res: ServerResponse, tipo: string, title: string) =>
@@ -541,6 +582,9 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   /**
    * Test controls under `/_control` (see the README):
    * - `POST /cob/{txid}/pay` `{payerDocument?, payerName?, amount? (centavos), infoPagador?}`: a Pix arrives;
+   *   refused (409) for a removed or `CONCLUIDA` cob or one past `calendario.expiracao`, as a real PSP
+   *   does, unless the test opts in: `secondPayment: true` (a second Pix on a CONCLUIDA cob),
+   *   `afterExpiry: true` (a late Pix), each playing a payer's bank that did not check;
    * - `POST /devolucao/{id}/fail` `{motivo?}` | `hold` | `complete`: steer a devolution, before or after it is requested;
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
@@ -561,12 +605,19 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const { amount } = json;
         if (amount !== undefined && (typeof amount !== 'number' || !Number.isInteger(amount) || amount <= 0))
           return badControl(res, 'amount must be a positive integer (centavos).');
-        const result = bank.pay(txid, {
-          ...(amount !== undefined && { amount }),
-          ...optionalText(json, 'payerDocument'),
-          ...optionalText(json, 'payerName'),
-          ...optionalText(json, 'infoPagador'),
-        });
+        for (const flag of ['secondPayment', 'afterExpiry'] as const)
+          if (json[flag] !== undefined && typeof json[flag] !== 'boolean')
+            return badControl(res, `${flag} must be a boolean.`);
+        const result = bank.pay(
+          txid,
+          {
+            ...(amount !== undefined && { amount }),
+            ...optionalText(json, 'payerDocument'),
+            ...optionalText(json, 'payerName'),
+            ...optionalText(json, 'infoPagador'),
+          },
+          { secondPayment: json.secondPayment === true, afterExpiry: json.afterExpiry === true },
+        );
         sendResult(res, result, (pix) => ({ ...pixJson(pix), payer: pix.payer }));
       },
     ],
@@ -723,7 +774,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         if (!url.pathname.startsWith('/v2/'))
           return sendJson(res, 404, problem(404, 'NaoEncontrado', 'Não encontrado.').problem);
         stats.apiRequests++;
-        if (!authorized(req))
+        const scopes = authorized(req);
+        if (!scopes)
           return sendJson(
             res,
             401,
@@ -733,6 +785,20 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
             },
           );
         const apiPath = url.pathname.slice('/v2'.length);
+        // The standard's `security` per operation; its answer is the general AcessoNegado (403).
+        const scope = requiredScope(method, apiPath);
+        if (scope !== undefined && !scopes.has(scope))
+          return sendJson(
+            res,
+            403,
+            problem(
+              403,
+              'AcessoNegado',
+              'Acesso Negado',
+              `Requisição de participante autenticado que viola alguma regra de autorização: o token não tem o escopo ${scope}.`,
+            ).problem,
+            { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+          );
         const lose =
           lostAnswers.remaining > 0 &&
           apiPath.startsWith(lostAnswers.pathPrefix) &&

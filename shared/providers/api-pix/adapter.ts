@@ -43,6 +43,15 @@ export interface ApiPixConfig extends ApiPixCredentials, TransportOptions {
 export type ApiPixProvider = PixProvider &
   Required<Pick<PixProvider, 'getPix' | 'listPix' | 'registerWebhook' | 'listInfractions'>>;
 
+/**
+ * The OAuth2 scopes the calls below need (the standard's `security` per operation): `PUT`/`PATCH
+ * /cob` `cob.write`, `GET /cob` `cob.read`, `GET /pix…` and `GET …/devolucao` `pix.read`, `PUT
+ * …/devolucao` `pix.write`, `PUT /webhook` `webhook.write`. Asked for in the token request unless
+ * the account names its own (`set-provider --scopes`): a PSP may grant a client without them only
+ * a subset by default, and then answers 403 `AcessoNegado`.
+ */
+export const API_PIX_SCOPES = 'cob.write cob.read pix.write pix.read webhook.write';
+
 /** API Pix caps `solicitacaoPagador` at 140 characters. */
 const PAYER_REQUEST_MAX = 140;
 /** `GET /pix` pages at the standard's maximum, and a bound on pages so a broken PSP cannot loop us forever. */
@@ -103,7 +112,7 @@ const namesTheId = (error: DevolutionRefusedError): boolean =>
 const at = (...segments: string[]): string => `/${segments.map(encodeURIComponent).join('/')}`;
 
 export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
-  const api = apiPixTransport(config, config);
+  const api = apiPixTransport({ ...config, scopes: config.scopes ?? API_PIX_SCOPES }, config);
 
   const getCob = async (txid: string): Promise<CobSnapshot> => {
     log.info('provider.getCob', { provider: 'api-pix', txid });

@@ -1,14 +1,16 @@
 /**
  * The wire under the API Pix adapter: HTTPS with the merchant's client certificate (mutual TLS,
  * server verification always on), an OAuth2 client-credentials token cached per credential
- * set, a timeout on every attempt and retries with backoff and jitter for idempotent calls.
+ * set, a timeout on every attempt and retries with backoff and jitter for idempotent calls, all
+ * within the invocation's acquirer budget (`acquirerCallBudgets`, `../call-budget.ts`).
  */
 
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import pRetry from 'p-retry';
 import { countMetric } from '../../metrics.ts';
-import { observability } from '../../resources.ts';
+import { type AcquirerCallBudget, acquirerCallBudgets, observability } from '../../resources.ts';
+import { acquirerCallScope } from '../call-budget.ts';
 import { ProviderRequestError, ProviderUnavailableError } from '../provider.ts';
 import { type ApiPixOperation, fromNetworkError, fromResponse, isTransient } from './errors.ts';
 
@@ -29,13 +31,20 @@ export interface ApiPixCredentials {
   scopes?: string;
 }
 
+/**
+ * Each figure defaults to the invocation's acquirer budget (`withAcquirerBudget`), or the
+ * `request` budget outside any (`acquirerCallBudgets`, shared/resources.ts). Given here, it
+ * overrides that budget's (tests); a call never outlives its invocation's deadline anyway.
+ */
 export interface TransportOptions {
-  /** Bound on each attempt (default 10 s). */
+  /** Bound on each attempt, the token request it may wait for included. */
   timeoutMs?: number;
-  /** Further attempts of an idempotent call after a transient failure (default 3). */
+  /** Further attempts of an idempotent call after a transient failure. */
   retries?: number;
-  /** First backoff delay; doubles each time, randomized (default 200 ms). */
+  /** First backoff delay; doubles each time, randomized. */
   minRetryDelayMs?: number;
+  /** Bound on the whole call: attempts, token requests and backoff. */
+  totalMs?: number;
   /** The clock the token's lifetime is measured with (tests move it instead of waiting). */
   now?: () => number;
 }
@@ -91,17 +100,21 @@ class TokenCache {
   private token: { value: string; refreshAt: number } | undefined;
   private pending: Promise<string> | undefined;
 
-  private readonly requestToken: () => Promise<{ value: string; expiresInSeconds: number }>;
+  private readonly requestToken: (timeoutMs: number) => Promise<{ value: string; expiresInSeconds: number }>;
   private readonly now: () => number;
 
-  constructor(requestToken: () => Promise<{ value: string; expiresInSeconds: number }>, now: () => number) {
+  constructor(
+    requestToken: (timeoutMs: number) => Promise<{ value: string; expiresInSeconds: number }>,
+    now: () => number,
+  ) {
     this.requestToken = requestToken;
     this.now = now;
   }
 
-  get(): Promise<string> {
+  /** `timeoutMs` bounds a token request this call starts (one it joins has its own). */
+  get(timeoutMs: number): Promise<string> {
     if (this.token && this.now() < this.token.refreshAt) return Promise.resolve(this.token.value);
-    this.pending ??= this.requestToken()
+    this.pending ??= this.requestToken(timeoutMs)
       .then(({ value, expiresInSeconds }) => {
         // Renew a minute early, or a tenth of a short lifetime, so no request leaves with a dying token.
         const margin = Math.min(60_000, expiresInSeconds * 100);
@@ -157,6 +170,22 @@ async function exchange(
   }
 }
 
+/**
+ * `work`, or `ProviderUnavailableError` once `ms` have passed (waiting for a token another call
+ * requested: that request goes on, and its token is cached for the next attempt).
+ */
+function within<T>(work: Promise<T>, ms: number, operation: ApiPixOperation): Promise<T> {
+  if (ms <= 0) return Promise.reject(new ProviderUnavailableError(`API Pix ${operation}: out of time`));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ProviderUnavailableError(`API Pix ${operation} timed out waiting for a token`)),
+      ms,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** `POST {tokenUrl}` with the client credentials in HTTP Basic (RFC 6749 §2.3.1). */
 async function requestToken(
   credentials: ApiPixCredentials,
@@ -206,7 +235,7 @@ interface Session {
  */
 const sessions = new Map<string, Session>();
 
-function sessionFor(credentials: ApiPixCredentials, timeoutMs: number, now: () => number): Session {
+function sessionFor(credentials: ApiPixCredentials, now: () => number): Session {
   // Hashed, so no secret or key sits in clear in the map's keys.
   const key = createHash('sha256')
     .update(
@@ -232,7 +261,10 @@ function sessionFor(credentials: ApiPixCredentials, timeoutMs: number, now: () =
     keepAlive: true,
   });
   // Not retried on its own: it runs inside the attempt of the call that needs it, which is.
-  const session = { agent, tokens: new TokenCache(() => requestToken(credentials, agent, timeoutMs), now) };
+  const session = {
+    agent,
+    tokens: new TokenCache((timeoutMs) => requestToken(credentials, agent, timeoutMs), now),
+  };
   sessions.set(key, session);
   return session;
 }
@@ -245,8 +277,14 @@ export function apiPixTransport(
     // The client secret and the bearer token must never travel in clear.
     if (new URL(url).protocol !== 'https:') throw new Error(`API Pix URLs must be https: ${url}`);
   }
-  const { timeoutMs = 10_000, retries = 3, minRetryDelayMs = 200, now = Date.now } = options;
-  const session = sessionFor(credentials, timeoutMs, now);
+  const { now = Date.now } = options;
+  const explicit: Partial<AcquirerCallBudget> = {
+    ...(options.timeoutMs !== undefined && { attemptTimeoutMs: options.timeoutMs }),
+    ...(options.retries !== undefined && { retries: options.retries }),
+    ...(options.minRetryDelayMs !== undefined && { minRetryDelayMs: options.minRetryDelayMs }),
+    ...(options.totalMs !== undefined && { totalMs: options.totalMs }),
+  };
+  const session = sessionFor(credentials, now);
   const base = credentials.baseUrl.replace(/\/+$/, '');
 
   return {
@@ -254,11 +292,21 @@ export function apiPixTransport(
       const url = new URL(`${base}${req.path}`);
       for (const [name, value] of Object.entries(req.query ?? {})) url.searchParams.set(name, value);
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+      // Read per call: the budget is the invocation's (an API request, a scheduler run…), and a
+      // call never outlives its deadline, so a slow PSP is a 503 before the Lambda times out.
+      const scope = acquirerCallScope();
+      const budget = { ...(scope?.budget ?? acquirerCallBudgets.request), ...explicit };
+      const start = Date.now();
+      const deadline = Math.min(scope?.deadline ?? Number.POSITIVE_INFINITY, start + budget.totalMs);
       const attempt = async (): Promise<T> => {
+        // Token request, exchange and a renewal all within one attempt's time.
+        const attemptEnd = Math.min(Date.now() + budget.attemptTimeoutMs, deadline);
+        const left = () => attemptEnd - Date.now();
         // A token refused before its time is renewed once, within the same attempt.
         for (let renewed = false; ; renewed = true) {
-          const token = await session.tokens.get();
-          const answer = await exchange(session.agent, timeoutMs, req.operation, {
+          const token = await within(session.tokens.get(left()), left(), req.operation);
+          if (left() <= 0) throw new ProviderUnavailableError(`API Pix ${req.operation}: out of time`);
+          const answer = await exchange(session.agent, left(), req.operation, {
             method: req.method,
             url,
             headers: {
@@ -279,9 +327,11 @@ export function apiPixTransport(
       };
       countMetric('live', { [observability.metrics.acquirerCalls]: 1 });
       return pRetry(attempt, {
-        retries: req.idempotent ? retries : 0,
-        minTimeout: minRetryDelayMs,
-        maxTimeout: minRetryDelayMs * 16,
+        retries: req.idempotent ? budget.retries : 0,
+        // No retry, nor backoff, past the deadline.
+        maxRetryTime: Math.max(0, deadline - start),
+        minTimeout: budget.minRetryDelayMs,
+        maxTimeout: budget.minRetryDelayMs * 16,
         factor: 2,
         randomize: true,
         shouldRetry: ({ error }) => isTransient(error),
