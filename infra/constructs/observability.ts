@@ -41,6 +41,8 @@ export const alarmRules = {
   outboxAge: { threshold: 60_000, periodMinutes: 1, periods: 5 },
   /** A failed run every minute for 3 minutes: one failed run alone is drained by the next. */
   schedulerErrors: { threshold: 1, periodMinutes: 1, periods: 3 },
+  /** Money the acquirer returned for a refund held FAILED (its reserve already back): one is one too many. */
+  refundReturnedAfterFailure: { threshold: 1, periodMinutes: 5, periods: 1 },
 } as const;
 
 type AlarmRule = (typeof alarmRules)[keyof typeof alarmRules];
@@ -65,8 +67,8 @@ const percent = (label: string, part: IMetric, whole: IMetric, minutes: number) 
   });
 
 /**
- * The CloudWatch dashboard of the service and its five alarms (5xx rate, acquirer error rate,
- * delivery failure rate, outbox age, scheduler errors), which notify the ops topic beside the
+ * The CloudWatch dashboard of the service and its six alarms (5xx rate, acquirer error rate,
+ * delivery failure rate, outbox age, scheduler errors, a refund's money returned after it failed), which notify the ops topic beside the
  * queue alarms.
  */
 export class Observability extends Construct {
@@ -76,6 +78,7 @@ export class Observability extends Construct {
   readonly deliveryFailureRateAlarm: Alarm;
   readonly outboxAgeAlarm: Alarm;
   readonly schedulerErrorsAlarm: Alarm;
+  readonly refundReturnedAfterFailureAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
@@ -165,6 +168,17 @@ export class Observability extends Construct {
       scheduler,
     );
 
+    this.refundReturnedAfterFailureAlarm = alarm(
+      'RefundReturnedAfterFailureAlarm',
+      liveMetric(
+        metrics.refundsReturnedAfterFailure,
+        'Sum',
+        Duration.minutes(rules.refundReturnedAfterFailure.periodMinutes),
+      ),
+      rules.refundReturnedAfterFailure,
+      'The acquirer returned the money of a refund recorded FAILED, whose reserve went back to the merchant: the payer was paid twice over. Find the refund in the error log and reconcile.',
+    );
+
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
       new GraphWidget({ title, left, right, width: 12, height: 6 });
     const live = (...names: MetricName[]) => names.map((name) => liveMetric(name));
@@ -179,6 +193,7 @@ export class Observability extends Construct {
               this.deliveryFailureRateAlarm,
               this.outboxAgeAlarm,
               this.schedulerErrorsAlarm,
+              this.refundReturnedAfterFailureAlarm,
             ],
             width: 24,
             height: 3,
@@ -193,6 +208,7 @@ export class Observability extends Construct {
               metrics.refundsInProgress,
               metrics.refundsRefunded,
               metrics.refundsFailed,
+              metrics.refundsReturnedAfterFailure,
             ),
           ),
         ],

@@ -403,8 +403,8 @@ describe('OutboxFailures queue', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: topic }],
     });
-    // Three queues' alarms and their "grew" companions, and the five of the observability construct.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+    // Three queues' alarms and their "grew" companions, and the six of the observability construct.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
   });
 });
 
@@ -558,6 +558,28 @@ describe('observability', () => {
     });
   });
 
+  it('alarms on the first refund whose money the acquirer returned after it failed', () => {
+    expect(alarmRules.refundReturnedAfterFailure).toEqual({ threshold: 1, periodMinutes: 5, periods: 1 });
+    const { properties } = alarmOf(pixStack.observability.refundReturnedAfterFailureAlarm);
+    expect(properties).toMatchObject({
+      Namespace: observability.metricNamespace,
+      MetricName: observability.metrics.refundsReturnedAfterFailure,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic()],
+    });
+    expect(properties.Dimensions).toEqual(
+      expect.arrayContaining([
+        { Name: 'service', Value: observability.serviceName },
+        { Name: 'mode', Value: 'live' },
+      ]),
+    );
+  });
+
   it('has a dashboard with the alarms and every service metric', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(
@@ -570,6 +592,7 @@ describe('observability', () => {
       'DeliveryFailureRateAlarm',
       'OutboxAgeAlarm',
       'SchedulerErrorsAlarm',
+      'RefundReturnedAfterFailureAlarm',
     ])
       expect(body).toContain(alarm);
   });
