@@ -46,7 +46,7 @@ import { journalItems } from '../store/ledger.ts';
 import { newRefundItems } from '../store/refunds.ts';
 import { requestRefund } from './advance-refund.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
-import { settleCobBeforeExpiry } from './reconcile-acquirer.ts';
+import { settleConcludedCob } from './reconcile-acquirer.ts';
 
 const MAX_ATTEMPTS = 5;
 
@@ -62,7 +62,7 @@ const UNAVAILABLE = 'The acquirer is unavailable; nothing was changed. Retry the
 
 /**
  * `PATCH /cob/{txid}` (idempotent): unavailable → 503, nothing changed. `false` when the acquirer
- * refused it because the cob is no longer ATIVA (paid, or removed by the PSP).
+ * refused it (a cob no longer ATIVA is refused; the caller reads which it is).
  */
 async function withdrawCob(provider: PixProvider, txid: string): Promise<boolean> {
   try {
@@ -97,8 +97,16 @@ export async function cancelPayment(
       withdrawn = plan.withdrawTxid;
       if (!removed) {
         // Paid at the acquirer before its Pix reached us: settle them as reconciliation does,
-        // then read again (PAID → payment_not_cancellable). A cob removed by the PSP has no QR left.
-        if (!(await settleCobBeforeExpiry(scope, chargeId, now))) throw new ProviderUnavailable(UNAVAILABLE);
+        // then read again (PAID → payment_not_cancellable). A cob removed by the PSP has no QR
+        // left; one still ATIVA would stay payable behind a CANCELLED charge: nothing is changed.
+        const status = await settleConcludedCob(scope, charge).catch((error: unknown) => {
+          if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable(UNAVAILABLE);
+          throw error;
+        });
+        if (status === 'ATIVA')
+          throw new ProviderUnavailable(
+            'The acquirer refused to withdraw the QR code, which is still payable; nothing was changed. Retry the cancel later.',
+          );
         continue;
       }
     }

@@ -12,9 +12,11 @@
  */
 
 import { config } from '../config.ts';
+import type { ChargeRecord } from '../domain/charges.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { errorFields, log } from '../log.ts';
 import {
+  type CobStatus,
   type InfractionReport,
   type PixProvider,
   ProviderRefusal,
@@ -34,6 +36,30 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
 const MAX_EXPIRY_DEFERRAL_MS = 60 * 60_000;
 
 /**
+ * Reads a live charge's cob and, when it is CONCLUIDA, settles the Pix it shows (as
+ * reconciliation would); the cob's status, or undefined when there is no cob to read (sandbox,
+ * no acquirer). Throws `ProviderUnavailableError` when the acquirer cannot be asked.
+ */
+export async function settleConcludedCob(
+  scope: MerchantScope,
+  charge: ChargeRecord,
+): Promise<CobStatus | undefined> {
+  if (scope.mode !== 'live' || !charge.txid) return undefined;
+  const account = await getAccount(scope.accountId);
+  const provider = account && liveAcquirerOf(account);
+  if (!account || !provider) return undefined;
+  const cob = await provider.getCob(charge.txid);
+  if (cob.status !== 'CONCLUIDA') return cob.status;
+  const received = Array.isArray(cob.raw.pix) ? (cob.raw.pix as { endToEndId?: unknown }[]) : [];
+  for (const pix of received) {
+    if (typeof pix.endToEndId !== 'string') continue;
+    const outcome = await settlePixAt(account, provider, pix.endToEndId);
+    log.info('acquirer Pix', { accountId: scope.accountId, endToEndId: pix.endToEndId, outcome, via: 'cob' });
+  }
+  return cob.status;
+}
+
+/**
  * Settles the Pix a live charge's cob shows before the charge is expired. `false` when the
  * acquirer could not be asked: the charge must not expire this run.
  */
@@ -42,24 +68,10 @@ export async function settleCobBeforeExpiry(
   chargeId: string,
   now: Date,
 ): Promise<boolean> {
-  if (scope.mode !== 'live') return true;
-  const [charge, account] = await Promise.all([getCharge(scope, chargeId), getAccount(scope.accountId)]);
-  const provider = account && liveAcquirerOf(account);
-  if (!charge?.txid || !account || !provider) return true;
+  const charge = await getCharge(scope, chargeId);
+  if (!charge) return true;
   try {
-    const cob = await provider.getCob(charge.txid);
-    if (cob.status !== 'CONCLUIDA') return true;
-    const received = Array.isArray(cob.raw.pix) ? (cob.raw.pix as { endToEndId?: unknown }[]) : [];
-    for (const pix of received) {
-      if (typeof pix.endToEndId !== 'string') continue;
-      const outcome = await settlePixAt(account, provider, pix.endToEndId);
-      log.info('acquirer Pix', {
-        accountId: scope.accountId,
-        endToEndId: pix.endToEndId,
-        outcome,
-        via: 'cob',
-      });
-    }
+    await settleConcludedCob(scope, charge);
     return true;
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
