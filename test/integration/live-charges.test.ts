@@ -193,6 +193,24 @@ describe('live charges through the API Pix acquirer', () => {
     expect((await api(`/v1/charges/${created.body.id}`, { apikey: liveKey })).body.status).toBe('paid');
   });
 
+  it('a cancel the PSP refuses while its cob is still ATIVA answers 503 and changes nothing', async () => {
+    const created = await create({ amount: 1300, payment_method: 'pix' });
+    expect(created.status).toBe(201);
+    const paymentId = rawId(created.body.id);
+    const txid = cobOf(created.body.pix.br_code)?.txid as string;
+    await control(psp, 'POST', '/refuse', { count: 1, method: 'PATCH', path: `/cob/${txid}` });
+
+    const refused = await api(`/v1/payments/${paymentId}/cancel`, { apikey: liveKey, method: 'POST' });
+
+    expectError(refused, 503, 'api_error', 'service_unavailable');
+    expect(cobOf(created.body.pix.br_code)?.status).toBe('ATIVA');
+    expect((await api(`/v1/payments/${paymentId}`, { apikey: liveKey })).body.status).toBe('WAITING_PAYMENT');
+    // Retried once the PSP takes it: the QR is withdrawn, then the payment cancelled.
+    const cancelled = await api(`/v1/payments/${paymentId}/cancel`, { apikey: liveKey, method: 'POST' });
+    expect(cancelled.body.status).toBe('CANCELLED');
+    expect(cobOf(created.body.pix.br_code)?.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+  });
+
   it('provider-status reads the cob at the PSP live; a cancel removes it there first', async () => {
     const created = await create({ amount: 900, payment_method: 'pix' });
     expect(created.status).toBe(201);

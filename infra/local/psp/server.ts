@@ -326,6 +326,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     pathPrefix: '/',
     remaining: 0,
   };
+  /** The next `remaining` API requests matching `method` and `path` are refused (400 CobOperacaoInvalida), doing nothing. */
+  let refusals: { method?: string; path: string; remaining: number } = { path: '', remaining: 0 };
   const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
@@ -595,6 +597,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
    * - `POST /lose-answers` `{count, method?, pathPrefix?, path?}`: the next `count` API requests matching
    *   (`pathPrefix`, or exactly `path`, below `/v2`) are carried out, then the connection drops before the answer;
+   * - `POST /refuse` `{count, path, method?}`: the next `count` API requests to exactly `path` (below `/v2`)
+   *   are refused with 400 `CobOperacaoInvalida` and change nothing (a PSP refusing for its own reasons);
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
    */
   const controlRoutes: Route[] = [
@@ -689,6 +693,20 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
           return badControl(res, 'status must be 404 or 503, count a non-negative number.');
         devolucaoReads = { status, remaining: count };
         sendJson(res, 200, devolucaoReads);
+      },
+    ],
+    [
+      'POST',
+      /^\/refuse$/,
+      (_, { json, res }) => {
+        if (typeof json.count !== 'number' || json.count < 0 || typeof json.path !== 'string')
+          return badControl(res, 'count (a non-negative number) and path are required.');
+        refusals = {
+          remaining: json.count,
+          path: json.path,
+          ...(typeof json.method === 'string' && { method: json.method }),
+        };
+        sendJson(res, 200, refusals);
       },
     ],
     [
@@ -805,6 +823,15 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
           (lostAnswers.path === undefined || lostAnswers.path === apiPath) &&
           (lostAnswers.method === undefined || lostAnswers.method === method);
         if (lose) lostAnswers.remaining--;
+        if (refusals.remaining > 0 && refusals.path === apiPath && (refusals.method ?? method) === method) {
+          refusals.remaining--;
+          return sendJson(
+            res,
+            400,
+            problem(400, COB_REFUSED.tipo, COB_REFUSED.title, 'Refused by the test control /_control/refuse.')
+              .problem,
+          );
+        }
         const context = { query: url.searchParams, body, json: {}, res: lose ? losingAnswer(res) : res };
         if (!dispatch(apiRoutes, method, apiPath, context)) notFound(res, 'NaoEncontrado', 'Não encontrado.');
       } catch (error) {
