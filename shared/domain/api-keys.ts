@@ -60,7 +60,7 @@ export function requireKeyManager(role: Role): void {
 }
 
 export const MAX_LABEL_LENGTH = 64;
-const Label = v.pipe(v.string(), maxChars(MAX_LABEL_LENGTH));
+const Label = v.pipe(v.string(), ...maxChars(MAX_LABEL_LENGTH));
 
 export const CreateApiKeyBody = v.optional(
   v.strictObject({ label: v.optional(Label), test: v.optional(v.boolean()) }),

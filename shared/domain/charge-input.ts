@@ -48,14 +48,14 @@ const TaxId = v.pipe(
 );
 
 const Customer = v.strictObject({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), maxChars(200))),
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), ...maxChars(200))),
   document: v.optional(TaxId),
   email: v.optional(v.pipe(v.string(), v.trim(), v.email('Must be an e-mail address'), v.maxLength(254))),
   phone: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ()-]{8,20}$/, 'Must be a phone number'))),
 });
 
 const MetadataValue = v.union(
-  [v.pipe(v.string(), maxChars(MAX_METADATA_VALUE_LENGTH)), v.number(), v.boolean(), v.null()],
+  [v.pipe(v.string(), ...maxChars(MAX_METADATA_VALUE_LENGTH)), v.number(), v.boolean(), v.null()],
   `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers, booleans or null`,
 );
 
@@ -80,7 +80,7 @@ const body = (paymentMethod: v.GenericSchema<unknown, 'pix' | undefined>) =>
     ),
     currency: v.optional(v.pipe(v.string(), v.toUpperCase(), v.literal('BRL', 'Pix requires BRL')), 'BRL'),
     payment_method: paymentMethod,
-    description: v.optional(v.pipe(v.string(), maxChars(MAX_DESCRIPTION_LENGTH))),
+    description: v.optional(v.pipe(v.string(), ...maxChars(MAX_DESCRIPTION_LENGTH))),
     expires_in: v.optional(
       v.pipe(
         v.number('Must be an integer number of seconds'),

@@ -11,7 +11,7 @@ import { InvalidInput } from './errors.ts';
 import { parseChargeId, prefixedUuidV7, publicChargeId } from './pix-ids.ts';
 import { hasRefundsInFlight, refundableAmount } from './refunds.ts';
 import { canApply, type Trigger } from './transaction-status.ts';
-import { oneOf, parseInput, queryInteger } from './validation.ts';
+import { maxChars, oneOf, parseInput, queryInteger } from './validation.ts';
 
 export const medCaseStatuses = ['open', 'appealed', 'accepted', 'rejected', 'closed'] as const;
 export type MedCaseStatus = (typeof medCaseStatuses)[number];
@@ -327,7 +327,7 @@ export const appealSchema = v.strictObject({
     v.trim(),
     v.nonEmpty('must not be blank'),
     v.minGraphemes(5, 'must be at least 5 characters'),
-    v.maxGraphemes(MED_REASON_MAX_LENGTH, `must be at most ${MED_REASON_MAX_LENGTH} characters`),
+    ...maxChars(MED_REASON_MAX_LENGTH),
     v.description(
       `5–${MED_REASON_MAX_LENGTH} characters (as read: an emoji counts once), not blank; trimmed.`,
     ),

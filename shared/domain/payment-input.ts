@@ -23,7 +23,7 @@ export type PaymentMethod = (typeof paymentMethods)[number];
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 const Text = (max: number) =>
-  v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), maxChars(max));
+  v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), ...maxChars(max));
 
 /** Part 2's currency: 3–8 letters or digits (BRL, EUR, USDT…), upper-cased. */
 export const CurrencyCode = v.pipe(

@@ -35,7 +35,7 @@ export const RefundBody = v.pipe(
         v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT}`),
       ),
     ),
-    reason: v.optional(v.pipe(v.string('Must be a string'), maxChars(MAX_REFUND_REASON_LENGTH))),
+    reason: v.optional(v.pipe(v.string('Must be a string'), ...maxChars(MAX_REFUND_REASON_LENGTH))),
     // No default here: `refundRequestOf` picks one the acquirer can make.
     strategy: v.optional(v.picklist(['devolution', 'cashout'], 'Must be devolution or cashout')),
     passFeeToTenant: v.optional(v.boolean('Must be true or false')),

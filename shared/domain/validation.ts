@@ -44,14 +44,23 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
-/** A value from a fixed list; the error names every allowed value. */
+/** The UTF-16 units a character may take at most here: an emoji sequence, not unbounded marks. */
+const UNITS_PER_CHARACTER = 10;
+
 /**
  * At most `max` characters as a reader counts them (grapheme clusters: an emoji or an accented
- * letter is one), not UTF-16 units, which would count an emoji as two. The OpenAPI document shows
- * it as `maxLength` (document.ts).
+ * letter is one), not UTF-16 units, which would count an emoji as two; and at most
+ * `max × UNITS_PER_CHARACTER` units, since one cluster can carry any number of combining marks
+ * (stored size stays bounded). Spread into a string pipe; the OpenAPI document shows it as
+ * `maxLength` (document.ts).
  */
-export const maxChars = (max: number) => v.maxGraphemes(max, `Must be at most ${max} characters`);
+export const maxChars = (max: number) =>
+  [
+    v.maxLength<string, number, string>(max * UNITS_PER_CHARACTER, `Must be at most ${max} characters`),
+    v.maxGraphemes<string, number, string>(max, `Must be at most ${max} characters`),
+  ] as const;
 
+/** A value from a fixed list; the error names every allowed value. */
 export const oneOf = <const T extends readonly string[]>(values: T) =>
   v.picklist(values, `Must be one of ${values.join(', ')}`);
 

@@ -263,6 +263,11 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
       description: '🧾'.repeat(500),
     });
     expect(emoji.status).toBe(201);
+    // But one character cannot carry unbounded combining marks: 200 characters of 31 units each.
+    await invalid(
+      { amount: 100, payment_method: 'pix', description: `e${'\u0301'.repeat(30)}`.repeat(200) },
+      'description',
+    );
     await invalid({ amount: 100, payment_method: 'pix', expires_in: 59 }, 'expires_in');
     await invalid({ amount: 100, payment_method: 'pix', expires_in: 60.5 }, 'expires_in');
   });

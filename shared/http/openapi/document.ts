@@ -115,10 +115,7 @@ type Json = Record<string, unknown>;
 
 const ref = (name: string) => `#/components/schemas/${name}`;
 
-const GRAPHEME_BOUNDS: Record<string, 'maxLength' | 'minLength' | undefined> = {
-  max_graphemes: 'maxLength',
-  min_graphemes: 'minLength',
-};
+const GRAPHEME_BOUNDS: Record<string, 'maxLength' | undefined> = { max_graphemes: 'maxLength' };
 
 function converter(typeMode: 'input' | 'output') {
   const config: ConversionConfig = {
@@ -127,7 +124,8 @@ function converter(typeMode: 'input' | 'output') {
     // Transforms and custom checks have no JSON Schema; the handler still applies them.
     errorMode: 'ignore',
     // `maxChars` (validation.ts) counts grapheme clusters; JSON Schema's `maxLength` counts code
-    // points, never fewer, so a value the document allows is always accepted.
+    // points, never fewer, so a value the document allows is never refused for its length. (A
+    // minimum in graphemes is not mapped: there the document would allow what the service refuses.)
     overrideAction: ({ valibotAction: action, jsonSchema }) => {
       const bound = GRAPHEME_BOUNDS[action.type];
       if (bound === undefined) return undefined;
