@@ -58,6 +58,8 @@ export interface CreateChargeRequest {
   scope: MerchantScope;
   routeId: 'createCharge' | 'createPixCharge' | 'createPayment';
   idempotencyKey: string;
+  /** Where the client sent the key (the 409's `param`): the header, or `POST /v1/payments`'s body field. */
+  idempotencyKeyParam?: 'Idempotency-Key' | 'idempotencyKey';
   /** The body as sent (its fingerprint decides replay or conflict). */
   rawBody: unknown;
   input: CreateChargeBody;
@@ -76,18 +78,15 @@ export interface CreateChargeResult extends StoredResponse {
   replayed: boolean;
 }
 
-function replay(record: IdempotencyRecord, requestHash: string): CreateChargeResult {
-  if (record.requestHash !== requestHash) {
-    throw new IdempotencyConflict(
-      'This Idempotency-Key was already used with a different request body.',
-      'Idempotency-Key',
-    );
-  }
+function replay(record: IdempotencyRecord, requestHash: string, param: string): CreateChargeResult {
+  if (record.requestHash !== requestHash)
+    throw new IdempotencyConflict(`This ${param} was already used with a different request body.`, param);
   return { ...record.response, replayed: true };
 }
 
 export async function createCharge(request: CreateChargeRequest): Promise<CreateChargeResult> {
   const { input, idempotencyKey, routeId } = request;
+  const keyParam = request.idempotencyKeyParam ?? 'Idempotency-Key';
   // Only the scope: a principal passed as one carries more fields.
   const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
   const requestHash = requestFingerprint(routeId, request.rawBody);
@@ -105,7 +104,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
           nowIso: now.toISOString(),
         }),
   ]);
-  if (context.idempotency) return replay(context.idempotency, requestHash);
+  if (context.idempotency) return replay(context.idempotency, requestHash, keyParam);
   const account = context.account;
   if (!account) throw new NotFound('No such account.');
   const { velocity, walletShards } = account.settings;
@@ -157,7 +156,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     if (result.committed) break;
     if (result.failed.includes('idempotency')) {
       const winner = await readIdempotencyRecord(scope, routeId, idempotencyKey);
-      if (winner) return replay(winner, requestHash);
+      if (winner) return replay(winner, requestHash, keyParam);
     }
     if (!result.failed.includes('liveCounter') || attempt >= MAX_COUNTER_ATTEMPTS)
       throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);

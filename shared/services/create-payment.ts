@@ -39,6 +39,7 @@ export async function createPayment(request: {
     scope,
     routeId: 'createPayment',
     idempotencyKey: input.idempotencyKey,
+    idempotencyKeyParam: 'idempotencyKey',
     rawBody: request.rawBody,
     input: chargeInput,
     baseUrl: request.baseUrl,

@@ -80,6 +80,8 @@ describe('POST /v1/payments', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     const other = await createPayment(m.apikey, { ...body, amount: 2591 });
     expectError(other, 409, 'conflict_error', 'idempotency_key_reused');
+    // The key came in the body here, not in a header.
+    expect(other.body.error.param).toBe('idempotencyKey');
   });
 
   it('keeps a tax id that is not a CPF or CNPJ as sent, and nulls what was not sent', async () => {
