@@ -325,6 +325,12 @@ export function apiPixTransport(
           throw fromResponse(req.operation, answer.status, parsed);
         }
       };
+      // The invocation's time is spent (a scheduler run's earlier calls): nothing is sent, so it
+      // is neither a call of the acquirer nor its failure (the error rate alarm is about the PSP).
+      if (deadline <= start)
+        return Promise.reject(
+          new ProviderUnavailableError(`API Pix ${req.operation}: not sent, the invocation's time is spent`),
+        );
       countMetric('live', { [observability.metrics.acquirerCalls]: 1 });
       return pRetry(attempt, {
         retries: req.idempotent ? budget.retries : 0,
