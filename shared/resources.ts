@@ -190,6 +190,8 @@ export const observability = {
     refundsFailed: 'RefundsFailed',
     /** The acquirer reported DEVOLVIDO for a refund held FAILED (its reserve already back): ops must reconcile. */
     refundsReturnedAfterFailure: 'RefundsReturnedAfterFailure',
+    /** A Pix the service returned by itself (payer lock, after a cancel) that the acquirer could not return: owed to its payer. */
+    automaticReturnsFailed: 'AutomaticReturnsFailed',
     medCasesOpened: 'MedCasesOpened',
     medCasesResolved: 'MedCasesResolved',
     /** One per POST to a receiver; `…AttemptFailures` the ones that got no 2xx. */

@@ -41,8 +41,8 @@ export const alarmRules = {
   outboxAge: { threshold: 60_000, periodMinutes: 1, periods: 5 },
   /** A failed run every minute for 3 minutes: one failed run alone is drained by the next. */
   schedulerErrors: { threshold: 1, periodMinutes: 1, periods: 3 },
-  /** Money the acquirer returned for a refund held FAILED (its reserve already back): one is one too many. */
-  refundReturnedAfterFailure: { threshold: 1, periodMinutes: 5, periods: 1 },
+  /** A refund's money the books and the acquirer disagree on (returned after FAILED, a return refused): one is one too many. */
+  refundMoney: { threshold: 1, periodMinutes: 5, periods: 1 },
 } as const;
 
 type AlarmRule = (typeof alarmRules)[keyof typeof alarmRules];
@@ -68,7 +68,7 @@ const percent = (label: string, part: IMetric, whole: IMetric, minutes: number) 
 
 /**
  * The CloudWatch dashboard of the service and its six alarms (5xx rate, acquirer error rate,
- * delivery failure rate, outbox age, scheduler errors, a refund's money returned after it failed), which notify the ops topic beside the
+ * delivery failure rate, outbox age, scheduler errors, refund money to reconcile), which notify the ops topic beside the
  * queue alarms.
  */
 export class Observability extends Construct {
@@ -78,7 +78,7 @@ export class Observability extends Construct {
   readonly deliveryFailureRateAlarm: Alarm;
   readonly outboxAgeAlarm: Alarm;
   readonly schedulerErrorsAlarm: Alarm;
-  readonly refundReturnedAfterFailureAlarm: Alarm;
+  readonly refundMoneyAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
@@ -168,15 +168,23 @@ export class Observability extends Construct {
       scheduler,
     );
 
-    this.refundReturnedAfterFailureAlarm = alarm(
-      'RefundReturnedAfterFailureAlarm',
-      liveMetric(
-        metrics.refundsReturnedAfterFailure,
-        'Sum',
-        Duration.minutes(rules.refundReturnedAfterFailure.periodMinutes),
-      ),
-      rules.refundReturnedAfterFailure,
-      'The acquirer returned the money of a refund recorded FAILED, whose reserve went back to the merchant: the payer was paid twice over. Find the refund in the error log and reconcile.',
+    // Money a refund's record gets wrong: a refund recorded FAILED that the acquirer returned
+    // anyway, or a Pix the service could not give back to its payer. Each needs ops at once.
+    const period = Duration.minutes(rules.refundMoney.periodMinutes);
+    const refundMoney = new MathExpression({
+      expression: 'FILL(returned, 0) + FILL(unreturned, 0)',
+      usingMetrics: {
+        returned: liveMetric(metrics.refundsReturnedAfterFailure, 'Sum', period),
+        unreturned: liveMetric(metrics.automaticReturnsFailed, 'Sum', period),
+      },
+      label: 'Refund money to reconcile',
+      period,
+    });
+    this.refundMoneyAlarm = alarm(
+      'RefundMoneyAlarm',
+      refundMoney,
+      rules.refundMoney,
+      'A refund recorded FAILED was returned by the acquirer after all, or a Pix the service returned by itself (payer lock, after a cancel) could not be: the books and the money disagree. Find the refund in the error log and reconcile.',
     );
 
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
@@ -193,7 +201,7 @@ export class Observability extends Construct {
               this.deliveryFailureRateAlarm,
               this.outboxAgeAlarm,
               this.schedulerErrorsAlarm,
-              this.refundReturnedAfterFailureAlarm,
+              this.refundMoneyAlarm,
             ],
             width: 24,
             height: 3,
@@ -209,6 +217,7 @@ export class Observability extends Construct {
               metrics.refundsRefunded,
               metrics.refundsFailed,
               metrics.refundsReturnedAfterFailure,
+              metrics.automaticReturnsFailed,
             ),
           ),
         ],

@@ -52,7 +52,7 @@ export function workQueueWithDeadLetters(
 /**
  * Alarms as soon as the queue holds `threshold` visible messages (1 × 1 min, Maximum). That alarm
  * stays in ALARM while anything is left, so it notifies once: a companion (`<id>Grew`) notifies
- * again each minute the queue grows while it already held messages, so failures that keep coming
+ * again each time the queue starts growing again while it already held messages, so failures that keep coming
  * while ops are busy with the first ones are not silent. A redrive empties both.
  */
 export function notEmptyAlarm(

@@ -340,7 +340,6 @@ export const decideSchema = v.object({ outcome: oneOf(medDecisions) });
 export const MED_LIST_DEFAULT_LIMIT = 25;
 export const MED_LIST_MAX_LIMIT = 100;
 
-/** `GET /v1/med/cases` query, every value checked (filters are never ignored). */
 /**
  * A list bound: an ISO 8601 date with at most millisecond precision. Case times are milliseconds
  * and `Date.parse` drops any finer digit, so `…41.6909Z` would read as `…41.690Z` and drop a case
@@ -351,6 +350,7 @@ const listBound = v.pipe(
   v.check((text) => !/\.\d{4,}/.test(text), 'must have at most 3 fractional digits (milliseconds)'),
 );
 
+/** `GET /v1/med/cases` query, every value checked (filters are never ignored). */
 export const listMedCasesSchema = v.strictObject({
   limit: queryInteger(1, MED_LIST_MAX_LIMIT, MED_LIST_DEFAULT_LIMIT),
   starting_after: v.optional(v.string()),
@@ -381,6 +381,14 @@ export function parseMedListQuery(query: Record<string, string>): MedCaseListQue
     if (chargeId === undefined)
       throw new InvalidInput('charge_id must be a charge id (ch_…).', { param: 'charge_id' });
   }
+  const createdAfterMs = q.created_after === undefined ? undefined : Date.parse(q.created_after);
+  const createdBeforeMs = q.created_before === undefined ? undefined : Date.parse(q.created_before);
+  // Bounds the wrong way round are a mistake, as on the charge and payment lists (equal ones, being
+  // exclusive, are merely an empty window).
+  if (createdAfterMs !== undefined && createdBeforeMs !== undefined && createdBeforeMs < createdAfterMs)
+    throw new InvalidInput('Invalid created_before: it is before created_after.', {
+      param: 'created_before',
+    });
   if (q.starting_after !== undefined && !isMedCaseId(q.starting_after))
     throw new InvalidInput('starting_after must be the id of one of your MED cases.', {
       param: 'starting_after',
@@ -391,7 +399,7 @@ export function parseMedListQuery(query: Record<string, string>): MedCaseListQue
     ...(q.status !== undefined && { status: q.status }),
     ...(q.type !== undefined && { type: q.type }),
     ...(chargeId !== undefined && { chargeId }),
-    ...(q.created_after !== undefined && { createdAfterMs: Date.parse(q.created_after) }),
-    ...(q.created_before !== undefined && { createdBeforeMs: Date.parse(q.created_before) }),
+    ...(createdAfterMs !== undefined && { createdAfterMs }),
+    ...(createdBeforeMs !== undefined && { createdBeforeMs }),
   };
 }

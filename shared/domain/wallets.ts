@@ -74,10 +74,10 @@ export const serializeWalletListItem = (w: WalletBalance) => ({
   pendingBalance: w.pending,
 });
 
-/** `GET /v1/wallets/balance` query. */
 /** The ISO 4217 codes the runtime's ICU knows (a `currency` that names none is a mistake, not a zero balance). */
 const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
 
+/** `GET /v1/wallets/balance` query. */
 export const BalanceQuery = v.strictObject({
   currency: v.optional(
     v.pipe(

@@ -83,6 +83,7 @@ export function sandboxProvider(options: SandboxOptions): PixProvider {
           if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
         },
         async getPayout() {
+          if (options.acquirerDown) throw new ProviderUnavailableError('Sandbox acquirer is down');
           return { status: 'DEVOLVIDO' as const };
         },
       },

@@ -28,6 +28,7 @@ import type { MerchantScope } from '../domain/scope.ts';
 import { nextStatus, TRANSITIONS } from '../domain/transaction-status.ts';
 import { newJournalId } from '../ids.ts';
 import { log } from '../log.ts';
+import { countMetric } from '../metrics.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   DevolutionRefusedError,
@@ -36,6 +37,7 @@ import {
   ProviderRejectedError,
   ProviderUnavailableError,
 } from '../providers/provider.ts';
+import { observability } from '../resources.ts';
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transact, transactRetryingConflicts } from '../store/client.ts';
@@ -101,9 +103,9 @@ function advanceEvents(
   refund: RefundRecord,
   at: string,
 ) {
-  // An automatic return is not a refund the merchant asked for: its transition (payer lock →
-  // REFUNDED) already said so, and a `payment.refunded` on a still-pending payment would mislead.
-  // Its failure is news, though: the payer's money is still at the acquirer.
+  // An automatic return is not a refund the merchant asked for: the transition that made it
+  // (payer lock → REFUNDED, a cancel, a late or second Pix) already said so. Its failure is news,
+  // though, whatever the payment's status: the payer's money is still at the acquirer.
   if (refund.automatic && refund.status !== 'FAILED') return undefined;
   return outboxItems(scope, refundEvents(charge, before.status, refund, eventContext(at)));
 }
@@ -195,14 +197,17 @@ async function moveRefund(
     });
     if (result.committed) {
       log.info('refund advanced', { refundId: next.id, status: next.status });
-      if (next.automatic && next.status === 'FAILED')
-        // Nobody else will act on it: the payer's money stays at the acquirer until ops return it.
+      if (next.automatic && next.status === 'FAILED') {
+        // Nobody else will act on it: the payer's money stays at the acquirer until ops return it
+        // (counted here, where the fact is known: RefundMoneyAlarm).
         log.error('automatic return to the payer failed', {
           refundId: next.id,
           chargeId: next.chargeId,
           amount: next.amount,
           reason: next.failureReason,
         });
+        countMetric(next.mode, { [observability.metrics.automaticReturnsFailed]: 1 });
+      }
       return next;
     }
     // Another advance won (the sandbox's fail against the scheduler's confirm, say), or the

@@ -558,25 +558,23 @@ describe('observability', () => {
     });
   });
 
-  it('alarms on the first refund whose money the acquirer returned after it failed', () => {
-    expect(alarmRules.refundReturnedAfterFailure).toEqual({ threshold: 1, periodMinutes: 5, periods: 1 });
-    const { properties } = alarmOf(pixStack.observability.refundReturnedAfterFailureAlarm);
+  it('alarms on the first refund whose money the books and the acquirer disagree on', () => {
+    expect(alarmRules.refundMoney).toEqual({ threshold: 1, periodMinutes: 5, periods: 1 });
+    const { properties, queries } = alarmOf(pixStack.observability.refundMoneyAlarm);
     expect(properties).toMatchObject({
-      Namespace: observability.metricNamespace,
-      MetricName: observability.metrics.refundsReturnedAfterFailure,
-      Statistic: 'Sum',
-      Period: 300,
       Threshold: 1,
       EvaluationPeriods: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
       AlarmActions: [topic()],
     });
-    expect(properties.Dimensions).toEqual(
-      expect.arrayContaining([
-        { Name: 'service', Value: observability.serviceName },
-        { Name: 'mode', Value: 'live' },
-      ]),
+    const expression = Object.values(queries).find((q: any) => q.Expression);
+    expect(expression?.Expression).toBe('FILL(returned, 0) + FILL(unreturned, 0)');
+    expect(queries.returned).toMatchObject(
+      serviceMetric(observability.metrics.refundsReturnedAfterFailure, 300),
+    );
+    expect(queries.unreturned).toMatchObject(
+      serviceMetric(observability.metrics.automaticReturnsFailed, 300),
     );
   });
 
@@ -592,7 +590,7 @@ describe('observability', () => {
       'DeliveryFailureRateAlarm',
       'OutboxAgeAlarm',
       'SchedulerErrorsAlarm',
-      'RefundReturnedAfterFailureAlarm',
+      'RefundMoneyAlarm',
     ])
       expect(body).toContain(alarm);
   });

@@ -45,7 +45,7 @@ describe('opening a MED case (sandbox)', () => {
     const refundedInFull = await paidCharge(m.apikey, 800);
     const partly = await paidCharge(m.apikey, 1_050);
     // The acquirer down: a cashout (a Pix-out to the payer's document) stays in flight, since no
-    // scheduler run can make it (the sandbox's devolutions ignore the switch).
+    // scheduler run can make it.
     expect((await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } })).status).toBe(
       200,
     );
@@ -545,13 +545,17 @@ describe('GET /v1/med/cases and /v1/infractions', () => {
     expect(ids(await all(`created_before=${before}`))).toEqual(
       ids(newestFirst.filter((c) => c.created_at < before)),
     );
-    // Empty windows: reversed dates, or a cursor older than created_after.
-    expect((await list(`created_after=${before}&created_before=${after}`)).body).toEqual({
+    // Reversed dates are a mistake (as on the charge and payment lists); equal ones an empty window.
+    const reversed = await list(`created_after=${before}&created_before=${after}`);
+    expectError(reversed, 400, 'invalid_request_error', 'invalid_request');
+    expect(reversed.body.error.param).toBe('created_before');
+    expect((await list(`created_after=${after}&created_before=${after}`)).body).toEqual({
       object: 'list',
       data: [],
       has_more: false,
       next_cursor: null,
     });
+    // Empty too: a cursor older than created_after.
     const oldest = (opened[0] as Record<string, any>).id;
     expect((await list(`created_after=${after}&starting_after=${oldest}`)).body.data).toEqual([]);
     // The alias lists the same.

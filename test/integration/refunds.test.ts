@@ -202,7 +202,8 @@ describe('POST /v1/payments/{id}/refund', () => {
     await eventually(
       async () =>
         expect((await refunds(m.apikey, m.paymentId)).map((r) => r.status)).toEqual(['REFUNDED', 'REFUNDED']),
-      { message: 'both refunds confirmed' },
+      // A few scheduler passes (request, then the first check after FIRST_CHECK_AFTER_MS).
+      { timeoutMs: 30_000, message: 'both refunds confirmed' },
     );
 
     const advances = (await storedEvents(m.accountId, m.paymentId))
