@@ -85,9 +85,16 @@ export interface LocalPsp {
   bank: Bank;
   /**
    * Counters the tests read (also `GET /_control/stats`): TCP connections, requests answered by
-   * an outage (`/_control/mode`), token requests and API requests that got past it.
+   * an outage (`/_control/mode`), token requests and API requests that got past it, and the
+   * devolution reads `/_control/devolucao-reads` failed.
    */
-  stats: { connections: number; outages: number; tokenRequests: number; apiRequests: number };
+  stats: {
+    connections: number;
+    outages: number;
+    tokenRequests: number;
+    apiRequests: number;
+    devolucaoReadsFailed: number;
+  };
   callbacks: CallbackAttempt[];
   stop(): Promise<void>;
 }
@@ -328,7 +335,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   };
   /** The next `remaining` API requests matching `method` and `path` are refused (400 CobOperacaoInvalida), doing nothing. */
   let refusals: { method?: string; path: string; remaining: number } = { path: '', remaining: 0 };
-  const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0 };
+  const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0, devolucaoReadsFailed: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
 
@@ -484,6 +491,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       ([endToEndId = '', id = ''], { res }) => {
         if (devolucaoReads.remaining > 0) {
           devolucaoReads.remaining--;
+          stats.devolucaoReadsFailed++;
           if (devolucaoReads.status === 503)
             return sendJson(res, 503, problem(503, 'ServicoIndisponivel', 'Serviço indisponível.').problem);
           return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
