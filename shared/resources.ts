@@ -54,12 +54,6 @@ export const providerCallbackQueues = {
   retentionSeconds: 14 * 24 * 3600,
 } as const;
 
-/**
- * Reconciliation with each live acquirer (`GET /pix`, every `RECONCILIATION_PERIOD_SECONDS`):
- * each run starts this far before the last one's end, so a Pix the PSP lists late is still caught.
- */
-export const reconciliationOverlapSeconds = 600;
-
 /** The `type` attribute of the items the outbox consumes from the table's stream. */
 export const streamItemTypes = {
   event: 'event',

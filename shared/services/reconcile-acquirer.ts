@@ -22,7 +22,6 @@ import {
   ProviderRefusal,
   ProviderUnavailableError,
 } from '../providers/provider.ts';
-import { reconciliationOverlapSeconds } from '../resources.ts';
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
@@ -119,7 +118,7 @@ async function reconcileAccount(accountId: string, reconciledTo: string, now: Da
   let settled = 0;
   if (account && provider) {
     const from = new Date(
-      Math.min(Date.parse(reconciledTo), now.getTime()) - reconciliationOverlapSeconds * 1000,
+      Math.min(Date.parse(reconciledTo), now.getTime()) - config.reconciliationOverlapSeconds * 1000,
     );
     for (const pix of await provider.listPix({ from, to: now })) {
       const outcome = await settlePixAt(account, provider, pix.endToEndId, pix);
