@@ -11,7 +11,7 @@ export const table = {
   ttlAttribute: 'expiresAt',
   /**
    * GSI1: look-ups by another key (user → memberships, customer document → charges, endpoint →
-   * deliveries).
+   * deliveries, account → infraction reports waiting for refunds in flight).
    * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases), and
    * the webhook deliveries of one status and event type.
    * GSI3: the webhook deliveries of one status, event type and endpoint, and the charges of one
