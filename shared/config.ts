@@ -120,6 +120,13 @@ export const config = {
   get reconciliationPeriodSeconds() {
     return numberOr('RECONCILIATION_PERIOD_SECONDS', 300, { min: 1 });
   },
+  /**
+   * Each reconciliation run starts this far before the last one's end, so a Pix the PSP lists
+   * late is still caught; the tests shorten it (a report they need gone from the listing).
+   */
+  get reconciliationOverlapSeconds() {
+    return numberOr('RECONCILIATION_OVERLAP_SECONDS', 600, { min: 1 });
+  },
   /** Receivers must answer within 30 s (Part 2); the tests shorten it. */
   get webhookTimeoutMs() {
     return numberOr('WEBHOOK_TIMEOUT_MS', 30_000, { min: 1 });

@@ -11,7 +11,7 @@ export const table = {
   ttlAttribute: 'expiresAt',
   /**
    * GSI1: look-ups by another key (user → memberships, customer document → charges, endpoint →
-   * deliveries).
+   * deliveries, account → infraction reports waiting for refunds in flight).
    * GSI2: sparse due-work queues the scheduler drains (charges to expire, balance releases), and
    * the webhook deliveries of one status and event type.
    * GSI3: the webhook deliveries of one status, event type and endpoint, and the charges of one
@@ -53,12 +53,6 @@ export const providerCallbackQueues = {
   /** 14 days from the original enqueue, DLQ included: 10 receives take minutes, so nearly all of it is left. */
   retentionSeconds: 14 * 24 * 3600,
 } as const;
-
-/**
- * Reconciliation with each live acquirer (`GET /pix`, every `RECONCILIATION_PERIOD_SECONDS`):
- * each run starts this far before the last one's end, so a Pix the PSP lists late is still caught.
- */
-export const reconciliationOverlapSeconds = 600;
 
 /** The `type` attribute of the items the outbox consumes from the table's stream. */
 export const streamItemTypes = {

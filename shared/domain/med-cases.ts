@@ -144,6 +144,35 @@ export function disputableAmount(charge: ChargeRecord): number {
   return refundableAmount(charge);
 }
 
+// ── Acquirer infraction reports (the MED port) ─────────────────────────────────────────────────
+
+/**
+ * An infraction (MED) the payer's bank reported against a Pix received, as DICT's
+ * `ExtendedInfractionReport` (`shared/reference/bcb-dict-api.schemas.yaml`) describes it:
+ * OPEN → ACKNOWLEDGED → CLOSED (AGREED: the fraud is confirmed, the money goes back; DISAGREED:
+ * it stays with the merchant), or CANCELLED.
+ */
+export interface InfractionReport {
+  id: string;
+  /** `TransactionId`: the end-to-end id of the Pix. */
+  endToEndId: string;
+  infractionType: 'FRAUD' | 'REFUND_REQUEST' | 'REFUND_CANCELLED';
+  reportDetails?: string;
+  status: 'OPEN' | 'ACKNOWLEDGED' | 'CLOSED' | 'CANCELLED';
+  analysisResult?: 'AGREED' | 'DISAGREED';
+  lastModified: string;
+}
+
+/** A report's statuses past which it never changes again. */
+export const FINAL_INFRACTION_STATUSES = ['CLOSED', 'CANCELLED'] as const;
+export const isFinalInfraction = (status: string): boolean =>
+  (FINAL_INFRACTION_STATUSES as readonly string[]).includes(status);
+/**
+ * The `applied` of a report's record while its case waits for the charge's refunds in flight
+ * (`REFUNDS_IN_FLIGHT`): the record keeps the report, retried by every reconciliation run.
+ */
+export const INFRACTION_WAITING = 'WAITING';
+
 // ── The case state machine ────────────────────────────────────────────────────────────────────
 
 /** The merchant's steps and the sandbox's decisions (`POST …/decide` `outcome`). */

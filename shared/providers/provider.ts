@@ -5,6 +5,8 @@
  * live acquirer adapter implements the same interface.
  */
 
+import type { InfractionReport } from '../domain/med-cases.ts';
+
 export interface CreateCobInput {
   txid: string;
   amount: number;
@@ -80,22 +82,8 @@ export interface ReceivedPixQuery {
   txid?: string;
 }
 
-/**
- * An infraction (MED) the payer's bank reported against a Pix received, as DICT's
- * `ExtendedInfractionReport` (`shared/reference/bcb-dict-api.schemas.yaml`) describes it:
- * OPEN → ACKNOWLEDGED → CLOSED (AGREED: the fraud is confirmed, the money goes back; DISAGREED:
- * it stays with the merchant), or CANCELLED.
- */
-export interface InfractionReport {
-  id: string;
-  /** `TransactionId`: the end-to-end id of the Pix. */
-  endToEndId: string;
-  infractionType: 'FRAUD' | 'REFUND_REQUEST' | 'REFUND_CANCELLED';
-  reportDetails?: string;
-  status: 'OPEN' | 'ACKNOWLEDGED' | 'CLOSED' | 'CANCELLED';
-  analysisResult?: 'AGREED' | 'DISAGREED';
-  lastModified: string;
-}
+/** The MED port's report (DICT `ExtendedInfractionReport`): the domain's, since its record keeps it. */
+export type { InfractionReport };
 
 /** A Pix-out (cashout refund). Not part of API Pix: an acquirer offers it through its own payout API. */
 export interface PayoutInput {

@@ -5,22 +5,31 @@
  * `merchant_won`, CANCELLED → `withdrawn` (or `merchant_won` once appealed). The same steps as the
  * sandbox's MED routes (`open-med-case.ts`, `decide-med-case.ts`). A record per report says what
  * was applied, so a report seen again in the next overlapping period changes nothing twice.
+ *
+ * A case cannot open while a refund of the charge is in flight (`REFUNDS_IN_FLIGHT`), and the PSP
+ * lists a report again only when it changes: such a report is recorded as waiting, with the
+ * report itself, and every reconciliation run of the account applies its waiting reports again
+ * (`applyWaitingAcquirerInfractions`) until the case opens or the report ends.
  */
 
 import { InvalidInput } from '../domain/errors.ts';
 import {
+  INFRACTION_WAITING,
+  type InfractionReport,
+  isFinalInfraction as isFinal,
   MED_REASON_MAX_LENGTH,
   type MedCaseType,
   type MedDecision,
   REFUNDS_IN_FLIGHT,
 } from '../domain/med-cases.ts';
 import { log } from '../log.ts';
-import type { InfractionReport } from '../providers/provider.ts';
 import {
   acquirerInfractionItem,
   chargeOfPix,
   getAcquirerInfraction,
   putAcquirerInfraction,
+  putWaitingAcquirerInfraction,
+  waitingAcquirerInfractionIds,
 } from '../store/live-acquirer.ts';
 import { getMedCase } from '../store/med-cases.ts';
 import { decideMedCase } from './decide-med-case.ts';
@@ -31,8 +40,6 @@ const CASE_TYPE: Record<InfractionReport['infractionType'], MedCaseType> = {
   REFUND_REQUEST: 'med',
   REFUND_CANCELLED: 'med',
 };
-
-const isFinal = (status: string): boolean => status === 'CLOSED' || status === 'CANCELLED';
 
 export async function applyAcquirerInfraction(accountId: string, report: InfractionReport): Promise<void> {
   const known = await getAcquirerInfraction(accountId, report.id);
@@ -63,10 +70,12 @@ export async function applyAcquirerInfraction(accountId: string, report: Infract
     } catch (error) {
       if (!(error instanceof InvalidInput)) throw error;
       if (error.code === REFUNDS_IN_FLIGHT) {
-        // Not recorded: the next overlapping period sees the report again, once the refunds have ended.
+        // Kept and retried every run: the PSP may not list the report again before the refunds end.
+        const waiting = await putWaitingAcquirerInfraction(accountId, report);
         log.warn('acquirer infraction waits for the charge refunds in flight', {
           accountId,
           reportId: report.id,
+          ...(!waiting && { recorded: 'meanwhile by another run' }),
         });
         return;
       }
@@ -99,4 +108,22 @@ export async function applyAcquirerInfraction(accountId: string, report: Infract
     }
   }
   await putAcquirerInfraction(accountId, report.id, { applied: report.status, ...(caseId && { caseId }) });
+}
+
+/**
+ * Applies again the account's reports waiting for refunds in flight, as last seen; `skip`: the
+ * ids this run's listing already applied (a listed report is newer than its stored copy; one
+ * that became final is applied as that).
+ */
+export async function applyWaitingAcquirerInfractions(
+  accountId: string,
+  skip: ReadonlySet<string>,
+): Promise<void> {
+  for (const reportId of await waitingAcquirerInfractionIds(accountId)) {
+    if (skip.has(reportId)) continue;
+    // The index may lag its record: only a record still waiting is applied, with the report it keeps.
+    const known = await getAcquirerInfraction(accountId, reportId);
+    if (known?.applied === INFRACTION_WAITING && known.report)
+      await applyAcquirerInfraction(accountId, known.report);
+  }
 }

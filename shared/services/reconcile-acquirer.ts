@@ -8,7 +8,8 @@
  * - every `RECONCILIATION_PERIOD_SECONDS`, each account's `GET /pix` from its last run's end
  *   (less an overlap) to now settles whatever was missed; the cursor moves only when every Pix of
  *   the period was settled; the same run reads the infraction reports changed in the period
- *   (the MED port, where the acquirer offers one) and applies them to MED cases.
+ *   (the MED port, where the acquirer offers one) and applies them to MED cases, then retries
+ *   those waiting for a refund in flight (kept, since the PSP lists a report only when it changes).
  */
 
 import { config } from '../config.ts';
@@ -22,12 +23,11 @@ import {
   ProviderRefusal,
   ProviderUnavailableError,
 } from '../providers/provider.ts';
-import { reconciliationOverlapSeconds } from '../resources.ts';
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
 import { reconciliationItem } from '../store/live-acquirer.ts';
-import { applyAcquirerInfraction } from './apply-acquirer-infraction.ts';
+import { applyAcquirerInfraction, applyWaitingAcquirerInfractions } from './apply-acquirer-infraction.ts';
 import { liveAcquirerOf, settlePixAt } from './settle-acquirer-pix.ts';
 
 /** After a failed run, the account is tried again this much later at the earliest. */
@@ -119,7 +119,7 @@ async function reconcileAccount(accountId: string, reconciledTo: string, now: Da
   let settled = 0;
   if (account && provider) {
     const from = new Date(
-      Math.min(Date.parse(reconciledTo), now.getTime()) - reconciliationOverlapSeconds * 1000,
+      Math.min(Date.parse(reconciledTo), now.getTime()) - config.reconciliationOverlapSeconds * 1000,
     );
     for (const pix of await provider.listPix({ from, to: now })) {
       const outcome = await settlePixAt(account, provider, pix.endToEndId, pix);
@@ -135,20 +135,23 @@ async function reconcileAccount(accountId: string, reconciledTo: string, now: Da
   return settled;
 }
 
-/** The MED port's reports of the period; an acquirer that refuses the port holds nothing else up. */
+/**
+ * The MED port's reports of the period, then the account's reports waiting for refunds in flight;
+ * an acquirer that refuses the port holds nothing else up.
+ */
 async function applyInfractions(
   accountId: string,
   provider: PixProvider,
   period: { from: Date; to: Date },
 ): Promise<void> {
-  if (!provider.listInfractions) return;
-  let reports: InfractionReport[];
+  let reports: InfractionReport[] = [];
   try {
-    reports = await provider.listInfractions(period);
+    if (provider.listInfractions) reports = await provider.listInfractions(period);
   } catch (error) {
     if (!(error instanceof ProviderRefusal)) throw error;
     log.warn('acquirer offers no infraction reports', { accountId, why: error.message });
-    return;
   }
   for (const report of reports) await applyAcquirerInfraction(accountId, report);
+  // Not listed again once past the overlap: reports waiting for refunds in flight are kept and retried here.
+  await applyWaitingAcquirerInfractions(accountId, new Set(reports.map((report) => report.id)));
 }

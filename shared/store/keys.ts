@@ -288,6 +288,16 @@ export const acquirerInfractionKey = (accountId: string, reportId: string): Item
   pk: `INFRACTION#${accountId}#${reportId}`,
   sk: 'INFRACTION',
 });
+/**
+ * GSI1 of an infraction record while its report waits for the charge's refunds in flight
+ * (sparse: every other write of the record is a whole-item Put without it), so a reconciliation
+ * run reads only its account's waiting reports, with one query.
+ */
+export const waitingInfractionsIndexPk = (accountId: string): string => `INFRACTIONWAIT#${accountId}`;
+export const waitingInfractionIndex = (accountId: string, reportId: string) => ({
+  gsi1pk: waitingInfractionsIndexPk(accountId),
+  gsi1sk: reportId,
+});
 /** Up to when an account's acquirer was reconciled (`GET /pix`); on the RECONCILE due queue. */
 export const reconciliationKey = (accountId: string): ItemKey => ({
   pk: accountPk(accountId),

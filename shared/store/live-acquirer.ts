@@ -1,13 +1,23 @@
 /**
  * Items of the live acquirer's paths (issue 12): the txid → charge pointer a Pix read at the PSP
- * is settled through, and each account's reconciliation cursor on the RECONCILE due queue.
+ * is settled through, each account's reconciliation cursor on the RECONCILE due queue, and what
+ * was done about each infraction report (the MED port).
  */
 
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeRecord } from '../domain/charges.ts';
+import { FINAL_INFRACTION_STATUSES, INFRACTION_WAITING, type InfractionReport } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { db, type TransactItem, tableName } from './client.ts';
-import { acquirerInfractionKey, chargeTxidKey, dueIndex, pixReceiptKey, reconciliationKey } from './keys.ts';
+import { db, isConditionFailure, queryAll, type TransactItem, tableName } from './client.ts';
+import {
+  acquirerInfractionKey,
+  chargeTxidKey,
+  dueIndex,
+  pixReceiptKey,
+  reconciliationKey,
+  waitingInfractionIndex,
+  waitingInfractionsIndexPk,
+} from './keys.ts';
 
 /**
  * Put with the live charge, on condition that no charge has its txid yet: the txid derives from
@@ -76,8 +86,10 @@ export async function chargeOfPix(
 export interface AcquirerInfractionRecord {
   /** The MED case opened for the report (absent until it is). */
   caseId?: string;
-  /** The last report status acted upon. */
+  /** The last report status acted upon, or `INFRACTION_WAITING` (its case waits for refunds in flight). */
   applied: string;
+  /** While waiting: the report as last seen (the PSP lists it again only when it changes). */
+  report?: InfractionReport;
 }
 
 export async function getAcquirerInfraction(
@@ -95,6 +107,7 @@ export async function getAcquirerInfraction(
     Item && {
       applied: String(Item.applied),
       ...(Item.caseId !== undefined && { caseId: String(Item.caseId) }),
+      ...(Item.report !== undefined && { report: Item.report as InfractionReport }),
     }
   );
 }
@@ -120,4 +133,48 @@ export async function putAcquirerInfraction(
   await db.send(
     new PutCommand({ TableName: tableName(), Item: infractionRecord(accountId, reportId, record) }),
   );
+}
+
+/**
+ * The report's record while its case waits for the charge's refunds in flight: the report kept
+ * (the PSP lists it again only when it changes) and on the account's waiting index. On condition
+ * that the record names no case and no final status, so a run that lost a race to one that
+ * opened the case (or ended the report) cannot overwrite it. `false` when the condition failed.
+ */
+export async function putWaitingAcquirerInfraction(
+  accountId: string,
+  report: InfractionReport,
+): Promise<boolean> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...infractionRecord(accountId, report.id, { applied: INFRACTION_WAITING, report }),
+          ...waitingInfractionIndex(accountId, report.id),
+        },
+        ConditionExpression: 'attribute_not_exists(caseId) AND NOT (applied IN (:final0, :final1))',
+        ExpressionAttributeValues: {
+          ':final0': FINAL_INFRACTION_STATUSES[0],
+          ':final1': FINAL_INFRACTION_STATUSES[1],
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return false;
+  }
+}
+
+/** The ids of the account's reports waiting for refunds in flight (few: one query of the sparse index, which may lag). */
+export async function waitingAcquirerInfractionIds(accountId: string): Promise<string[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': waitingInfractionsIndexPk(accountId) },
+    ProjectionExpression: 'gsi1sk',
+  });
+  return items.map((item) => String(item.gsi1sk));
 }

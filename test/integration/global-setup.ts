@@ -39,6 +39,9 @@ export async function setup(project: TestProject): Promise<void> {
       SCHEDULER_INTERVAL_MS: '1000',
       // Live acquirers reconciled (GET /pix) every 2 s instead of every 5 minutes.
       RECONCILIATION_PERIOD_SECONDS: '2',
+      // And each run starts 5 s (not 10 minutes) before the last one's end, so a test can see a
+      // report leave the listing (live-med.test.ts); the runtime and the PSP share one clock.
+      RECONCILIATION_OVERLAP_SECONDS: '5',
       // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
       WEBHOOK_RETRY_SCALE: '0.00001',
       WEBHOOK_TIMEOUT_MS: '1500',

@@ -7,9 +7,12 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { devolutionIdOf } from '../../shared/domain/refunds.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { reconciliationKey } from '../../shared/store/keys.ts';
 import { balance, rawId } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
@@ -19,6 +22,8 @@ import { refundOf } from '../helpers/refunds.ts';
 
 /** Through the PSP, the callback queue and the scheduler's reconciliation: generous on a loaded machine. */
 const SETTLED = { timeoutMs: 30_000 };
+/** `RECONCILIATION_OVERLAP_SECONDS` of the test runtime (global-setup.ts). */
+const OVERLAP_MS = 5_000;
 
 let psp: LocalPsp;
 let merchant: LiveMerchant;
@@ -128,6 +133,42 @@ describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_
     await eventually(async () => expect((await refundNow())?.status).toBe('FAILED'), SETTLED);
     await openCaseOf(charge.id, 4000);
     expect((await chargeOf(charge.id)).status).toBe('disputed');
+    expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
+  });
+
+  it('an infraction that waits for a held devolution past the listing window still opens its case once it completes', async () => {
+    const { charge, endToEndId } = await paidCharge(4000);
+    const paymentId = rawId(charge.id);
+    const refund = await api(`/v1/payments/${paymentId}/refund`, {
+      apikey: merchant.liveKey,
+      body: { idempotencyKey: randomUUID(), amount: 1500, strategy: 'devolution' },
+    });
+    expect(refund.status).toBe(201);
+    const refundNow = () => refundOf(merchant.liveKey, paymentId, refund.body.id);
+    await eventually(async () => expect((await refundNow())?.status).toBe('IN_PROGRESS'), SETTLED);
+    const devolution = devolutionIdOf(refund.body.id);
+    await control(psp, 'POST', `/devolucao/${devolution}/hold`, {});
+
+    const infraction = await report(endToEndId);
+    // The PSP lists a report only while its last change is within a run's period (from the
+    // cursor less the overlap): once the cursor is past it by more than the overlap, no run lists it.
+    const unlistedFrom = Date.parse(infraction.lastModified as string) + OVERLAP_MS + 1_000;
+    await eventually(async () => {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName(), Key: reconciliationKey(merchant.accountId) }),
+      );
+      expect(Date.parse(String(Item?.reconciledTo))).toBeGreaterThan(unlistedFrom);
+    }, SETTLED);
+    const cases = (await api('/v1/med/cases?limit=100', { apikey: merchant.liveKey })).body.data as any[];
+    expect(cases.find((c) => c.charge_id === charge.id)).toBeUndefined();
+
+    // The devolution ends: what is left of the charge (4000 − 1500) is held by the case.
+    const retainedBefore = (await balance(merchant.liveKey)).retained;
+    await control(psp, 'POST', `/devolucao/${devolution}/complete`, {});
+    await eventually(async () => expect((await refundNow())?.status).toBe('REFUNDED'), SETTLED);
+    await openCaseOf(charge.id, 2500);
+    expect((await chargeOf(charge.id)).status).toBe('disputed');
+    expect((await balance(merchant.liveKey)).retained).toBe(retainedBefore + 2500);
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
   });
 });
