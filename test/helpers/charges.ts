@@ -27,6 +27,10 @@ export async function newCharge(apikey: string, body: Record<string, unknown> = 
   return reply.body;
 }
 
+/** A charge only the payer with CPF 529.982.247-25 may pay (payer lock): another payer's Pix is returned. */
+export const payerLockedCharge = (apikey: string, amount = 2000) =>
+  newCharge(apikey, { amount, customer: { name: 'Maria' }, expected_payer_tax_id: '52998224725' });
+
 export const pay = (apikey: string, chargeId: string, body: Record<string, unknown> = {}) =>
   api(`/v1/sandbox/charges/${chargeId}/pay`, { apikey, body });
 

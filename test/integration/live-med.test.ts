@@ -61,6 +61,18 @@ const openCaseOf = (chargeId: string, amount: number) =>
   }, SETTLED);
 
 /** A live charge paid at the PSP and an infraction reported against its Pix. */
+/** A devolution of `amount` of the payment, requested at the PSP (IN_PROGRESS); `refundNow` reads it back. */
+async function devolutionInProgress(paymentId: string, amount: number) {
+  const refund = await api(`/v1/payments/${paymentId}/refund`, {
+    apikey: merchant.liveKey,
+    body: { idempotencyKey: randomUUID(), amount, strategy: 'devolution' },
+  });
+  expect(refund.status).toBe(201);
+  const refundNow = () => refundOf(merchant.liveKey, paymentId, refund.body.id);
+  await eventually(async () => expect((await refundNow())?.status).toBe('IN_PROGRESS'), SETTLED);
+  return { refund, refundNow };
+}
+
 async function reportedCharge(amount: number) {
   const { charge, endToEndId } = await paidCharge(amount);
   const infraction = await report(endToEndId);
@@ -109,13 +121,7 @@ describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_
     await paidCharge(10_000);
     const { charge, endToEndId } = await paidCharge(4000);
     const paymentId = rawId(charge.id);
-    const refund = await api(`/v1/payments/${paymentId}/refund`, {
-      apikey: merchant.liveKey,
-      body: { idempotencyKey: randomUUID(), amount: 4000, strategy: 'devolution' },
-    });
-    expect(refund.status).toBe(201);
-    const refundNow = () => refundOf(merchant.liveKey, paymentId, refund.body.id);
-    await eventually(async () => expect((await refundNow())?.status).toBe('IN_PROGRESS'), SETTLED);
+    const { refund, refundNow } = await devolutionInProgress(paymentId, 4000);
 
     await report(endToEndId);
     // Positive control: a report made after it opens its case, so the scheduler has read both.
@@ -139,13 +145,7 @@ describe('MED from the live acquirer (DICT infraction reports)', { timeout: 120_
   it('an infraction that waits for a held devolution past the listing window still opens its case once it completes', async () => {
     const { charge, endToEndId } = await paidCharge(4000);
     const paymentId = rawId(charge.id);
-    const refund = await api(`/v1/payments/${paymentId}/refund`, {
-      apikey: merchant.liveKey,
-      body: { idempotencyKey: randomUUID(), amount: 1500, strategy: 'devolution' },
-    });
-    expect(refund.status).toBe(201);
-    const refundNow = () => refundOf(merchant.liveKey, paymentId, refund.body.id);
-    await eventually(async () => expect((await refundNow())?.status).toBe('IN_PROGRESS'), SETTLED);
+    const { refund, refundNow } = await devolutionInProgress(paymentId, 1500);
     const devolution = devolutionIdOf(refund.body.id);
     await control(psp, 'POST', `/devolucao/${devolution}/hold`, {});
 

@@ -16,6 +16,7 @@ import {
   newCharge,
   newIdempotencyKey,
   pay,
+  payerLockedCharge,
   rawId,
   setStoredCharge,
   storedEvents,
@@ -152,11 +153,7 @@ describe('cancelling a payment awaiting payment', () => {
 describe('cancelling a payment held for review (PROCESSING)', () => {
   it('cancels it and returns the held Pix to the payer by devolution, never crediting it', async () => {
     const fresh = await merchant();
-    const charge = await newCharge(fresh.apikey, {
-      amount: 2000,
-      customer: { name: 'Maria' },
-      expected_payer_tax_id: '52998224725',
-    });
+    const charge = await payerLockedCharge(fresh.apikey);
     const held = await pay(fresh.apikey, charge.id);
     expect(held.body.outcome).toBe('held_for_review');
     const reply = await cancel(fresh.apikey, rawId(charge.id));

@@ -8,7 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { newKey } from '../helpers/accounts.ts';
-import { balance, merchant, newCharge, pay, rawId, storedEvents } from '../helpers/charges.ts';
+import {
+  balance,
+  merchant,
+  newCharge,
+  pay,
+  payerLockedCharge,
+  rawId,
+  storedEvents,
+} from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { journalsOf } from '../helpers/ledger-invariant.ts';
@@ -342,11 +350,7 @@ describe('POST /v1/payments/{id}/refund', () => {
 describe('GET /v1/payments/{id}/refunds', () => {
   it('lists the automatic devolution of a Pix returned to a mismatched payer', async () => {
     const m = await merchant();
-    const charge = await newCharge(m.apikey, {
-      amount: 2000,
-      customer: { name: 'Maria' },
-      expected_payer_tax_id: '52998224725',
-    });
+    const charge = await payerLockedCharge(m.apikey);
     const paid = await pay(m.apikey, charge.id, { payer_document: '11144477735' });
     expect(paid.body.outcome).toBe('refunded');
 
@@ -367,11 +371,7 @@ describe('GET /v1/payments/{id}/refunds', () => {
 
   it('a failed automatic return is news: payment.refunded with the FAILED refund, and the ledger owes the payer', async () => {
     const m = await merchant();
-    const charge = await newCharge(m.apikey, {
-      amount: 2000,
-      customer: { name: 'Maria' },
-      expected_payer_tax_id: '52998224725',
-    });
+    const charge = await payerLockedCharge(m.apikey);
     // The acquirer down: the return is asked for, but no scheduler run can learn it was made.
     await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
     expect((await pay(m.apikey, charge.id, { payer_document: '11144477735' })).body.outcome).toBe('refunded');
