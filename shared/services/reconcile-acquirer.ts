@@ -26,7 +26,7 @@ import {
 import { getAccount } from '../store/accounts.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transact } from '../store/client.ts';
-import { reconciliationItem } from '../store/live-acquirer.ts';
+import { type ReconciliationCursor, reconciliationItem } from '../store/live-acquirer.ts';
 import { applyAcquirerInfraction, applyWaitingAcquirerInfractions } from './apply-acquirer-infraction.ts';
 import { liveAcquirerOf, settlePixAt } from './settle-acquirer-pix.ts';
 
@@ -94,14 +94,13 @@ export async function reconcileDueAcquirers(now: Date): Promise<number> {
       entries.slice(start, start + CONCURRENT_ACCOUNTS).map(async (entry) => {
         const accountId = entry.scope.accountId;
         const from = String(entry.item.reconciledTo);
+        const readAt = String(entry.item.gsi2sk);
         try {
-          return await reconcileAccount(accountId, from, now);
+          return await reconcileAccount(accountId, from, now, readAt);
         } catch (error) {
           log.error('reconciliation failed; retried later', { accountId, ...errorFields(error) });
           const retryAt = new Date(now.getTime() + Math.max(RETRY_AFTER_FAILURE_MS, periodMs()));
-          await transact({
-            cursor: reconciliationItem({ accountId, reconciledTo: from }, retryAt.toISOString()),
-          });
+          await moveCursor({ accountId, reconciledTo: from }, retryAt, readAt);
           return 0;
         }
       }),
@@ -113,7 +112,18 @@ export async function reconcileDueAcquirers(now: Date): Promise<number> {
 
 const periodMs = (): number => config.reconciliationPeriodSeconds * 1000;
 
-async function reconcileAccount(accountId: string, reconciledTo: string, now: Date): Promise<number> {
+/** Moves the cursor read at `readAt`; a cursor moved meanwhile by another writer is left as it is. */
+async function moveCursor(cursor: ReconciliationCursor, dueAt: Date, readAt: string): Promise<void> {
+  const { committed } = await transact({ cursor: reconciliationItem(cursor, dueAt.toISOString(), readAt) });
+  if (!committed) log.info('reconciliation cursor moved by another writer; left as it is', { ...cursor });
+}
+
+async function reconcileAccount(
+  accountId: string,
+  reconciledTo: string,
+  now: Date,
+  readAt: string,
+): Promise<number> {
   const account = await getAccount(accountId);
   const provider = account && liveAcquirerOf(account);
   let settled = 0;
@@ -130,8 +140,11 @@ async function reconcileAccount(accountId: string, reconciledTo: string, now: Da
     }
     await applyInfractions(accountId, provider, { from, to: now });
   }
-  const next = new Date(now.getTime() + periodMs()).toISOString();
-  await transact({ cursor: reconciliationItem({ accountId, reconciledTo: now.toISOString() }, next) });
+  await moveCursor(
+    { accountId, reconciledTo: now.toISOString() },
+    new Date(now.getTime() + periodMs()),
+    readAt,
+  );
   return settled;
 }
 

@@ -47,11 +47,23 @@ export interface ReconciliationCursor {
   reconciledTo: string;
 }
 
-/** The account's cursor, due again at `dueAt` (its next `GET /pix`). */
-export function reconciliationItem(cursor: ReconciliationCursor, dueAt: string): TransactItem {
+/**
+ * The account's cursor, due again at `dueAt` (its next `GET /pix`). `ifStillAt`: only while the
+ * cursor still holds the due slot (`gsi2sk`) a run read it at, so a run never moves back a cursor
+ * another writer moved meanwhile (an overlapping run, a new acquirer's reset).
+ */
+export function reconciliationItem(
+  cursor: ReconciliationCursor,
+  dueAt: string,
+  ifStillAt?: string,
+): TransactItem {
   const scope: MerchantScope = { accountId: cursor.accountId, mode: 'live' };
   return {
     Put: {
+      ...(ifStillAt !== undefined && {
+        ConditionExpression: 'gsi2sk = :readAt',
+        ExpressionAttributeValues: { ':readAt': ifStillAt },
+      }),
       TableName: tableName(),
       Item: {
         ...reconciliationKey(cursor.accountId),

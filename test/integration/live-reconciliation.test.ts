@@ -5,11 +5,12 @@
  * expired, by reading its cob (`GET /cob/{txid}`, CONCLUIDA).
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
-import { db, tableName } from '../../shared/store/client.ts';
-import { chargeKey, reconciliationKey } from '../../shared/store/keys.ts';
+import { db, tableName, transact } from '../../shared/store/client.ts';
+import { chargeKey, dueIndex, reconciliationKey } from '../../shared/store/keys.ts';
+import { reconciliationItem } from '../../shared/store/live-acquirer.ts';
 import { rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
@@ -37,20 +38,24 @@ beforeAll(async () => {
     withoutCallbacks('Loja Expirando'),
   ]);
   // This account's periodic GET /pix is put off for good: only the cob check can settle its Pix.
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: reconciliationKey(beforeExpiry.merchant.accountId),
-      UpdateExpression: 'SET gsi2sk = :later',
-      ExpressionAttributeValues: {
-        ':later': `2999-01-01T00:00:00.000Z#${beforeExpiry.merchant.accountId}#live#${beforeExpiry.merchant.accountId}`,
-      },
-    }),
-  );
+  // A run under way keeps off it: its cursor write holds only while the cursor is where it read it.
+  await putOffReconciliation(beforeExpiry.merchant.accountId);
 }, 180_000);
 afterAll(async () => {
   await Promise.all([periodic?.psp.stop(), beforeExpiry?.psp.stop()]);
 });
+
+const PUT_OFF = '2999-01-01T00:00:00.000Z';
+
+async function putOffReconciliation(accountId: string) {
+  const { committed } = await transact({
+    cursor: reconciliationItem({ accountId, reconciledTo: new Date().toISOString() }, PUT_OFF),
+  });
+  expect(committed).toBe(true);
+}
+
+const storedCursor = async (accountId: string) =>
+  (await db.send(new GetCommand({ TableName: tableName(), Key: reconciliationKey(accountId) }))).Item;
 
 const statusOf = async (liveKey: string, id: string) =>
   (await api(`/v1/charges/${id}`, { apikey: liveKey })).body.status;
@@ -58,15 +63,15 @@ const statusOf = async (liveKey: string, id: string) =>
 /** Closes the charge's window just after `at` (a past instant) and makes its expiry due now. */
 async function closeWindowAfter(accountId: string, chargeId: string, at: string) {
   const closedAt = new Date(Date.parse(at) + 1).toISOString();
-  const stored = await storedCharge(accountId, rawId(chargeId), 'live');
+  const scope = { accountId, mode: 'live' } as const;
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: chargeKey({ accountId, mode: 'live' }, rawId(chargeId)),
+      Key: chargeKey(scope, rawId(chargeId)),
       UpdateExpression: 'SET expiresAt = :closed, gsi2sk = :due',
       ExpressionAttributeValues: {
         ':closed': closedAt,
-        ':due': String(stored?.gsi2sk).replace(/^[^#]+/, closedAt),
+        ':due': dueIndex('EXPIRY', closedAt, scope, rawId(chargeId), 0).gsi2sk,
       },
     }),
   );
@@ -108,5 +113,27 @@ describe('reconciliation with the live acquirer', { timeout: 90_000 }, () => {
         runtimeLogRecords().find((r) => r.message === 'acquirer Pix' && r.endToEndId === pix.endToEndId),
       ).toMatchObject({ outcome: 'settled', via: 'cob' }),
     );
+  });
+  it("a run's cursor write leaves a cursor another writer moved meanwhile (an overlapping run, a new acquirer)", async () => {
+    const { accountId } = beforeExpiry.merchant;
+    const scope = { accountId, mode: 'live' } as const;
+    const readAt = String((await storedCursor(accountId))?.gsi2sk);
+    expect(readAt).toBe(dueIndex('RECONCILE', PUT_OFF, scope, accountId, 0).gsi2sk);
+    const elsewhere = '2998-01-01T00:00:00.000Z';
+    await transact({ cursor: reconciliationItem({ accountId, reconciledTo: elsewhere }, elsewhere) });
+    const stale = await transact({
+      cursor: reconciliationItem({ accountId, reconciledTo: new Date().toISOString() }, PUT_OFF, readAt),
+    });
+    expect(stale).toMatchObject({ committed: false, failed: ['cursor'] });
+    expect(await storedCursor(accountId)).toMatchObject({
+      reconciledTo: elsewhere,
+      gsi2sk: dueIndex('RECONCILE', elsewhere, scope, accountId, 0).gsi2sk,
+    });
+    // Where it was read, the write holds.
+    const movedAt = String((await storedCursor(accountId))?.gsi2sk);
+    const current = await transact({
+      cursor: reconciliationItem({ accountId, reconciledTo: elsewhere }, PUT_OFF, movedAt),
+    });
+    expect(current.committed).toBe(true);
   });
 });
