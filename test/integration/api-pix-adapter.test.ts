@@ -4,15 +4,22 @@
  * Neither needs DynamoDB; they are tested against each other before the service uses them.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeTestPki } from '../../infra/local/psp/pki.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
+import { flushMetrics } from '../../shared/metrics.ts';
+import { withAcquirerBudget } from '../../shared/providers/call-budget.ts';
 import {
   DevolutionRefusedError,
   ProviderNotFoundError,
   ProviderRejectedError,
   ProviderUnavailableError,
 } from '../../shared/providers/provider.ts';
+import { acquirerCallBudgets, observability } from '../../shared/resources.ts';
+import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import {
   adapterFor,
@@ -704,5 +711,42 @@ describe('the standard’s schemas', () => {
     const answer = await pspRequest(psp, { method: 'GET', path: `/v2/cob/${newTxid()}` });
     expect(answer.status).toBe(401);
     expect(answer.json().type).toMatch(/\/AcessoNegado$/);
+  });
+});
+
+describe("the invocation's acquirer budget", () => {
+  it('a call made once the invocation’s time is spent is not sent, and counted neither as a call nor as an error', async () => {
+    const { txid } = await paidCob();
+    const earlier = join(mkdtempSync(join(tmpdir(), 'pix-metrics-')), 'earlier.jsonl');
+    const file = join(dirname(earlier), 'metrics.jsonl');
+    vi.stubEnv('METRICS_FILE', earlier);
+    flushMetrics(); // this process's earlier calls, out of the way
+    vi.stubEnv('METRICS_FILE', file);
+    try {
+      const adapter = adapterFor(psp);
+      const sent = () => psp.stats.tokenRequests + psp.stats.apiRequests;
+      const before = sent();
+      await withAcquirerBudget('request', async () => {
+        const spent = Date.now() + acquirerCallBudgets.request.totalMs;
+        const clock = vi.spyOn(Date, 'now').mockReturnValue(spent);
+        try {
+          await expect(adapter.getCob(txid)).rejects.toThrow(ProviderUnavailableError);
+          await expect(adapter.getCob(txid)).rejects.toThrow(/not sent, the invocation's time is spent/);
+        } finally {
+          clock.mockRestore();
+        }
+      });
+      expect(sent()).toBe(before);
+      flushMetrics();
+      expect(metricTotal(emfDocuments(file), observability.metrics.acquirerCalls, 'live')).toBe(0);
+      expect(metricTotal(emfDocuments(file), observability.metrics.acquirerErrors, 'live')).toBe(0);
+      // The control: the same call in a budget with time left is sent and counted.
+      await withAcquirerBudget('request', () => adapter.getCob(txid));
+      expect(sent()).toBeGreaterThan(before);
+      flushMetrics();
+      expect(metricTotal(emfDocuments(file), observability.metrics.acquirerCalls, 'live')).toBe(1);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

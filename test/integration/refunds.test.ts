@@ -5,7 +5,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
@@ -17,10 +18,12 @@ import {
   rawId,
   storedEvents,
 } from '../helpers/charges.ts';
+import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { journalsOf } from '../helpers/ledger-invariant.ts';
 import { decideMed, openMed } from '../helpers/med.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const CASHOUT_FEE = DEFAULT_SETTINGS.feePlan.cashoutFee;
@@ -377,6 +380,9 @@ describe('GET /v1/payments/{id}/refunds', () => {
     expect((await pay(m.apikey, charge.id, { payer_document: '11144477735' })).body.outcome).toBe('refunded');
     const [automatic] = await refunds(m.apikey, rawId(charge.id));
     expect(automatic).toMatchObject({ automatic: true, status: 'IN_PROGRESS' });
+    const unreturned = () =>
+      metricTotal(emfDocuments(join(inject('dataDir'), 'metrics.jsonl')), 'AutomaticReturnsFailed', 'test');
+    const countedBefore = unreturned();
 
     const failed = await api(`/v1/sandbox/refunds/${automatic?.id}/fail`, {
       apikey: m.apikey,
@@ -395,6 +401,17 @@ describe('GET /v1/payments/{id}/refunds', () => {
     expect(await balance(m.apikey)).toMatchObject({ available: 0, pending: 0, retained: 0 });
     const kinds = (await journalsOf(m.accountId)).map((j) => j.kind);
     expect(kinds).toEqual(expect.arrayContaining(['payment_returned', 'return_failed']));
+    // Ops hear of it: an error log naming the refund, and the metric RefundMoneyAlarm watches.
+    await eventually(() =>
+      expect(runtimeLogRecords()).toContainEqual(
+        expect.objectContaining({
+          level: 'ERROR',
+          message: 'automatic return to the payer failed',
+          refundId: automatic?.id,
+        }),
+      ),
+    );
+    await eventually(() => expect(unreturned()).toBeGreaterThan(countedBefore));
   });
 
   it('is empty for a payment never refunded, and 404 for another tenant', async () => {
