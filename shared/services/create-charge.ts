@@ -5,7 +5,8 @@
  * idempotent (the txid derives from account, mode, route, Idempotency-Key, its retention period and
  * the body's fingerprint, so another body never revises this one's cob); then ONE transaction
  * writes the charge, its idempotency record, the counter and the outbox events. The loser of a
- * race, or a retry after a 5xx, replays the stored response.
+ * race, or a retry after a 5xx, replays the stored response; a loser with another body (409)
+ * first withdraws the cob it made, which no charge names.
  */
 
 import { randomInt } from 'node:crypto';
@@ -21,7 +22,7 @@ import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.
 import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
 import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
 import { newChargeId } from '../ids.ts';
-import { log } from '../log.ts';
+import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   type CreatedCob,
@@ -156,7 +157,11 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     if (result.committed) break;
     if (result.failed.includes('idempotency')) {
       const winner = await readIdempotencyRecord(scope, routeId, idempotencyKey);
-      if (winner) return replay(winner, requestHash, keyParam);
+      if (winner) {
+        // Another body won the key: this cob's txid (derived from this body) is never used again.
+        if (winner.requestHash !== requestHash && 'cob' in outcome) await withdrawUnusedCob(provider, txid);
+        return replay(winner, requestHash, keyParam);
+      }
     }
     if (!result.failed.includes('liveCounter') || attempt >= MAX_COUNTER_ATTEMPTS)
       throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);
@@ -274,6 +279,18 @@ async function newChargeRecord(
     charge.qrCodeBase64 = await qrPngBase64(charge.brCode);
   }
   return charge;
+}
+
+/**
+ * Withdraws a cob no charge names (nobody was shown its code; it would otherwise stay ATIVA at
+ * the acquirer until it expires). Best effort: a failure is logged, and the cob expires anyway.
+ */
+async function withdrawUnusedCob(provider: PixProvider, txid: string): Promise<void> {
+  try {
+    await provider.cancelCob(txid);
+  } catch (error) {
+    log.warn('unused cob not withdrawn; it expires at the acquirer', { txid, ...errorFields(error) });
+  }
 }
 
 /**
