@@ -41,8 +41,14 @@ export interface GroupAccess {
 export const groupAccess: Record<Group, GroupAccess> = {
   // Login checks passwords and issues tokens; logout writes the token to the deny-list.
   auth: { table: 'readWrite', jwtSecret: true, pixSigningSecret: false, rateLimitCounters: false },
-  // Dashboard routes (JWT): issue, rotate, revoke keys and write their audit log.
-  'api-keys': { table: 'readWrite', jwtSecret: true, pixSigningSecret: false, rateLimitCounters: false },
+  // Dashboard routes (JWT): issue, rotate, revoke keys (a revoke deletes the key's hash pointer)
+  // and write their audit log.
+  'api-keys': {
+    table: 'readWriteDelete',
+    jwtSecret: true,
+    pixSigningSecret: false,
+    rateLimitCounters: false,
+  },
   // API-key routes: create charges (with their idempotency record and outbox event, in transactions).
   // Live charges are created at the merchant's acquirer (its secret).
   charges: {
@@ -69,7 +75,7 @@ export const groupAccess: Record<Group, GroupAccess> = {
   // API-key routes: register, update, rotate and delete webhook endpoints (deleting cancels their
   // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
   // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.
-  webhooks: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  webhooks: { table: 'readWriteDelete', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
   // API-key routes: list and read MED cases, appeal and accept them (the case, the charge's
   // transition and metadata, the journal and the MED events, in transactions). No secret. The
   // evidence routes presign uploads and downloads and check stored files in the evidence bucket,

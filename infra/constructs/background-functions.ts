@@ -110,9 +110,14 @@ export class BackgroundFunctions extends Construct {
       timeout: Duration.seconds(lambdaTimeoutSeconds.scheduler),
       environment: serviceEnvironment,
     });
-    this.scheduler.bindTable(props.table, { access: 'readWrite' });
+    // Deletes a balance tranche once released.
+    this.scheduler.bindTable(props.table, { access: 'readWriteDelete' });
     // Advances live refunds and reconciles (GET /cob before expiry, GET /pix) at the merchants' acquirers.
     this.scheduler.allowAcquirerSecrets(acquirerSecretPrefix);
+
+    // No retries of a failed run by Lambda either (EventBridge invokes asynchronously, and Lambda
+    // retries an asynchronous invocation twice by default): the next run is a minute away.
+    this.scheduler.function.configureAsyncInvoke({ retryAttempts: 0 });
 
     this.schedulerRule = new Rule(this, 'SchedulerRule', {
       description: `Runs the Pix scheduler every ${schedulerPeriodSeconds} s`,
@@ -131,8 +136,9 @@ export class BackgroundFunctions extends Construct {
       environment: serviceEnvironment,
     });
     // Reads endpoints, puts deliveries and marks them enqueued; counts delivery and charge changes
-    // (counter ADDs and a marker per stream record, in one transaction).
-    this.outbox.bindTable(props.table, { access: 'readWrite' });
+    // (counter ADDs and a marker per stream record, in one transaction); deletes a MED e-mail's
+    // claim when its send failed, so the retry sends it.
+    this.outbox.bindTable(props.table, { access: 'readWriteDelete' });
     this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
     // E-mails MED notices (opened, resolved) to the accounts' contact addresses.
     this.outbox.allowSendEmail(props.emailSender.identity, props.emailSender.from);

@@ -23,7 +23,7 @@ export interface ObservabilityProps {
   /** The outbox: its stream mapping's IteratorAge is how far behind the table the webhooks are. */
   readonly outbox: IFunction;
   /**
-   * The scheduler: its EventBridge target has no retry and no DLQ, so its `Errors` metric is the
+   * The scheduler: neither its EventBridge target nor Lambda retries a run, and there is no DLQ, so its `Errors` metric is the
    * only trace of a failed run.
    */
   readonly scheduler: IFunction;
@@ -153,7 +153,7 @@ export class Observability extends Construct {
     const late = 'The outbox reads the table stream late: webhooks, counters and MED e-mails are delayed.';
     this.outboxAgeAlarm = alarm('OutboxAgeAlarm', outboxAge, rules.outboxAge, late);
 
-    // The scheduler's rule neither retries nor dead-letters a failed run: the Lambda's own errors
+    // Neither the scheduler's rule nor Lambda retries a failed run, nor dead-letters it: the Lambda's own errors
     // (a throw, a timeout) are what says the due work is not being drained.
     const schedulerErrors = props.scheduler.metricErrors({
       statistic: 'Sum',

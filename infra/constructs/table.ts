@@ -6,10 +6,11 @@ import { rateLimitKeyPrefix, table as tableDefinition } from '#shared/resources.
 
 /**
  * `read`: the read actions. `readUpdate`: those and `UpdateItem` only (it changes attributes, and
- * can create an item whose key is absent, but nothing can be replaced whole, deleted or
- * batch-written). `readWrite`: those and every item write.
+ * can create an item whose key is absent, but nothing can be replaced whole or deleted).
+ * `readWrite`: those and `PutItem`. `readWriteDelete`: those and `DeleteItem`, for the functions
+ * whose code deletes items (the table holds the ledger: nothing else may remove an item).
  */
-export type TableAccess = 'read' | 'readUpdate' | 'readWrite';
+export type TableAccess = 'read' | 'readUpdate' | 'readWrite' | 'readWriteDelete';
 
 // No Scan: every access pattern is a keyed GetItem or Query. ConditionCheckItem is how a
 // transaction guards on an item it does not write.
@@ -19,13 +20,9 @@ const readActions = [
   'dynamodb:Query',
   'dynamodb:ConditionCheckItem',
 ];
-// TransactWriteItems has no IAM action of its own: it is authorised per item as these.
-const writeActions = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
+// TransactWriteItems has no IAM action of its own: it is authorised per item as these. No
+// BatchWriteItem: no function writes in batches.
+const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
 /** Partition keys of the per-key rate-limit counters (fixed one-minute windows). */
 const rateLimitCounterKeys = `${rateLimitKeyPrefix}*`;
@@ -72,12 +69,13 @@ export class SingleTable extends Construct {
     return this.table.tableName;
   }
 
-  /** Item-level read, read and update, or read and write, on the table and its indexes. */
+  /** Item-level access (`TableAccess`) on the table and its indexes. */
   grantData(grantee: IGrantable, access: TableAccess): Grant {
     const actions = {
       read: readActions,
       readUpdate: [...readActions, 'dynamodb:UpdateItem'],
       readWrite: [...readActions, ...writeActions],
+      readWriteDelete: [...readActions, ...writeActions, 'dynamodb:DeleteItem'],
     }[access];
     return Grant.addToPrincipal({ grantee, actions, resourceArns: [...this.dataArns] });
   }

@@ -741,8 +741,12 @@ describe('API Lambdas', () => {
     );
     expect(actions.includes('dynamodb:Query')).toBe(access.table !== 'none');
     expect('TABLE_NAME' in environmentOf(pixStack.functions[group])).toBe(access.table !== 'none');
-    expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
-    expect(canWriteTable(group)).toBe(access.table === 'readWrite');
+    const writes = access.table === 'readWrite' || access.table === 'readWriteDelete';
+    expect(actions.includes('dynamodb:PutItem')).toBe(writes);
+    expect(canWriteTable(group)).toBe(writes);
+    // Only the groups whose code deletes an item may; no group writes in batches.
+    expect(actions.includes('dynamodb:DeleteItem')).toBe(access.table === 'readWriteDelete');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
     expect(readsSecret(group, 'jwtSecret')).toBe(access.jwtSecret);
     expect(readsSecret(group, 'pixSigningSecret')).toBe(access.pixSigningSecret);
     expect(actions.filter((action) => action.startsWith('secretsmanager:')).length > 0).toBe(
@@ -791,9 +795,10 @@ describe('API Lambdas', () => {
     });
   });
 
-  it('lets the charges, payments, med and sandbox groups write the table, without any secret', () => {
+  it('lets the charges, payments, med and sandbox groups write the table but delete nothing, without any secret', () => {
     for (const group of ['charges', 'payments', 'med', 'sandbox'] as const) {
       expect(canWriteTable(group)).toBe(true);
+      expect(statementsOf(group).flatMap(actionsOf)).not.toContain('dynamodb:DeleteItem');
       expect(readsSecret(group, 'jwtSecret')).toBe(false);
       expect(readsSecret(group, 'pixSigningSecret')).toBe(false);
     }
@@ -801,7 +806,7 @@ describe('API Lambdas', () => {
 
   it('lets the webhooks group write the table (endpoints, cancelled deliveries), with no queue and no secret', () => {
     expect(groupAccess.webhooks).toEqual({
-      table: 'readWrite',
+      table: 'readWriteDelete',
       jwtSecret: false,
       pixSigningSecret: false,
       rateLimitCounters: false,
@@ -946,6 +951,12 @@ describe('scheduler', () => {
       Action: 'lambda:InvokeFunction',
       FunctionName: { 'Fn::GetAtt': [schedulerId(), 'Arn'] },
       Principal: 'events.amazonaws.com',
+    });
+    // EventBridge invokes asynchronously: Lambda's own retries (2 by default) are off too, so a
+    // failed run is not run again beside the next minute's.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: schedulerId() },
+      MaximumRetryAttempts: 0,
     });
   });
 
