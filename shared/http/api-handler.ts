@@ -62,21 +62,24 @@ type ApiMiddleware = middy.MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>
 
 const REQUEST_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
-/** Where a path's credential segment starts: each route's path up to its `{token}` (the provider callback URL). */
+/** The segments before a credential segment: each route's path up to its `{token}` (the provider callback URL). */
 const TOKEN_PREFIXES = routes.flatMap((r) =>
-  r.path.includes('{token}') ? [r.path.split('{token}')[0] as string] : [],
+  r.path.includes('{token}') ? [(r.path.split('{token}')[0] as string).split('/').filter(Boolean)] : [],
 );
 
 /**
  * The path as logged and echoed: a credential segment becomes `{token}`, whether or not a route
- * matched (a wrong method or suffix on a callback URL still carries its token).
+ * matched (a wrong method or suffix on a callback URL still carries its token). Segments are read
+ * as `matchRoute` reads them (empty ones skipped), so `/v1//provider-callbacks/…` is redacted too.
  */
 export function loggedPath(rawPath: string): string {
-  const prefix = TOKEN_PREFIXES.find((p) => rawPath.startsWith(p));
+  const segments = rawPath.split('/').filter(Boolean);
+  const prefix = TOKEN_PREFIXES.find(
+    (p) => segments.length > p.length && p.every((part, i) => segments[i] === part),
+  );
   if (prefix === undefined) return rawPath;
-  const rest = rawPath.slice(prefix.length);
-  const slash = rest.indexOf('/');
-  return `${prefix}{token}${slash === -1 ? '' : rest.slice(slash)}`;
+  segments[prefix.length] = '{token}';
+  return `/${segments.join('/')}`;
 }
 
 /** Outermost: request id, the error envelope, response headers and the request log line. */

@@ -152,6 +152,9 @@ describe('createApiHandler', () => {
     );
     expect(loggedPath(`/v1/provider-callbacks/${token}`)).toBe('/v1/provider-callbacks/{token}');
     expect(loggedPath('/v1/charges/ch_1')).toBe('/v1/charges/ch_1');
+    // Empty segments, which route matching skips, do not hide the token either.
+    expect(loggedPath(`/v1//provider-callbacks/${token}/pix`)).toBe('/v1/provider-callbacks/{token}/pix');
+    expect(loggedPath(`/v1/provider-callbacks//${token}/pix`)).toBe('/v1/provider-callbacks/{token}/pix');
   });
 
   it('answers an unknown route 404 without repeating a token in the path', async () => {
