@@ -168,7 +168,14 @@ async function fetchWithRetries(
     let text: string | undefined;
     let failure: unknown;
     try {
-      response = await fetch(url, { ...init, signal: AbortSignal.timeout(plan.timeoutMs) });
+      // No redirect is followed: the API never redirects, and one in front of it (http → https)
+      // would turn a POST into a GET whose answer would then pass for the create's. A 3xx is
+      // answered as the error it is (`http_301`…), with its headers.
+      response = await fetch(url, {
+        redirect: 'manual',
+        ...init,
+        signal: AbortSignal.timeout(plan.timeoutMs),
+      });
       // The attempt's timeout also covers reading the body.
       text = await response.text();
     } catch (error) {
@@ -228,14 +235,19 @@ export class HttpClient {
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = {
+    // Header names are case-insensitive: the caller's `Idempotency-Key` or `Apikey` replaces the
+    // SDK's rather than being sent beside it (fetch would join the two into one invalid value).
+    const headers = new Headers({
       accept: 'application/json',
       'user-agent': `pix-service-sdk/${SDK_VERSION} node/${process.versions.node}`,
       ...this.credentialHeaders(request.auth),
-      ...options.headers,
-    };
-    if (request.idempotencyKeyHeader !== undefined) headers['idempotency-key'] = request.idempotencyKeyHeader;
-    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    });
+    const own = new Headers(options.headers);
+    own.forEach((value, name) => headers.set(name, value));
+    // A key the caller put in the headers is theirs, kept on every retry like `idempotencyKey`.
+    if (request.idempotencyKeyHeader !== undefined && !own.has('idempotency-key'))
+      headers.set('idempotency-key', request.idempotencyKeyHeader);
+    if (request.body !== undefined) headers.set('content-type', 'application/json');
     const answer = await this.fetch(
       url.toString(),
       {

@@ -114,6 +114,18 @@ describe('idempotency keys on creates', () => {
     expect(seen[0]?.headers['idempotency-key']).toBe('order-42-attempt');
   });
 
+  it('takes a key or an API key the caller put in the headers, in any case, instead of its own (never both)', async () => {
+    script = [{ status: 503 }, { status: 201, body: charge }];
+    await client().charges.create(
+      { amount: 1050 },
+      { headers: { 'Idempotency-Key': 'order-44-attempt', Apikey: 'ak_test_other' } },
+    );
+    expect(seen.map((r) => [r.headers['idempotency-key'], r.headers.apikey])).toEqual([
+      ['order-44-attempt', 'ak_test_other'],
+      ['order-44-attempt', 'ak_test_other'],
+    ]);
+  });
+
   it('creates a charge through POST /v1/pix/charges with a generated Idempotency-Key, kept on a retry', async () => {
     script = [{ status: 503 }, { status: 201, body: charge }];
     expect(await client().charges.createPix({ amount: 1050, description: 'Pedido 42' })).toEqual(charge);
@@ -312,6 +324,40 @@ describe('listAll', () => {
     for await (const _ of client().payments.listAll({ limit: 30 })) count++;
     expect(count).toBe(990);
     expect(seen).toHaveLength(33);
+  });
+});
+
+describe('listAll while items arrive', () => {
+  it('yields each payment and delivery once when a new one shifts the later pages', async () => {
+    const items = (...ids: string[]) => ids.map((id) => ({ id }));
+    // p6 arrives between the pages: p3 moves from page 1 onto page 2.
+    script = [
+      { status: 200, body: { data: items('p5', 'p4', 'p3'), total: 5, page: 1, limit: 3 } },
+      { status: 200, body: { data: items('p3', 'p2', 'p1'), total: 6, page: 2, limit: 3 } },
+    ];
+    const payments: string[] = [];
+    for await (const payment of client().payments.listAll({ limit: 3 })) payments.push(payment.id);
+    expect(payments).toEqual(['p5', 'p4', 'p3', 'p2', 'p1']);
+
+    script = [
+      { status: 200, body: { data: items('d5', 'd4', 'd3'), total: 5, offset: 0, limit: 3 } },
+      { status: 200, body: { data: items('d3', 'd2', 'd1'), total: 6, offset: 3, limit: 3 } },
+    ];
+    const deliveries: string[] = [];
+    for await (const delivery of client().webhookDeliveries.listAll({ limit: 3 }))
+      deliveries.push(delivery.id);
+    expect(deliveries).toEqual(['d5', 'd4', 'd3', 'd2', 'd1']);
+  });
+});
+
+describe('redirects', () => {
+  it('never follows one: a POST is not turned into a GET whose answer passes for the create', async () => {
+    script = [{ status: 301, headers: { location: '/v1/charges/ch_1' } }];
+    const error = await client()
+      .charges.create({ amount: 1050 })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 301, code: 'http_301' });
+    expect(seen.map((r) => r.method)).toEqual(['POST']);
   });
 });
 

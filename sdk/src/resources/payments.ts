@@ -16,7 +16,7 @@ import type {
   RefundList,
   ResendWebhookResult,
 } from '../types.ts';
-import { Resource } from './resource.ts';
+import { Resource, unseen } from './resource.ts';
 
 /**
  * The service reads at most this deep into a payment list: `page × limit` above it is refused
@@ -94,15 +94,18 @@ export class Payments extends Resource {
    * Every matching payment the service lets a list reach, page after page: it stops before a
    * page that would end beyond the first 1000 (`page × limit` ≤ 1000; with a `limit` that does
    * not divide 1000, the last partial stretch is left out). Compare with the page's `total`, and
-   * narrow `startDate`/`endDate` (or `status`) to go further back.
+   * narrow `startDate`/`endDate` (or `status`) to go further back. Pages are by position, newest
+   * first: a payment created meanwhile shifts the later pages, so each payment is yielded once
+   * (never twice), and one created during the walk may be missed; fix `endDate` for a stable report.
    */
   async *listAll(
     params: Omit<ListPaymentsParams, 'page'> = {},
     options?: RequestOptions,
   ): AsyncGenerator<Payment> {
+    const yielded = new Set<string>();
     for (let page = 1; ; page++) {
       const current = await this.list({ ...params, page }, options);
-      yield* current.data;
+      yield* unseen(current.data, yielded);
       if (current.data.length === 0 || page * current.limit >= current.total) return;
       if ((page + 1) * current.limit > MAX_DEPTH) return;
     }

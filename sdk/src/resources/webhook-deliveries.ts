@@ -1,6 +1,6 @@
 import type { RequestOptions } from '../http.ts';
 import type { DeliveryPage, DeliveryStats, ListDeliveriesParams, WebhookDelivery } from '../types.ts';
-import { Resource } from './resource.ts';
+import { Resource, unseen } from './resource.ts';
 
 /** The service reads at most this deep into the history (narrow with filters to go further back). */
 const MAX_OFFSET = 1000;
@@ -15,14 +15,19 @@ export class WebhookDeliveries extends Resource {
     );
   }
 
-  /** Every matching delivery the service lets a list reach (offsets up to 1000). */
+  /**
+   * Every matching delivery the service lets a list reach (offsets up to 1000). Pages are by
+   * position, newest first: a delivery created meanwhile shifts the later pages, so each is yielded
+   * once (never twice), and one created during the walk may be missed.
+   */
   async *listAll(
     params: Omit<ListDeliveriesParams, 'offset'> = {},
     options?: RequestOptions,
   ): AsyncGenerator<WebhookDelivery> {
+    const yielded = new Set<string>();
     for (let offset = 0; offset <= MAX_OFFSET; ) {
       const page = await this.list({ ...params, offset }, options);
-      yield* page.data;
+      yield* unseen(page.data, yielded);
       offset += page.data.length;
       if (page.data.length === 0 || offset >= page.total) return;
     }
