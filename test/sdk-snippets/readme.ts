@@ -21,9 +21,12 @@ await pix.sandbox.pay(charge.id, { payer_document: '52998224725' });
 const refund = await pix.payments.refunds.create(charge.id, { amount: 500 });
 console.log(refund.status, (await pix.wallets.balance()).available);
 
-// A MED case: the evidence file is declared, uploaded to storage and confirmed in one call.
+// A MED case, on another paid charge (one opens once no refund of its charge is in flight): the
+// evidence file is declared, uploaded to storage and confirmed in one call.
+const disputed = await pix.charges.create({ amount: 2000 });
+await pix.sandbox.pay(disputed.id, { payer_document: '52998224725' });
 // receipt.pdf is your own proof of the sale (an invoice, a delivery note): PDF or image, up to 10 MB.
-const medCase = await pix.sandbox.openMedCase(charge.id, { method: 'scam' });
+const medCase = await pix.sandbox.openMedCase(disputed.id, { method: 'scam' });
 await pix.medCases.uploadEvidence(medCase.id, readFileSync('receipt.pdf'), {
   fileName: 'receipt.pdf',
   mimeType: 'application/pdf',

@@ -43,6 +43,16 @@ describe('the OpenAPI document', () => {
     },
   );
 
+  it('bounds a text in characters as closely as JSON Schema can: the appeal reason is 5–2000', () => {
+    const appeal = operationOf('POST', '/v1/med/cases/{id}/appeal') as unknown as {
+      requestBody: { content: { 'application/json': { schema: { properties: { reason: object } } } } };
+    };
+    expect(appeal.requestBody.content['application/json'].schema.properties.reason).toMatchObject({
+      minLength: 5,
+      maxLength: 2000,
+    });
+  });
+
   it('holds no operation the manifest does not have', () => {
     const described = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),

@@ -115,7 +115,10 @@ type Json = Record<string, unknown>;
 
 const ref = (name: string) => `#/components/schemas/${name}`;
 
-const GRAPHEME_BOUNDS: Record<string, 'maxLength' | undefined> = { max_graphemes: 'maxLength' };
+const GRAPHEME_BOUNDS: Record<string, 'maxLength' | 'minLength' | undefined> = {
+  max_graphemes: 'maxLength',
+  min_graphemes: 'minLength',
+};
 
 function converter(typeMode: 'input' | 'output') {
   const config: ConversionConfig = {
@@ -124,12 +127,13 @@ function converter(typeMode: 'input' | 'output') {
     // Transforms and custom checks have no JSON Schema; the handler still applies them.
     errorMode: 'ignore',
     // `maxChars` (validation.ts) counts grapheme clusters; JSON Schema's `maxLength` counts code
-    // points, never fewer, so a value the document allows is never refused for its length. (A
-    // minimum in graphemes is not mapped: there the document would allow what the service refuses.)
+    // points, never fewer, so a value the document allows is never refused for its length. A
+    // minimum in graphemes is mapped too: `minLength` never refuses what the service accepts (n
+    // graphemes are at least n code points), and is as close as JSON Schema gets.
     overrideAction: ({ valibotAction: action, jsonSchema }) => {
       const bound = GRAPHEME_BOUNDS[action.type];
       if (bound === undefined) return undefined;
-      return { ...jsonSchema, [bound]: (action as v.MaxGraphemesAction<string, number, string>).requirement };
+      return { ...jsonSchema, [bound]: (action as v.MinGraphemesAction<string, number, string>).requirement };
     },
     ...(typeMode === 'output' && { definitions: namedSchemas, overrideRef: (c) => ref(c.referenceId) }),
   };
