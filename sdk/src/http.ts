@@ -243,7 +243,7 @@ export class HttpClient {
       ...this.credentialHeaders(request.auth),
     });
     const own = new Headers(options.headers);
-    own.forEach((value, name) => headers.set(name, value));
+    for (const [name, value] of own) headers.set(name, value);
     // A key the caller put in the headers is theirs, kept on every retry like `idempotencyKey`.
     if (request.idempotencyKeyHeader !== undefined && !own.has('idempotency-key'))
       headers.set('idempotency-key', request.idempotencyKeyHeader);
