@@ -73,6 +73,18 @@ export const config = {
   get rateLimitPerMinute() {
     return numberOr('RATE_LIMIT_PER_MINUTE', 600, { min: 1 });
   },
+  /**
+   * Failed dashboard logins allowed per e-mail address within `loginFailureWindowSeconds`;
+   * beyond them every login for that address, right password included, is 429 until the window
+   * passes (shared/http/login-limit.ts).
+   */
+  get loginFailureLimit() {
+    return numberOr('LOGIN_FAILURE_LIMIT', 5, { min: 1 });
+  },
+  /** The failed-login window: it starts at an address's first counted attempt; the tests shorten it. */
+  get loginFailureWindowSeconds() {
+    return numberOr('LOGIN_FAILURE_WINDOW_SECONDS', 900, { min: 1 });
+  },
   get logLevel() {
     return oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   },

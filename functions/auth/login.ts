@@ -5,20 +5,27 @@ import { LoginBody } from '#shared/domain/auth.ts';
 import { InvalidInput } from '#shared/domain/errors.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import { unauthorized } from '#shared/http/errors.ts';
+import { releaseLoginAttempt, reserveLoginAttempt } from '#shared/http/login-limit.ts';
 import type { RouteHandler } from '#shared/http/types.ts';
 import { findUserByEmail, listMembershipsOfUser } from '#shared/store/users.ts';
 
 const INVALID = 'Invalid e-mail or password.';
 
-/** POST /v1/auth/login: e-mail + password → dashboard JWT for one account. */
+/**
+ * POST /v1/auth/login: e-mail + password → dashboard JWT for one account. Failed logins are
+ * limited per e-mail address (shared/http/login-limit.ts).
+ */
 export const login: RouteHandler<undefined> = async ({ body }) => {
   const input = parseInput(LoginBody, body, 'body');
-  const user = await findUserByEmail(input.email);
+  // The attempt counts against the address before any password is checked, known address or
+  // not: past the failed-login limit this is 429, with no scrypt either way.
+  const [attempt, user] = await Promise.all([reserveLoginAttempt(input.email), findUserByEmail(input.email)]);
   // Unknown e-mails still pay for one scrypt, so timing does not reveal who has an account.
   const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   if (!user || !valid) throw unauthorized(INVALID);
 
-  const memberships = await listMembershipsOfUser(user.id);
+  // The right password is not a failed login: its attempt is taken back.
+  const [memberships] = await Promise.all([listMembershipsOfUser(user.id), releaseLoginAttempt(attempt)]);
   const membership = input.account_id
     ? memberships.find((m) => m.accountId === input.account_id)
     : memberships.length === 1

@@ -8,7 +8,7 @@ export interface paths {
   "/v1/auth/login": {
     /**
      * Log in to the dashboard
-     * @description E-mail and password → a dashboard token (HS256 JWT) for one account. `account_id` is required only for a user in several accounts. A wrong e-mail and a wrong password give the same 401.
+     * @description E-mail and password → a dashboard token (HS256 JWT) for one account. `account_id` is required only for a user in several accounts. A wrong e-mail and a wrong password give the same 401. Failed logins are limited per e-mail address, known or not: after 5 within 15 minutes (from the first), every login for that address, the right password included, is 429 `rate_limited` until the window is over (`Retry-After`: seconds left). A successful login spends no attempt.
      */
     post: operations["login"];
   };
@@ -971,6 +971,23 @@ export interface components {
         };
       };
     };
+    /** @description Error: `rate_limited`. */
+    PublicRateLimited: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+        "Retry-After": components["headers"]["Retry-After"];
+      };
+      content: {
+        "application/json": components["schemas"]["ErrorEnvelope"] & {
+          error?: {
+            /** @constant */
+            type?: "rate_limit_error";
+            /** @enum {unknown} */
+            code?: "rate_limited";
+          };
+        };
+      };
+    };
     /** @description Error: `unauthorized`. */
     PublicUnauthorized: {
       headers: {
@@ -1068,7 +1085,7 @@ export interface operations {
 
   /**
    * Log in to the dashboard
-   * @description E-mail and password → a dashboard token (HS256 JWT) for one account. `account_id` is required only for a user in several accounts. A wrong e-mail and a wrong password give the same 401.
+   * @description E-mail and password → a dashboard token (HS256 JWT) for one account. `account_id` is required only for a user in several accounts. A wrong e-mail and a wrong password give the same 401. Failed logins are limited per e-mail address, known or not: after 5 within 15 minutes (from the first), every login for that address, the right password included, is 429 `rate_limited` until the window is over (`Retry-After`: seconds left). A successful login spends no attempt.
    */
   login: {
     requestBody: {
@@ -1108,6 +1125,7 @@ export interface operations {
         };
       };
       401: components["responses"]["PublicUnauthorized"];
+      429: components["responses"]["PublicRateLimited"];
       500: components["responses"]["PublicInternalError"];
     };
   };

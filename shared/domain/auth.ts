@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 
 export const LoginBody = v.strictObject({
@@ -27,6 +28,13 @@ export interface Membership {
 }
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/**
+ * What the failed-login limit is keyed by: the SHA-256 (hex) of the normalised e-mail, so an
+ * address typed at the login form, known or not, is never stored in clear.
+ */
+export const loginLimitSubject = (email: string): string =>
+  createHash('sha256').update(normaliseEmail(email)).digest('hex');
 
 /** What a dashboard session token carries. */
 export interface SessionClaims {

@@ -73,8 +73,12 @@ export class HttpError extends Error {
 export const unauthorized = (message = 'Missing or invalid credentials.') =>
   new HttpError(401, 'unauthorized', message);
 
-export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>) =>
-  new HttpError(429, 'rate_limited', 'Too many requests: retry after the window resets.', {
+export const rateLimited = (
+  retryAfterSeconds: number,
+  headers: Record<string, string>,
+  message = 'Too many requests: retry after the window resets.',
+) =>
+  new HttpError(429, 'rate_limited', message, {
     headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
   });
 

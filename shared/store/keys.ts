@@ -116,6 +116,16 @@ export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
   sk: 'RATE',
 });
 
+/**
+ * The failed-login counter of one e-mail address, by the SHA-256 of the normalised address
+ * (`loginLimitSubject`): never the address itself. Not under `RATE#`: read-only functions have
+ * no business writing it.
+ */
+export const loginAttemptsKey = (emailHash: string): ItemKey => ({
+  pk: `LOGINATTEMPTS#${emailHash}`,
+  sk: 'LOGINATTEMPTS',
+});
+
 // ── Charges ───────────────────────────────────────────────────────────────────────────────────
 
 /** Raw ids start with the creation time, so the sort key orders a scope's charges by creation. */

@@ -2,11 +2,15 @@
  * Per-key fixed one-minute windows: one counter item per key per minute
  * (`RATE#<keyId>#<minute>`), incremented atomically and deleted by TTL. The `RATE#` prefix is
  * what lets read-only functions write counters and nothing else (IAM `dynamodb:LeadingKeys`).
+ *
+ * Login attempts per e-mail address: one counter item per address (`LOGINATTEMPTS#<hash>`)
+ * whose window starts at its first counted attempt, incremented atomically with the same
+ * `ADD` and deleted by TTL once its window is over.
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
-import { rateWindowKey } from './keys.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
+import { loginAttemptsKey, rateWindowKey } from './keys.ts';
 
 export interface RateWindow {
   count: number;
@@ -30,4 +34,97 @@ export async function countRequest(keyId: string, now = Date.now()): Promise<Rat
     count: Number(Attributes?.count ?? 1),
     resetInSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000)),
   };
+}
+
+export interface AttemptWindow {
+  /** Attempts counted in the window, this one included. */
+  count: number;
+  /** Epoch milliseconds when the window ends (the window the attempt was counted in). */
+  windowEndsAt: number;
+}
+
+/** TTL: a minute after the window ends (DynamoDB deletes expired items late; reads check `windowEndsAt`). */
+const attemptsExpiry = (windowEndsAt: number) => Math.ceil(windowEndsAt / 1000) + 60;
+
+/**
+ * Counts one login attempt for `emailHash`: `ADD 1` in the current window, or, when that window
+ * is over, a new window of `windowMs` from `now` with this attempt its first. Each is one atomic
+ * `UpdateItem`, so concurrent attempts each get their own count; of concurrent attempts that
+ * find the window over, exactly one starts the next (a conditional write) and the others count
+ * in it.
+ */
+export async function countLoginAttempt(
+  emailHash: string,
+  windowMs: number,
+  now = Date.now(),
+): Promise<AttemptWindow> {
+  const Key = loginAttemptsKey(emailHash);
+  const windowEndsAt = now + windowMs;
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression:
+            'ADD #count :one SET windowEndsAt = if_not_exists(windowEndsAt, :endsAt), expiresAt = if_not_exists(expiresAt, :expires)',
+          ConditionExpression: 'attribute_not_exists(pk) OR windowEndsAt > :now',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':endsAt': windowEndsAt,
+            ':expires': attemptsExpiry(windowEndsAt),
+            ':now': now,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { count: Number(Attributes?.count ?? 1), windowEndsAt: Number(Attributes?.windowEndsAt) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    // The window is over: start the next one, unless a concurrent attempt just did.
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'SET #count = :one, windowEndsAt = :endsAt, expiresAt = :expires',
+          ConditionExpression: 'windowEndsAt <= :now',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':endsAt': windowEndsAt,
+            ':expires': attemptsExpiry(windowEndsAt),
+            ':now': now,
+          },
+        }),
+      );
+      return { count: 1, windowEndsAt };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new Error('Login attempt not counted: its window kept changing');
+}
+
+/**
+ * Takes back one attempt counted by `countLoginAttempt` (a login whose password was right), only
+ * in the window it was counted in: a window started since is left alone.
+ */
+export async function uncountLoginAttempt(emailHash: string, windowEndsAt: number): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: loginAttemptsKey(emailHash),
+        UpdateExpression: 'ADD #count :minusOne',
+        ConditionExpression: 'windowEndsAt = :endsAt AND #count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':minusOne': -1, ':endsAt': windowEndsAt, ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }

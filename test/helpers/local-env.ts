@@ -38,6 +38,13 @@ export const testAwsEnv = {
   METRICS_FILE: '/dev/null',
 } as const;
 
+/**
+ * The runtime's failed-login window (shared/config.ts): 20 s instead of 15 minutes, so a test
+ * sees it pass, yet long enough for a dozen logins one after another on a busy machine. The
+ * limit itself is the default (`config.loginFailureLimit`).
+ */
+export const testLoginWindow = { LOGIN_FAILURE_WINDOW_SECONDS: '20' } as const;
+
 /** Refuse to run against anything but this machine. */
 export function assertLocalEndpoints(env: Record<string, string | undefined> = process.env): void {
   for (const name of [

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { DemoAccount } from '../../infra/local/seed.ts';
-import { testAwsEnv, testPorts } from '../helpers/local-env.ts';
+import { testAwsEnv, testLoginWindow, testPorts } from '../helpers/local-env.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -45,6 +45,8 @@ export async function setup(project: TestProject): Promise<void> {
       // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
       WEBHOOK_RETRY_SCALE: '0.00001',
       WEBHOOK_TIMEOUT_MS: '1500',
+      // The failed-login window in seconds instead of 15 minutes (login-limit.test.ts waits it out).
+      ...testLoginWindow,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so a forced stop also takes DynamoDB Local's JVM with it.

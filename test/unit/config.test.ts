@@ -9,6 +9,8 @@ describe('config', () => {
     expect(() => config.webhookTimeoutMs).toThrow(/WEBHOOK_TIMEOUT_MS must be a number/);
     vi.stubEnv('RATE_LIMIT_PER_MINUTE', '0');
     expect(() => config.rateLimitPerMinute).toThrow(/RATE_LIMIT_PER_MINUTE must be a number ≥ 1/);
+    vi.stubEnv('LOGIN_FAILURE_LIMIT', '0');
+    expect(() => config.loginFailureLimit).toThrow(/LOGIN_FAILURE_LIMIT must be a number ≥ 1/);
     vi.stubEnv('WEBHOOK_QUEUE_URL', '');
     expect(() => config.webhookQueueUrl).toThrow('Missing required environment variable WEBHOOK_QUEUE_URL');
     vi.stubEnv('LOG_LEVEL', 'verbose');
@@ -25,5 +27,8 @@ describe('config', () => {
     vi.stubEnv('WEBHOOK_TIMEOUT_MS', '');
     vi.stubEnv('API_VERSION', '');
     expect([config.webhookTimeoutMs, config.apiVersion]).toEqual([30_000, '2026-11-01']);
+    vi.stubEnv('LOGIN_FAILURE_LIMIT', '');
+    vi.stubEnv('LOGIN_FAILURE_WINDOW_SECONDS', '');
+    expect([config.loginFailureLimit, config.loginFailureWindowSeconds]).toEqual([5, 900]);
   });
 });

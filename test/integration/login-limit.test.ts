@@ -1,0 +1,141 @@
+/**
+ * The failed-login limit of POST /v1/auth/login, per e-mail address, over HTTP against the
+ * test runtime (its window shortened to `testLoginWindow`, the limit the default).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
+import { loginLimitSubject } from '../../shared/domain/auth.ts';
+import { countLoginAttempt, uncountLoginAttempt } from '../../shared/store/rate-limit.ts';
+import { newMember } from '../helpers/accounts.ts';
+import { type ApiReply, api, expectError } from '../helpers/http.ts';
+import { testLoginWindow } from '../helpers/local-env.ts';
+
+const LIMIT = config.loginFailureLimit;
+const WINDOW_SECONDS = Number(testLoginWindow.LOGIN_FAILURE_WINDOW_SECONDS);
+
+const attempt = (email: string, password: string) => api('/v1/auth/login', { body: { email, password } });
+const wrong = (email: string) => attempt(email, `wrong-${randomUUID()}`);
+
+async function failTimes(email: string, times: number): Promise<void> {
+  for (let i = 0; i < times; i++)
+    expectError(await wrong(email), 401, 'authentication_error', 'unauthorized');
+}
+
+/** The spec's 429: envelope, `rate_limited`, and `Retry-After` in whole seconds within the window. */
+function expectLimited(reply: ApiReply): number {
+  expectError(reply, 429, 'rate_limit_error', 'rate_limited');
+  const retryAfter = reply.headers.get('retry-after');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(WINDOW_SECONDS);
+  return Number(retryAfter);
+}
+
+describe('POST /v1/auth/login: failed logins per e-mail address', () => {
+  it('is the default of 5 within the window', () => {
+    expect(LIMIT).toBe(5);
+    expect(WINDOW_SECONDS).toBeLessThan(config.loginFailureWindowSeconds);
+  });
+
+  it(`answers 429 with Retry-After after ${LIMIT} wrong passwords, even to the right one`, async () => {
+    const member = await newMember('OWNER');
+    await failTimes(member.email, LIMIT);
+
+    const right = await attempt(member.email, member.password);
+    expectLimited(right);
+    expect(right.body.error.message).not.toMatch(/password/i);
+    expectLimited(await wrong(member.email));
+    // The address in another case and with spaces is the same address.
+    expectLimited(await attempt(`  ${member.email.toUpperCase()} `, member.password));
+  });
+
+  it(`lets a parallel burst of wrong passwords be checked at most ${LIMIT} times`, async () => {
+    const member = await newMember('ADMIN');
+    const burst = await Promise.all(Array.from({ length: 30 }, () => wrong(member.email)));
+
+    const statuses = burst.map((reply) => reply.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(burst.length - LIMIT);
+    for (const reply of burst)
+      if (reply.status === 401) expectError(reply, 401, 'authentication_error', 'unauthorized');
+      else expectLimited(reply);
+    expectLimited(await attempt(member.email, member.password));
+  });
+
+  it('leaves another e-mail address alone', async () => {
+    const locked = await newMember('OWNER');
+    const other = await newMember('OWNER', locked.accountId);
+    await Promise.all(Array.from({ length: LIMIT + 3 }, () => wrong(locked.email)));
+    expectLimited(await attempt(locked.email, locked.password));
+
+    expectError(await wrong(other.email), 401, 'authentication_error', 'unauthorized');
+    const reply = await attempt(other.email, other.password);
+    expect(reply.status).toBe(200);
+    expect(reply.body.account_id).toBe(locked.accountId);
+  });
+
+  it('limits an unknown e-mail address the same way, with the same answers', async () => {
+    const known = await newMember('OWNER');
+    const unknown = `nobody-${randomUUID()}@example.com`;
+    await Promise.all([failTimes(unknown, LIMIT), failTimes(known.email, LIMIT)]);
+
+    const unknownReply = await wrong(unknown);
+    const knownReply = await wrong(known.email);
+    expectLimited(unknownReply);
+    expectLimited(knownReply);
+    expect(unknownReply.body.error).toEqual(knownReply.body.error);
+    const headerNames = (reply: ApiReply) =>
+      [...reply.headers.keys()].filter((name) => !['date', 'x-request-id'].includes(name)).sort();
+    expect(headerNames(unknownReply)).toEqual(headerNames(knownReply));
+  });
+
+  it('spends no attempt on a successful login, and forgets no failure either', async () => {
+    const member = await newMember('DEVELOPER');
+    for (let i = 0; i <= LIMIT; i++) expect((await attempt(member.email, member.password)).status).toBe(200);
+
+    await failTimes(member.email, LIMIT - 1);
+    expect((await attempt(member.email, member.password)).status).toBe(200);
+    await failTimes(member.email, 1);
+    expectLimited(await attempt(member.email, member.password));
+  });
+
+  it('lets the address in again once the window has passed', { timeout: 60_000 }, async () => {
+    const member = await newMember('OWNER');
+    await failTimes(member.email, LIMIT);
+    const retryAfter = expectLimited(await attempt(member.email, member.password));
+
+    await sleep(retryAfter * 1000 + 250);
+    const reply = await attempt(member.email, member.password);
+    expect(reply.status).toBe(200);
+    expect(reply.body.role).toBe('OWNER');
+    // A new window: its failures count from zero.
+    await failTimes(member.email, LIMIT - 1);
+    expect((await attempt(member.email, member.password)).status).toBe(200);
+  });
+});
+
+describe('the failed-login counter item', () => {
+  it('counts concurrent attempts one each, and starts exactly one new window when the last is over', async () => {
+    const subject = loginLimitSubject(`counter-${randomUUID()}@example.com`);
+    const start = Date.now();
+    const first = await Promise.all(
+      Array.from({ length: 8 }, () => countLoginAttempt(subject, 1_000, start)),
+    );
+    expect(first.map((w) => w.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(new Set(first.map((w) => w.windowEndsAt))).toEqual(new Set([start + 1_000]));
+
+    // Past the window's end: one attempt starts the next window, the others count in it.
+    const later = start + 1_000;
+    const next = await Promise.all(Array.from({ length: 8 }, () => countLoginAttempt(subject, 1_000, later)));
+    expect(next.map((w) => w.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(new Set(next.map((w) => w.windowEndsAt))).toEqual(new Set([later + 1_000]));
+
+    // Taking an attempt back touches only the window it was counted in.
+    await uncountLoginAttempt(subject, start + 1_000);
+    await uncountLoginAttempt(subject, later + 1_000);
+    expect((await countLoginAttempt(subject, 1_000, later)).count).toBe(8);
+  });
+});
