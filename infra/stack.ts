@@ -1,7 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
-import { acquirerSecretPrefix } from '#shared/resources.ts';
+import { acquirerSecretPrefixOf } from '#shared/resources.ts';
 import { fallbackGroup, type Group } from '#shared/routes.ts';
 import { AlarmTopic } from './constructs/alarm-topic.ts';
 import { HttpApi } from './constructs/api.ts';
@@ -94,6 +94,8 @@ export class PixServiceStack extends Stack {
   readonly pixSigningSecret: GeneratedSecret;
   readonly functions: Readonly<Record<Group, ServiceFunction>>;
   readonly background: BackgroundFunctions;
+  /** Where this stack's acquirer secrets live in Secrets Manager (one namespace per stack). */
+  readonly acquirerSecretPrefix: string;
   readonly api: HttpApi;
   readonly observability: Observability;
 
@@ -122,8 +124,10 @@ export class PixServiceStack extends Stack {
         '(publishing old and new keys during the switch) is not automated yet. Rotate by hand if it leaks.',
     });
 
+    this.acquirerSecretPrefix = acquirerSecretPrefixOf(this.stackName);
     this.functions = new ApiFunctions(this, 'ApiFunctions', {
       table: this.table,
+      acquirerSecretPrefix: this.acquirerSecretPrefix,
       jwtSecret: this.jwtSecret.secret,
       pixSigningSecret: this.pixSigningSecret.secret,
       evidenceBucket: this.evidence.bucket,
@@ -132,6 +136,7 @@ export class PixServiceStack extends Stack {
     }).functions;
     this.background = new BackgroundFunctions(this, 'BackgroundFunctions', {
       table: this.table,
+      acquirerSecretPrefix: this.acquirerSecretPrefix,
       deliveryQueue: this.webhookQueues.deliveryQueue,
       providerCallbackQueue: this.providerCallbackQueues.queue,
       outboxFailureQueue: this.webhookQueues.outboxFailureQueue,
@@ -170,7 +175,7 @@ export class PixServiceStack extends Stack {
     });
     new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
     new CfnOutput(this, 'AcquirerSecretPrefix', {
-      value: acquirerSecretPrefix,
+      value: this.acquirerSecretPrefix,
       description:
         'For the admin CLI (ACQUIRER_SECRET_PREFIX): set-provider stores each account secret under it',
     });

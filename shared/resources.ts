@@ -161,9 +161,11 @@ export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;
 
 /**
  * Where `npm run admin -- set-provider` stores each account's acquirer secret when deployed
- * (`<prefix><accountId>` in Secrets Manager), and what the functions calling the acquirer may read.
+ * (`<prefix><accountId>` in Secrets Manager), and what the functions calling the acquirer may read:
+ * one namespace per stack, so two stages in one account and region never read each other's
+ * merchants' credentials (the stack's `AcquirerSecretPrefix` output names it for the admin CLI).
  */
-export const acquirerSecretPrefix = 'pix-service/acquirer/';
+export const acquirerSecretPrefixOf = (stackName: string): string => `pix-service/${stackName}/acquirer/`;
 
 /**
  * Observability: the service name on every log line and metric, and the CloudWatch metrics

@@ -4,7 +4,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acquirerSecretPrefix, evidenceBucket, lambdaTimeoutSeconds } from '#shared/resources.ts';
+import { evidenceBucket, lambdaTimeoutSeconds } from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable, TableAccess } from './table.ts';
@@ -121,6 +121,8 @@ const functionsDir = join(repositoryRoot, 'functions');
 
 export interface ApiFunctionsProps {
   readonly table: SingleTable;
+  /** This stack's namespace of acquirer secrets (`acquirerSecretPrefixOf`). */
+  readonly acquirerSecretPrefix: string;
   readonly jwtSecret: ISecret;
   readonly pixSigningSecret: ISecret;
   /** The MED evidence bucket (granted to the groups whose access says so). */
@@ -163,7 +165,7 @@ export class ApiFunctions extends Construct {
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
-      if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(acquirerSecretPrefix);
+      if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(props.acquirerSecretPrefix);
       if (access.providerCallbackQueue === true)
         fn.bindQueue(props.providerCallbackQueue, 'PROVIDER_CALLBACK_QUEUE_URL', ['sqs:SendMessage']);
       if (access.evidenceBucket === true)

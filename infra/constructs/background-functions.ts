@@ -7,7 +7,6 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
-  acquirerSecretPrefix,
   lambdaTimeoutSeconds,
   outboxStreamFilters,
   providerCallbackQueues,
@@ -53,6 +52,8 @@ const dispatcherTimeout = Duration.seconds(lambdaTimeoutSeconds.webhookDispatche
 
 export interface BackgroundFunctionsProps {
   readonly table: SingleTable;
+  /** This stack's namespace of acquirer secrets (`acquirerSecretPrefixOf`). */
+  readonly acquirerSecretPrefix: string;
   /** Webhook deliveries: the outbox sends to it, the dispatcher consumes it. */
   readonly deliveryQueue: IQueue;
   /** Acquirer callbacks: the provider-callbacks route sends to it, the consumer settles them. */
@@ -113,7 +114,7 @@ export class BackgroundFunctions extends Construct {
     // Deletes a balance tranche once released.
     this.scheduler.bindTable(props.table, { access: 'readWriteDelete' });
     // Advances live refunds and reconciles (GET /cob before expiry, GET /pix) at the merchants' acquirers.
-    this.scheduler.allowAcquirerSecrets(acquirerSecretPrefix);
+    this.scheduler.allowAcquirerSecrets(props.acquirerSecretPrefix);
 
     // No retries of a failed run by Lambda either (EventBridge invokes asynchronously, and Lambda
     // retries an asynchronous invocation twice by default): the next run is a minute away.
@@ -205,7 +206,7 @@ export class BackgroundFunctions extends Construct {
     // Settles the charge (receipt, transition, journal, wallet, events) and advances refunds.
     this.providerCallbackConsumer.bindTable(props.table, { access: 'readWrite' });
     // Reads the Pix back at the account's acquirer (its secret).
-    this.providerCallbackConsumer.allowAcquirerSecrets(acquirerSecretPrefix);
+    this.providerCallbackConsumer.allowAcquirerSecrets(props.acquirerSecretPrefix);
     // Receive and delete only, granted by the event source.
     this.providerCallbackConsumer.function.addEventSource(
       new SqsEventSource(props.providerCallbackQueue, {

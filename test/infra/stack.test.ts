@@ -16,7 +16,7 @@ import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { PixServiceStack, parseEmailSender, parsePublicBaseUrl } from '#infra/stack.ts';
 import {
   acquirerCallers,
-  acquirerSecretPrefix,
+  acquirerSecretPrefixOf,
   apiThrottle,
   evidenceBucket,
   lambdaTimeoutSeconds,
@@ -1287,6 +1287,7 @@ describe('AWS Solutions checks (cdk-nag)', () => {
 });
 
 describe('acquirer secrets', () => {
+  const acquirerSecretPrefix = acquirerSecretPrefixOf('PixService');
   const acquirerStatements = (fn: Group | ServiceFunction) =>
     statementsOf(fn).filter((statement) => JSON.stringify(statement.Resource).includes(':secret:'));
   const secretsUnderPrefix = {
@@ -1324,6 +1325,22 @@ describe('acquirer secrets', () => {
     ];
     for (const fn of others) expect(acquirerStatements(fn)).toEqual([]);
     template.hasOutput('AcquirerSecretPrefix', { Value: acquirerSecretPrefix });
+  });
+
+  it("gives each stack its own namespace: a stage in the same account and region never reads another's merchants' secrets", () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stages = ['PixService-staging', 'PixService-prod'].map((name) => new PixServiceStack(app, name));
+    expect(stages.map((stage) => stage.acquirerSecretPrefix)).toEqual([
+      'pix-service/PixService-staging/acquirer/',
+      'pix-service/PixService-prod/acquirer/',
+    ]);
+    for (const [stage, other] of [stages, [...stages].reverse()] as const) {
+      const synthesized = Template.fromStack(stage as PixServiceStack);
+      const policies = JSON.stringify(synthesized.findResources('AWS::IAM::Policy'));
+      expect(policies).toContain(`:secret:${stage?.acquirerSecretPrefix}*`);
+      expect(policies).not.toContain(`:secret:${other?.acquirerSecretPrefix}`);
+      synthesized.hasOutput('AcquirerSecretPrefix', { Value: stage?.acquirerSecretPrefix });
+    }
   });
 });
 
