@@ -169,14 +169,14 @@ export interface paths {
     get: operations["listWebhookEndpoints"];
     /**
      * Register a webhook endpoint
-     * @description The `secret` is shown this once. `events` must be catalog names; every address the host resolves to must be public.
+     * @description The `secret` is shown this once. `events` must be catalog names; every address the host resolves to must be public. At most 16 endpoints per account and mode (test and live counted apart): one more is 400 `webhook_endpoint_limit_exceeded` (`param: "url"`) until one is deleted.
      */
     post: operations["createWebhookEndpoint"];
   };
   "/v1/webhooks/endpoints/{id}": {
     /**
      * Delete a webhook endpoint
-     * @description Its pending deliveries become `CANCELLED`.
+     * @description Its pending deliveries become `CANCELLED`; it no longer counts toward the endpoint cap.
      */
     delete: operations["deleteWebhookEndpoint"];
     /**
@@ -2695,7 +2695,7 @@ export interface operations {
   };
   /**
    * Register a webhook endpoint
-   * @description The `secret` is shown this once. `events` must be catalog names; every address the host resolves to must be public.
+   * @description The `secret` is shown this once. `events` must be catalog names; every address the host resolves to must be public. At most 16 endpoints per account and mode (test and live counted apart): one more is 400 `webhook_endpoint_limit_exceeded` (`param: "url"`) until one is deleted.
    */
   createWebhookEndpoint: {
     requestBody: {
@@ -2725,7 +2725,7 @@ export interface operations {
           };
         };
       };
-      /** @description Errors: `invalid_request`, `invalid_json`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `webhook_endpoint_limit_exceeded`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2738,7 +2738,7 @@ export interface operations {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request" | "invalid_json";
+              code?: "invalid_request" | "invalid_json" | "webhook_endpoint_limit_exceeded";
             };
           });
         };
@@ -2750,7 +2750,7 @@ export interface operations {
   };
   /**
    * Delete a webhook endpoint
-   * @description Its pending deliveries become `CANCELLED`.
+   * @description Its pending deliveries become `CANCELLED`; it no longer counts toward the endpoint cap.
    */
   deleteWebhookEndpoint: {
     parameters: {

@@ -406,6 +406,15 @@ export const webhookEndpointKey = (scope: MerchantScope, endpointId: string): It
   pk: scopePk(scope),
   sk: `${PREFIX.webhookEndpoint}${endpointId}`,
 });
+/**
+ * How many endpoints the scope holds (`count`), for the cap on them: `+1` with each endpoint's
+ * put, `-1` with its delete, in the same transaction. Outside `WEBHOOKEP#`, so the endpoint list
+ * never reads it, and outside the live-charge counter's `COUNTER#PENDING_CHARGES` range.
+ */
+export const webhookEndpointCountKey = (scope: MerchantScope): ItemKey => ({
+  pk: scopePk(scope),
+  sk: 'COUNTER#WEBHOOK_ENDPOINTS',
+});
 export const overrideSecretKey = (scope: MerchantScope): ItemKey => ({
   pk: scopePk(scope),
   sk: 'WEBHOOKOVERRIDE#SECRET',

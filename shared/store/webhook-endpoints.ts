@@ -2,13 +2,14 @@
  * Webhook endpoints of a merchant scope (`ACCOUNT#<id>#<mode>` / `WEBHOOKEP#<id>`): test keys
  * register endpoints for test events, live keys for live ones. The signing secret must be
  * readable to sign, so it is stored as is (only in this item) and never returned after
- * register/rotate.
+ * register/rotate. Beside them, one count item (`COUNTER#WEBHOOK_ENDPOINTS`) that every put and
+ * delete of an endpoint moves in its transaction, for the cap on endpoints.
  */
 
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, tableName } from './client.ts';
-import { type MerchantScope, PREFIX, scopePk, webhookEndpointKey } from './keys.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, type TransactItem, tableName } from './client.ts';
+import { type MerchantScope, PREFIX, scopePk, webhookEndpointCountKey, webhookEndpointKey } from './keys.ts';
 
 export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
 
@@ -34,28 +35,62 @@ export const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
   updatedAt: String(item.updatedAt),
 });
 
-export async function createEndpoint(
-  scope: MerchantScope,
-  input: { url: string; events: string[] },
-): Promise<WebhookEndpoint> {
-  const now = new Date().toISOString();
-  const endpoint: WebhookEndpoint = {
+/** A new endpoint's record: ACTIVE, with a new id and signing secret. */
+export function newEndpoint(input: { url: string; events: string[] }, now: Date): WebhookEndpoint {
+  const at = now.toISOString();
+  return {
     id: `we_${randomBytes(12).toString('hex')}`,
     url: input.url,
     events: input.events,
     status: 'ACTIVE',
     secret: newWebhookSecret(),
-    createdAt: now,
-    updatedAt: now,
+    createdAt: at,
+    updatedAt: at,
   };
-  await db.send(
-    new PutCommand({
+}
+
+/** Puts a new endpoint (only if its id is new). */
+export const endpointPut = (scope: MerchantScope, endpoint: WebhookEndpoint): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...webhookEndpointKey(scope, endpoint.id), type: 'webhookEndpoint', ...endpoint },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** Deletes an endpoint, only if it exists. */
+export const endpointDelete = (scope: MerchantScope, id: string): TransactItem => ({
+  Delete: {
+    TableName: tableName(),
+    Key: webhookEndpointKey(scope, id),
+    ConditionExpression: 'attribute_exists(pk)',
+  },
+});
+
+/**
+ * Adds `delta` to the scope's endpoint count (an absent item counts 0); with `below`, only while
+ * the count is below it.
+ */
+export function endpointCountChange(
+  scope: MerchantScope,
+  delta: 1 | -1,
+  options: { below?: number } = {},
+): TransactItem {
+  const { below } = options;
+  return {
+    Update: {
       TableName: tableName(),
-      Item: { ...webhookEndpointKey(scope, endpoint.id), type: 'webhookEndpoint', ...endpoint },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
-  return endpoint;
+      Key: webhookEndpointCountKey(scope),
+      UpdateExpression: 'ADD #count :delta SET #type = :type',
+      ...(below !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :below' }),
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':delta': delta,
+        ':type': 'counter',
+        ...(below !== undefined && { ':below': below }),
+      },
+    },
+  };
 }
 
 /** Newest first. */
@@ -100,23 +135,6 @@ export async function updateEndpoint(
     return Attributes && toEndpoint(Attributes);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
-}
-
-/** `false` when the endpoint does not exist. */
-export async function deleteEndpoint(scope: MerchantScope, id: string): Promise<boolean> {
-  try {
-    await db.send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: webhookEndpointKey(scope, id),
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

@@ -2,6 +2,7 @@
 
 import * as v from 'valibot';
 import { deliveryStatuses } from '../../domain/webhook-deliveries.ts';
+import { WEBHOOK_ENDPOINT_LIMIT } from '../../domain/webhook-endpoints.ts';
 import { CreateEndpointBody, DeliveriesQuery, UpdateEndpointBody } from '../../domain/webhook-input.ts';
 import { Count, NullableTimestamp, Timestamp } from './common.ts';
 import type { Operations } from './operation.ts';
@@ -55,8 +56,7 @@ const endpointNotFound = { 404: ['not_found'] } as const;
 export const webhookOperations: Operations<'webhooks'> = {
   createWebhookEndpoint: {
     summary: 'Register a webhook endpoint',
-    description:
-      'The `secret` is shown this once. `events` must be catalog names; every address the host resolves to must be public.',
+    description: `The \`secret\` is shown this once. \`events\` must be catalog names; every address the host resolves to must be public. At most ${WEBHOOK_ENDPOINT_LIMIT} endpoints per account and mode (test and live counted apart): one more is 400 \`webhook_endpoint_limit_exceeded\` (\`param: "url"\`) until one is deleted.`,
     body: CreateEndpointBody,
     responses: {
       201: {
@@ -64,6 +64,7 @@ export const webhookOperations: Operations<'webhooks'> = {
         schema: v.strictObject({ ...endpointFields, secret: Secret }),
       },
     },
+    errors: { 400: ['webhook_endpoint_limit_exceeded'] },
   },
   listWebhookEndpoints: {
     summary: 'List webhook endpoints',
@@ -94,7 +95,7 @@ export const webhookOperations: Operations<'webhooks'> = {
   },
   deleteWebhookEndpoint: {
     summary: 'Delete a webhook endpoint',
-    description: 'Its pending deliveries become `CANCELLED`.',
+    description: 'Its pending deliveries become `CANCELLED`; it no longer counts toward the endpoint cap.',
     responses: { 200: { description: 'Deleted.', schema: v.strictObject({ deleted: v.literal(true) }) } },
     errors: endpointNotFound,
   },

@@ -1,0 +1,32 @@
+/**
+ * `POST /v1/webhooks/endpoints`: registers an endpoint, at most `WEBHOOK_ENDPOINT_LIMIT` per
+ * account and mode. ONE transaction puts the endpoint and adds 1 to the scope's endpoint count
+ * on condition the count is below the limit, so concurrent creates can never pass it: the one
+ * that would is refused (400 `webhook_endpoint_limit_exceeded`) and writes nothing. Deleting an
+ * endpoint takes 1 off in its own transaction (`delete-webhook-endpoint.ts`), which makes room.
+ */
+
+import type { MerchantScope } from '../domain/scope.ts';
+import { WEBHOOK_ENDPOINT_LIMIT, webhookEndpointLimitExceeded } from '../domain/webhook-endpoints.ts';
+import { transactRetryingConflicts } from '../store/client.ts';
+import {
+  endpointCountChange,
+  endpointPut,
+  newEndpoint,
+  type WebhookEndpoint,
+} from '../store/webhook-endpoints.ts';
+
+export async function createWebhookEndpoint(
+  scope: MerchantScope,
+  input: { url: string; events: string[] },
+  now = new Date(),
+): Promise<WebhookEndpoint> {
+  const endpoint = newEndpoint(input, now);
+  const result = await transactRetryingConflicts({
+    endpoint: endpointPut(scope, endpoint),
+    endpointCount: endpointCountChange(scope, +1, { below: WEBHOOK_ENDPOINT_LIMIT }),
+  });
+  if (result.committed) return endpoint;
+  if (result.failed.includes('endpointCount')) throw webhookEndpointLimitExceeded();
+  throw new Error(`Endpoint creation lost a race on ${result.failed.join(', ')}`);
+}
