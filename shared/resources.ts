@@ -119,6 +119,13 @@ export const evidenceBucket = {
    * marker left with no version behind it is removed too.
    */
   uploadNoncurrentExpirationDays: 1,
+  /**
+   * Server access logs (who read or wrote which evidence object) expire after 90 days: the
+   * Lambda and API logs are kept 1 month, but an evidence access is asked about while its case
+   * is alive, which can outlast a month (appeal, the MED channel's decision); 90 days is also
+   * when evidence moves to Infrequent Access, "rarely read after a case closes".
+   */
+  accessLogExpirationDays: 90,
 } as const;
 
 /** Partition-key prefix of the per-key rate-limit counters: the only items read-only functions may write. */

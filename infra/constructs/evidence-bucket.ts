@@ -19,7 +19,7 @@ export interface EvidenceBucketProps {
  * MED evidence files: uploaded by the merchant's browser with presigned PUTs (hence CORS) under
  * `uploads/`, which expires (raw uploads are read only by `complete`, which copies a confirmed
  * file under `accounts/`, kept), read only through the API. Private, S3-encrypted, TLS only,
- * with server access logs in a separate bucket.
+ * with server access logs in a separate bucket, expired after `accessLogExpirationDays`.
  */
 export class EvidenceBucket extends Construct {
   readonly bucket: Bucket;
@@ -39,6 +39,9 @@ export class EvidenceBucket extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        { id: 'ExpireAccessLogs', expiration: Duration.days(evidenceBucket.accessLogExpirationDays) },
+      ],
     });
 
     this.bucket = new Bucket(this, 'Bucket', {

@@ -635,6 +635,8 @@ describe('evidence bucket', () => {
 
   const lifecycleOf = (bucketId: string): Record<string, unknown>[] =>
     template.toJSON().Resources[bucketId].Properties.LifecycleConfiguration?.Rules ?? [];
+  const accessLogs = (): string =>
+    logicalId(pixStack.evidence.accessLogsBucket.node.defaultChild as CfnElement);
 
   it('aborts stale multipart uploads, moves old evidence to infrequent access, expires raw uploads', () => {
     expect(lifecycleOf(evidence())).toEqual([
@@ -682,6 +684,15 @@ describe('evidence bucket', () => {
     for (const rule of expiring) expect(rule.Prefix).toBe(evidenceBucket.uploadKeyPrefix);
     expect(evidenceBucket.uploadKeyPrefix.startsWith(evidenceBucket.storedKeyPrefix)).toBe(false);
     expect(evidenceBucket.storedKeyPrefix.startsWith(evidenceBucket.uploadKeyPrefix)).toBe(false);
+  });
+
+  it('expires the server access logs', () => {
+    expect(template.toJSON().Resources[evidence()].Properties.LoggingConfiguration).toMatchObject({
+      DestinationBucketName: { Ref: accessLogs() },
+    });
+    expect(lifecycleOf(accessLogs())).toEqual([
+      { Id: 'ExpireAccessLogs', Status: 'Enabled', ExpirationInDays: evidenceBucket.accessLogExpirationDays },
+    ]);
   });
 
   it('denies every request that is not over TLS, on the evidence and the access log bucket', () => {
