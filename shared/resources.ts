@@ -79,8 +79,21 @@ export const outboxStreamFilters = [
 
 /** MED evidence: presigned PUTs straight from the merchant's browser, then private reads. */
 export const evidenceBucket = {
-  /** Every object key starts here (`accounts/<id>/<mode>/evidence/<random>`, store/keys.ts). */
-  keyPrefix: 'accounts/',
+  /**
+   * Raw uploads, what a grant's presigned PUT names (`uploads/<id>/<mode>/<random>`,
+   * store/keys.ts `evidenceObjectKey`): read only by `complete`, within the grant's 900 s, so the
+   * lifecycle expires everything under it (`uploadExpirationDays`).
+   */
+  uploadKeyPrefix: 'uploads/',
+  /**
+   * Confirmed copies (`accounts/<id>/<mode>/evidence-stored/<random>`, `evidenceStoredObjectKey`):
+   * no grant names them and no lifecycle rule expires them (evidence is kept). Items confirmed
+   * before copies existed are read at their upload key under this prefix too
+   * (`accounts/<id>/<mode>/evidence/<random>`).
+   */
+  storedKeyPrefix: 'accounts/',
+  /** The folder of the confirmed copies under an account's `<mode>/` (what `complete` may write). */
+  storedCopyFolder: 'evidence-stored',
   maxFileBytes: 10 * 1024 * 1024,
   uploadUrlTtlSeconds: 900,
   cors: {
@@ -93,6 +106,26 @@ export const evidenceBucket = {
   abortIncompleteUploadDays: 1,
   /** Evidence is rarely read after a case closes: cheaper storage after 90 days. */
   infrequentAccessAfterDays: 90,
+  /**
+   * Raw uploads expire after 1 day, the shortest S3 lifecycle allows: `complete` answers 409
+   * `EVIDENCE_NOT_UPLOADED` once the grant's 900 s are past whatever is in storage, so an upload
+   * is never read after its first 15 minutes (plus one `complete` still running). S3 acts at the
+   * next midnight UTC after the day is up and asynchronously: gone within about 2 days.
+   */
+  uploadExpirationDays: 1,
+  /**
+   * The bucket is versioned: the expiry (and a PUT to a still-valid upload URL over an earlier
+   * upload) leaves a noncurrent version, removed 1 day after it became noncurrent; the delete
+   * marker left with no version behind it is removed too.
+   */
+  uploadNoncurrentExpirationDays: 1,
+  /**
+   * Server access logs (who read or wrote which evidence object) expire after 90 days: the
+   * Lambda and API logs are kept 1 month, but an evidence access is asked about while its case
+   * is alive, which can outlast a month (appeal, the MED channel's decision); 90 days is also
+   * when evidence moves to Infrequent Access, "rarely read after a case closes".
+   */
+  accessLogExpirationDays: 90,
 } as const;
 
 /** Partition-key prefix of the per-key rate-limit counters: the only items read-only functions may write. */

@@ -116,6 +116,13 @@ export const groupAccess: Record<Group, GroupAccess> = {
 /** Settings every API Lambda reads at cold start. */
 const apiEnvironment = { ...serviceEnvironment, ALLOW_HTTP_WEBHOOKS: 'false' } as const;
 
+/** The evidence keys of `store/keys.ts`, as the `med` group's grant patterns. */
+const evidenceGrantKeys = {
+  uploads: `${evidenceBucket.uploadKeyPrefix}*`,
+  storedCopies: `${evidenceBucket.storedKeyPrefix}*/${evidenceBucket.storedCopyFolder}/*`,
+  stored: `${evidenceBucket.storedKeyPrefix}*`,
+} as const;
+
 const repositoryRoot = join(import.meta.dirname, '..', '..');
 const functionsDir = join(repositoryRoot, 'functions');
 
@@ -168,8 +175,7 @@ export class ApiFunctions extends Construct {
       if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(props.acquirerSecretPrefix);
       if (access.providerCallbackQueue === true)
         fn.bindQueue(props.providerCallbackQueue, 'PROVIDER_CALLBACK_QUEUE_URL', ['sqs:SendMessage']);
-      if (access.evidenceBucket === true)
-        fn.bindEvidenceBucket(props.evidenceBucket, evidenceBucket.keyPrefix);
+      if (access.evidenceBucket === true) fn.bindEvidenceBucket(props.evidenceBucket, evidenceGrantKeys);
       byGroup.set(group, fn);
     }
     // Complete: `groups` is every group that has a route, and only those get a Lambda.

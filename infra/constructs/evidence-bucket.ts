@@ -16,9 +16,10 @@ export interface EvidenceBucketProps {
 }
 
 /**
- * MED evidence files: uploaded by the merchant's browser with presigned PUTs (hence CORS), read
- * only through the API. Private, S3-encrypted, TLS only, with server access logs in a separate
- * bucket.
+ * MED evidence files: uploaded by the merchant's browser with presigned PUTs (hence CORS) under
+ * `uploads/`, which expires (raw uploads are read only by `complete`, which copies a confirmed
+ * file under `accounts/`, kept), read only through the API. Private, S3-encrypted, TLS only,
+ * with server access logs in a separate bucket, expired after `accessLogExpirationDays`.
  */
 export class EvidenceBucket extends Construct {
   readonly bucket: Bucket;
@@ -38,6 +39,9 @@ export class EvidenceBucket extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        { id: 'ExpireAccessLogs', expiration: Duration.days(evidenceBucket.accessLogExpirationDays) },
+      ],
     });
 
     this.bucket = new Bucket(this, 'Bucket', {
@@ -65,6 +69,22 @@ export class EvidenceBucket extends Construct {
               transitionAfter: Duration.days(evidenceBucket.infrequentAccessAfterDays),
             },
           ],
+        },
+        // Raw uploads: `complete` reads one only within its grant's 900 s, then copies a confirmed
+        // file under `accounts/` (no rule expires those). Versioned bucket: the expiry leaves a
+        // delete marker and a noncurrent version, which goes a day later.
+        {
+          id: 'ExpireUploads',
+          prefix: evidenceBucket.uploadKeyPrefix,
+          expiration: Duration.days(evidenceBucket.uploadExpirationDays),
+          noncurrentVersionExpiration: Duration.days(evidenceBucket.uploadNoncurrentExpirationDays),
+        },
+        // A delete marker with no version left behind it (S3 takes this in a rule of its own:
+        // not beside an expiration in days).
+        {
+          id: 'RemoveUploadDeleteMarkers',
+          prefix: evidenceBucket.uploadKeyPrefix,
+          expiredObjectDeleteMarker: true,
         },
       ],
     });

@@ -144,28 +144,55 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The MED evidence bucket, under `keyPrefix` only (the accounts' prefixes): `PutObject` (what a
-   * presigned upload URL is signed for), `GetObject` (`HeadObject`, and presigned downloads);
-   * sets `EVIDENCE_BUCKET`. No `ListBucket`: `HeadObject` of an absent key answers 403, which the
-   * adapter reads as "not uploaded".
+   * The MED evidence bucket, by object-key pattern (each ends in `*`; no `ListBucket`: `HeadObject`
+   * of an absent key answers 403, which the adapter reads as "not uploaded"), and
+   * `EVIDENCE_BUCKET`:
+   * - `uploads`: `PutObject` (what a presigned upload URL is signed for) and `GetObject`
+   *   (`HeadObject` before a grant and at `complete`, and `CopyObject`'s source);
+   * - `storedCopies`: `PutObject` only (`CopyObject`'s target: the confirmed copies);
+   * - `stored`: `GetObject` only (presigned downloads and `HeadObject` of the confirmed copies,
+   *   and of files confirmed before copies existed, read at their old upload key there).
    */
-  bindEvidenceBucket(bucket: IBucket, keyPrefix: string): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
+  bindEvidenceBucket(
+    bucket: IBucket,
+    keys: { readonly uploads: string; readonly storedCopies: string; readonly stored: string },
+  ): this {
+    const grants = [
+      {
         actions: ['s3:PutObject', 's3:GetObject'],
-        resources: [bucket.arnForObjects(`${keyPrefix}*`)],
-      }),
-    );
+        pattern: keys.uploads,
+        reason:
+          'Upload keys are random, one per grant, under the uploads prefix: the presigned PUT needs ' +
+          'PutObject there, HeadObject and the confirming copy GetObject.',
+      },
+      {
+        actions: ['s3:PutObject'],
+        pattern: keys.storedCopies,
+        reason:
+          "Confirmed copies' keys are random, one per confirmation, in each account's copy folder: " +
+          'the copy (CopyObject) needs PutObject there, nothing else.',
+      },
+      {
+        actions: ['s3:GetObject'],
+        pattern: keys.stored,
+        reason:
+          'Confirmed evidence keys are random under each account prefix: presigned downloads and ' +
+          'HeadObject need GetObject there, nothing else.',
+      },
+    ];
     const bucketResource = bucket.node.defaultChild;
     if (!(bucketResource instanceof CfnElement))
       throw new Error('The evidence bucket must be defined in this app');
     const bucketLogicalId = Stack.of(bucketResource).getLogicalId(bucketResource);
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${keyPrefix}*]`,
-      reason:
-        'Evidence object keys are random, one per upload, under each account prefix: the grant is ' +
-        'the object prefix of the accounts, with PutObject/GetObject only.',
-    });
+    for (const { actions, pattern, reason } of grants) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions, resources: [bucket.arnForObjects(pattern)] }),
+      );
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${pattern}]`,
+        reason,
+      });
+    }
     this.function.addEnvironment('EVIDENCE_BUCKET', bucket.bucketName);
     return this;
   }

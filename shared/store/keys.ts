@@ -377,17 +377,19 @@ export const medEvidenceKey = (scope: MerchantScope, caseId: string, evidenceId:
 export const medEvidenceCasePrefix = (caseId: string): string => `${PREFIX.medEvidence}${caseId}#`;
 
 /**
- * The evidence file's key in the bucket: under the account's prefix (`accounts/<id>/`, what the
- * stack's grants are scoped to), then the mode and a random token (not guessable from any id).
+ * The key an upload grant names: under the uploads' own top-level prefix (`uploads/`, which the
+ * bucket's lifecycle expires: an upload is only read by `complete`, within the grant), then the
+ * account, the mode and a random token (not guessable from any id).
  */
 export const evidenceObjectKey = (scope: MerchantScope, token: string): string =>
-  `${evidenceBucket.keyPrefix}${scope.accountId}/${scope.mode}/evidence/${token}`;
+  `${evidenceBucket.uploadKeyPrefix}${scope.accountId}/${scope.mode}/${token}`;
 /**
- * Where `complete` copies a confirmed file: another folder than `evidence/`, so no upload grant
- * (which names only `evidenceObjectKey`s) can ever write it; random like the upload key.
+ * Where `complete` copies a confirmed file: under the accounts' prefix (`accounts/<id>/`, kept:
+ * no lifecycle rule expires it), outside `uploads/`, so no upload grant (which names only
+ * `evidenceObjectKey`s) can ever write it; random like the upload key.
  */
 export const evidenceStoredObjectKey = (scope: MerchantScope, token: string): string =>
-  `${evidenceBucket.keyPrefix}${scope.accountId}/${scope.mode}/evidence-stored/${token}`;
+  `${evidenceBucket.storedKeyPrefix}${scope.accountId}/${scope.mode}/${evidenceBucket.storedCopyFolder}/${token}`;
 
 // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────
 

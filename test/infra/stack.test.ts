@@ -27,6 +27,7 @@ import {
   webhookQueues,
 } from '#shared/resources.ts';
 import { fallbackGroup, type Group, groups, routeKey, routes } from '#shared/routes.ts';
+import { evidenceObjectKey, evidenceStoredObjectKey } from '#shared/store/keys.ts';
 
 interface NagReport {
   readonly pluginReports: readonly {
@@ -632,19 +633,66 @@ describe('evidence bucket', () => {
     });
   });
 
-  it('aborts stale multipart uploads and moves old evidence to infrequent access', () => {
-    template.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: {
-        Rules: [
-          Match.objectLike({
-            AbortIncompleteMultipartUpload: { DaysAfterInitiation: evidenceBucket.abortIncompleteUploadDays },
-            Transitions: [
-              { StorageClass: 'STANDARD_IA', TransitionInDays: evidenceBucket.infrequentAccessAfterDays },
-            ],
-          }),
+  const lifecycleOf = (bucketId: string): Record<string, unknown>[] =>
+    template.toJSON().Resources[bucketId].Properties.LifecycleConfiguration?.Rules ?? [];
+  const accessLogs = (): string =>
+    logicalId(pixStack.evidence.accessLogsBucket.node.defaultChild as CfnElement);
+
+  it('aborts stale multipart uploads, moves old evidence to infrequent access, expires raw uploads', () => {
+    expect(lifecycleOf(evidence())).toEqual([
+      {
+        Status: 'Enabled',
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: evidenceBucket.abortIncompleteUploadDays },
+        Transitions: [
+          { StorageClass: 'STANDARD_IA', TransitionInDays: evidenceBucket.infrequentAccessAfterDays },
         ],
       },
+      // The bucket is versioned: the noncurrent versions (an expired upload, or one a second PUT
+      // to the same URL replaced) and then the delete markers go too.
+      {
+        Id: 'ExpireUploads',
+        Status: 'Enabled',
+        Prefix: evidenceBucket.uploadKeyPrefix,
+        ExpirationInDays: evidenceBucket.uploadExpirationDays,
+        NoncurrentVersionExpiration: { NoncurrentDays: evidenceBucket.uploadNoncurrentExpirationDays },
+      },
+      {
+        Id: 'RemoveUploadDeleteMarkers',
+        Status: 'Enabled',
+        Prefix: evidenceBucket.uploadKeyPrefix,
+        ExpiredObjectDeleteMarker: true,
+      },
+    ]);
+    expect(template.toJSON().Resources[evidence()].Properties.VersioningConfiguration).toEqual({
+      Status: 'Enabled',
     });
+    // Well past the grant (and a `complete` still running): an upload is never read after it.
+    expect(evidenceBucket.uploadExpirationDays * 86_400).toBeGreaterThan(
+      evidenceBucket.uploadUrlTtlSeconds + lambdaTimeoutSeconds.api,
+    );
+  });
+
+  it('expires nothing outside the uploads prefix: the confirmed copies are kept', () => {
+    const expiring = lifecycleOf(evidence()).filter(
+      (rule) =>
+        'ExpirationInDays' in rule ||
+        'ExpirationDate' in rule ||
+        'NoncurrentVersionExpiration' in rule ||
+        'ExpiredObjectDeleteMarker' in rule,
+    );
+    expect(expiring.length).toBeGreaterThan(0);
+    for (const rule of expiring) expect(rule.Prefix).toBe(evidenceBucket.uploadKeyPrefix);
+    expect(evidenceBucket.uploadKeyPrefix.startsWith(evidenceBucket.storedKeyPrefix)).toBe(false);
+    expect(evidenceBucket.storedKeyPrefix.startsWith(evidenceBucket.uploadKeyPrefix)).toBe(false);
+  });
+
+  it('expires the server access logs', () => {
+    expect(template.toJSON().Resources[evidence()].Properties.LoggingConfiguration).toMatchObject({
+      DestinationBucketName: { Ref: accessLogs() },
+    });
+    expect(lifecycleOf(accessLogs())).toEqual([
+      { Id: 'ExpireAccessLogs', Status: 'Enabled', ExpirationInDays: evidenceBucket.accessLogExpirationDays },
+    ]);
   });
 
   it('denies every request that is not over TLS, on the evidence and the access log bucket', () => {
@@ -829,8 +877,14 @@ describe('API Lambdas', () => {
     });
   });
 
-  it('lets only the med group use the evidence bucket: Put/GetObject under the accounts prefix, EVIDENCE_BUCKET', () => {
+  it('lets only the med group use the evidence bucket: Put/Get on uploads, Put on copies, Get on accounts', () => {
     const bucket = logicalId(pixStack.evidence.bucket.node.defaultChild as CfnElement);
+    const objects = (pattern: string) => ({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, `/${pattern}`]],
+    });
+    const uploads = `${evidenceBucket.uploadKeyPrefix}*`;
+    const copies = `${evidenceBucket.storedKeyPrefix}*/${evidenceBucket.storedCopyFolder}/*`;
+    const stored = `${evidenceBucket.storedKeyPrefix}*`;
     for (const group of groups) {
       const s3 = statementsOf(group).filter((statement) =>
         actionsOf(statement).some((a) => a.startsWith('s3:')),
@@ -841,16 +895,42 @@ describe('API Lambdas', () => {
         continue;
       }
       expect(s3).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['s3:PutObject', 's3:GetObject'],
-          Resource: {
-            'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, `/${evidenceBucket.keyPrefix}*`]],
-          },
-        },
+        // Presigned PUTs; HeadObject before a grant and at `complete`; the copy's source.
+        { Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject'], Resource: objects(uploads) },
+        // The copy's target only.
+        { Effect: 'Allow', Action: 's3:PutObject', Resource: objects(copies) },
+        // Presigned downloads and HeadObject of confirmed files.
+        { Effect: 'Allow', Action: 's3:GetObject', Resource: objects(stored) },
       ]);
       expect(environmentOf(pixStack.functions.med)).toMatchObject({ EVIDENCE_BUCKET: { Ref: bucket } });
     }
+    // The keys the service builds fall under those patterns (`*` spans `/` in an S3 ARN).
+    const scope = { accountId: 'acct_1', mode: 'live' } as const;
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const matches = (pattern: string, key: string) =>
+      new RegExp(`^${pattern.split('*').map(literal).join('.*')}$`).test(key);
+    expect(matches(uploads, evidenceObjectKey(scope, 'f00d'))).toBe(true);
+    expect(matches(copies, evidenceObjectKey(scope, 'f00d'))).toBe(false);
+    expect(matches(stored, evidenceObjectKey(scope, 'f00d'))).toBe(false);
+    expect(matches(copies, evidenceStoredObjectKey(scope, 'f00d'))).toBe(true);
+    expect(matches(stored, evidenceStoredObjectKey(scope, 'f00d'))).toBe(true);
+    expect(matches(uploads, evidenceStoredObjectKey(scope, 'f00d'))).toBe(false);
+  });
+
+  it("acknowledges to cdk-nag exactly the med role's evidence wildcards", () => {
+    const bucket = logicalId(pixStack.evidence.bucket.node.defaultChild as CfnElement);
+    const acknowledged = pixStack.functions.med.role.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.keys(entry.data as Record<string, string>));
+    expect(acknowledged.filter((id) => id.includes('AwsSolutions-IAM5')).sort()).toEqual(
+      [
+        `${evidenceBucket.uploadKeyPrefix}*`,
+        `${evidenceBucket.storedKeyPrefix}*/${evidenceBucket.storedCopyFolder}/*`,
+        `${evidenceBucket.storedKeyPrefix}*`,
+      ]
+        .map((pattern) => `Annotation::AwsSolutions-IAM5[Resource::<${bucket}.Arn>/${pattern}]`)
+        .sort(),
+    );
   });
 
   it('sets no PUBLIC_BASE_URL unless the publicBaseUrl context value is given', () => {

@@ -7,11 +7,13 @@
  */
 
 import { createHash } from 'node:crypto';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import type { MerchantScope } from '../../shared/domain/scope.ts';
+import { evidenceBucket } from '../../shared/resources.ts';
 import { db, tableName } from '../../shared/store/client.ts';
-import { medEvidenceKey } from '../../shared/store/keys.ts';
+import { evidenceObjectKey, evidenceStoredObjectKey, medEvidenceKey } from '../../shared/store/keys.ts';
 import { getEvidence, queryCaseEvidence } from '../../shared/store/med-evidence.ts';
 import { merchant } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
@@ -34,6 +36,17 @@ async function withCase() {
   expect(opened.status).toBe(201);
   return { ...m, caseId: opened.body.id as string };
 }
+
+/** The random token of `key` when `build` (a key builder of store/keys.ts) made it for `scope`. */
+const tokenOf = (
+  key: string | undefined,
+  build: (scope: MerchantScope, token: string) => string,
+  scope: MerchantScope,
+): string | undefined => {
+  const folder = build(scope, '');
+  return key?.startsWith(folder) ? key.slice(folder.length) : undefined;
+};
+const TOKEN = /^[0-9a-f]{32}$/;
 
 const bytes = (size: number, seed = 7) =>
   Buffer.from(Array.from({ length: size }, (_, i) => (i * seed) % 256));
@@ -82,10 +95,14 @@ describe('evidence upload (three steps)', () => {
       upload_headers: { 'Content-Type': 'image/png', 'Content-Length': String(file.length) },
       expires_in: 900,
     });
-    // The object key is under the account's prefix and not derived from the case or evidence id.
-    const stored = await getEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
+    // The object key is under the uploads prefix (which the bucket's lifecycle expires), then the
+    // account's and a random token, not derived from the case or evidence id.
+    const scope = { accountId: m.accountId, mode: 'test' } as const;
+    const stored = await getEvidence(scope, m.caseId, g.body.id);
     expect(stored?.status).toBe('pending');
-    expect(stored?.objectKey).toMatch(new RegExp(`^accounts/${m.accountId}/test/evidence/[0-9a-f]{32}$`));
+    expect(tokenOf(stored?.objectKey, evidenceObjectKey, scope)).toMatch(TOKEN);
+    expect(stored?.objectKey.startsWith(evidenceBucket.uploadKeyPrefix)).toBe(true);
+    expect(stored?.objectKey.startsWith(evidenceBucket.storedKeyPrefix)).toBe(false);
     expect(stored?.objectKey).not.toContain(m.caseId.slice(4));
     expect(stored?.objectKey).not.toContain(g.body.id.slice(6));
     expect(new URL(g.body.upload_url).pathname).toBe(`/${BUCKET}/${stored?.objectKey}`);
@@ -137,6 +154,12 @@ describe('evidence upload (three steps)', () => {
     const download = await fetch(first.body.view_url);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(file)).toBe(true);
+    // The confirmed copy, what view_url serves, is under the accounts prefix (kept), not uploads.
+    const confirmed = await getEvidence(scope, m.caseId, g.body.id);
+    expect(tokenOf(confirmed?.stored?.objectKey, evidenceStoredObjectKey, scope)).toMatch(TOKEN);
+    expect(confirmed?.stored?.objectKey.startsWith(evidenceBucket.storedKeyPrefix)).toBe(true);
+    expect(confirmed?.stored?.objectKey.startsWith(evidenceBucket.uploadKeyPrefix)).toBe(false);
+    expect(new URL(first.body.view_url).pathname).toBe(`/${BUCKET}/${confirmed?.stored?.objectKey}`);
 
     // Idempotent: the same evidence, counted once.
     const second = await complete(m.apikey, m.caseId, g.body.id);
@@ -192,6 +215,44 @@ describe('evidence upload (three steps)', () => {
       'conflict_error',
       'EVIDENCE_NOT_UPLOADED',
     );
+  });
+
+  it('an upload the lifecycle removed: 409 EVIDENCE_NOT_UPLOADED, nothing confirmed', async () => {
+    // The local S3 emulator runs no lifecycle rule: the upload is deleted as its expiry would.
+    const m = await withCase();
+    const scope = { accountId: m.accountId, mode: 'test' } as const;
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 'e.pdf',
+      file_size: 40,
+      mime_type: 'application/pdf',
+    });
+    expect((await upload(g.body.upload_url, bytes(40), g.body.upload_headers)).status).toBe(200);
+    const pending = await getEvidence(scope, m.caseId, g.body.id);
+    await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: pending?.objectKey }));
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id),
+      409,
+      'conflict_error',
+      'EVIDENCE_NOT_UPLOADED',
+    );
+    // As it happens on AWS: the grant is long past too (the item is kept a day after it).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: medEvidenceKey(scope, m.caseId, g.body.id),
+        UpdateExpression: 'SET uploadExpiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 86_400_000).toISOString() },
+      }),
+    );
+    expectError(
+      await complete(m.apikey, m.caseId, g.body.id),
+      409,
+      'conflict_error',
+      'EVIDENCE_NOT_UPLOADED',
+    );
+    expect((await getEvidence(scope, m.caseId, g.body.id))?.status).toBe('pending');
+    expect((await listEvidence(m.apikey, m.caseId)).body.data).toEqual([]);
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(0);
   });
 });
 

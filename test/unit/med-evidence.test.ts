@@ -11,7 +11,7 @@ import {
   serializeUploadGrant,
 } from '../../shared/domain/med-evidence.ts';
 import { evidenceBucket } from '../../shared/resources.ts';
-import { evidenceObjectKey } from '../../shared/store/keys.ts';
+import { evidenceObjectKey, evidenceStoredObjectKey } from '../../shared/store/keys.ts';
 
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 const pending = (over: Partial<MedEvidenceRecord> = {}): MedEvidenceRecord => ({
@@ -74,9 +74,10 @@ describe('MED evidence rules', () => {
       expect(v.safeParse(evidenceDeclarationSchema, bad).success).toBe(false);
   });
 
-  it('object keys sit under the account prefix, with the random token only', () => {
-    expect(evidenceObjectKey({ accountId: 'acc', mode: 'live' }, 'f00d')).toBe(
-      'accounts/acc/live/evidence/f00d',
+  it('uploads sit under their own prefix (which expires), confirmed copies under the accounts one', () => {
+    expect(evidenceObjectKey({ accountId: 'acc', mode: 'live' }, 'f00d')).toBe('uploads/acc/live/f00d');
+    expect(evidenceStoredObjectKey({ accountId: 'acc', mode: 'live' }, 'f00d')).toBe(
+      'accounts/acc/live/evidence-stored/f00d',
     );
   });
 });
