@@ -25,7 +25,15 @@ import type { ShardCount } from '../domain/shards.ts';
 import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
 import { streamItemTypes } from '../resources.ts';
 import { toAccount } from './accounts.ts';
-import { batchGetConsistent, db, queryAll, recordOf, type TransactItem, tableName } from './client.ts';
+import {
+  batchGetConsistent,
+  counterChange,
+  db,
+  queryAll,
+  recordOf,
+  type TransactItem,
+  tableName,
+} from './client.ts';
 import {
   accountKey,
   chargeKey,
@@ -181,21 +189,7 @@ export function pendingCounterChange(
   delta: 1 | -1,
   options: { shard: number | undefined; below?: number },
 ): TransactItem {
-  const { shard, below } = options;
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: pendingCounterKey(scope, shard),
-      UpdateExpression: 'ADD #count :delta SET #type = :type',
-      ...(below !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :below' }),
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-      ExpressionAttributeValues: {
-        ':delta': delta,
-        ':type': 'counter',
-        ...(below !== undefined && { ':below': below }),
-      },
-    },
-  };
+  return counterChange(pendingCounterKey(scope, options.shard), delta, options.below);
 }
 
 /** Every item of the scope's live-charge counter (its shards, and any unsharded one), as committed. */

@@ -317,6 +317,27 @@ export function flattenItems<N extends string>(items: NamedItems<N>): { names: N
 
 export type { ItemKey } from './keys.ts';
 
+/**
+ * Adds `delta` to a counter item's `count` (an absent item or attribute counts 0); with `below`,
+ * only while the count is below it (the transaction is then refused on this item).
+ */
+export function counterChange(key: ItemKey, delta: 1 | -1, below?: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'ADD #count :delta SET #type = :type',
+      ...(below !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :below' }),
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':delta': delta,
+        ':type': 'counter',
+        ...(below !== undefined && { ':below': below }),
+      },
+    },
+  };
+}
+
 /** The attributes the table adds to every entity: its key, its entity tag and its index keys. */
 const STORAGE_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'];
 

@@ -60,6 +60,12 @@ export async function countLoginAttempt(
 ): Promise<AttemptWindow> {
   const Key = loginAttemptsKey(emailHash);
   const windowEndsAt = now + windowMs;
+  const values = {
+    ':one': 1,
+    ':endsAt': windowEndsAt,
+    ':expires': attemptsExpiry(windowEndsAt),
+    ':now': now,
+  };
   for (let tries = 0; tries < 3; tries++) {
     try {
       const { Attributes } = await db.send(
@@ -70,12 +76,7 @@ export async function countLoginAttempt(
             'ADD #count :one SET windowEndsAt = if_not_exists(windowEndsAt, :endsAt), expiresAt = if_not_exists(expiresAt, :expires)',
           ConditionExpression: 'attribute_not_exists(pk) OR windowEndsAt > :now',
           ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':endsAt': windowEndsAt,
-            ':expires': attemptsExpiry(windowEndsAt),
-            ':now': now,
-          },
+          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -92,12 +93,7 @@ export async function countLoginAttempt(
           UpdateExpression: 'SET #count = :one, windowEndsAt = :endsAt, expiresAt = :expires',
           ConditionExpression: 'windowEndsAt <= :now',
           ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':endsAt': windowEndsAt,
-            ':expires': attemptsExpiry(windowEndsAt),
-            ':now': now,
-          },
+          ExpressionAttributeValues: values,
         }),
       );
       return { count: 1, windowEndsAt };

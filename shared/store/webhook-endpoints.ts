@@ -8,7 +8,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, type TransactItem, tableName } from './client.ts';
+import { counterChange, db, isConditionFailure, queryAll, type TransactItem, tableName } from './client.ts';
 import { type MerchantScope, PREFIX, scopePk, webhookEndpointCountKey, webhookEndpointKey } from './keys.ts';
 
 export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
@@ -76,21 +76,7 @@ export function endpointCountChange(
   delta: 1 | -1,
   options: { below?: number } = {},
 ): TransactItem {
-  const { below } = options;
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: webhookEndpointCountKey(scope),
-      UpdateExpression: 'ADD #count :delta SET #type = :type',
-      ...(below !== undefined && { ConditionExpression: 'attribute_not_exists(#count) OR #count < :below' }),
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-      ExpressionAttributeValues: {
-        ':delta': delta,
-        ':type': 'counter',
-        ...(below !== undefined && { ':below': below }),
-      },
-    },
-  };
+  return counterChange(webhookEndpointCountKey(scope), delta, options.below);
 }
 
 /** Newest first. */
