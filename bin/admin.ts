@@ -19,7 +19,8 @@ const usage = `Usage: npm run admin -- <command> [options]
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]
   set-provider   --account <acct_…> --base-url <API Pix base URL> --token-url <OAuth token URL>
-                 --client-id <id> --client-secret=<secret> --cert <PEM file> --key <PEM file>
+                 --client-id <id> (--client-secret-file <file> | --client-secret=<secret>)
+                 --cert <PEM file> --key <PEM file>
                  [--ca <PEM file>] --pix-key <the merchant's Pix key> [--scopes "<scopes>"]
                  [--api-url <this API's public URL>]   (default PUBLIC_BASE_URL)
                  Stores the credentials as the account's acquirer secret, registers the callback
@@ -51,6 +52,7 @@ const { positionals, values } = parseArguments({
     'token-url': { type: 'string' },
     'client-id': { type: 'string' },
     'client-secret': { type: 'string' },
+    'client-secret-file': { type: 'string' },
     cert: { type: 'string' },
     key: { type: 'string' },
     ca: { type: 'string' },
@@ -198,6 +200,18 @@ switch (positionals[0]) {
         return fail(`Cannot read --${name} ${values[name]}`);
       }
     };
+    // From a file, the secret stays out of the process list and the shell's history.
+    const clientSecret = () => {
+      const file = values['client-secret-file'];
+      if (file !== undefined && values['client-secret'] !== undefined)
+        return fail('Give --client-secret-file or --client-secret, not both');
+      if (file === undefined) return need('client-secret');
+      try {
+        return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      } catch {
+        return fail(`Cannot read --client-secret-file ${file}`);
+      }
+    };
     try {
       const input = parseInput(
         setProviderSchema,
@@ -205,7 +219,7 @@ switch (positionals[0]) {
           baseUrl: need('base-url'),
           tokenUrl: need('token-url'),
           clientId: need('client-id'),
-          clientSecret: need('client-secret'),
+          clientSecret: clientSecret(),
           pixKey: need('pix-key'),
           ...(values.scopes !== undefined && { scopes: values.scopes }),
         },

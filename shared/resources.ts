@@ -189,7 +189,7 @@ export const acquirerCallers = {
   },
 } as const satisfies Record<string, { budget: keyof typeof acquirerCallBudgets; timeoutSeconds: number }>;
 
-/** Stage throttling (per API, before our per-key limit). */
+/** The stage's default route throttling, before our per-key limit: API Gateway applies it to each route separately (the account's regional limit bounds the sum). */
 export const apiThrottle = { rateLimit: 200, burstLimit: 400 } as const;
 
 /**

@@ -5,7 +5,8 @@
  * the credentials, an http:// URL) changes nothing.
  */
 
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -104,6 +105,28 @@ describe('set-provider', () => {
     const tokenOf = (url: string) => callbackTokenHash(url.split('/').at(-1) as string);
     expect(await accountOfCallback(tokenOf(second.callbackUrl))).toBe(account.id);
     expect(await accountOfCallback(tokenOf(first.callbackUrl))).toBeUndefined();
+  });
+
+  it('reads the client secret from a file (off the command line), and refuses it given both ways', async () => {
+    const account = await admin('create-account', '--name', 'Live Merchant 4');
+    const secretFile = join(mkdtempSync(join(tmpdir(), 'psp-secret-')), 'secret.txt');
+    writeFileSync(secretFile, `${psp.clientSecret}\n`, { mode: 0o600 });
+    const { 'client-secret': _, ...withoutSecret } = Object.fromEntries(
+      providerArgs(account.id, psp).map((arg) => arg.slice(2).split(/=(.*)/s).slice(0, 2)),
+    );
+    const args = Object.entries({ ...withoutSecret, 'client-secret-file': secretFile }).map(
+      ([name, value]) => `--${name}=${value}`,
+    );
+    expect(await adminRefused('set-provider', ...args, `--client-secret=${psp.clientSecret}`)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('not both'),
+    });
+    const output = await admin('set-provider', ...args);
+    expect(psp.bank.webhooks.get(psp.pixKey)?.webhookUrl).toBe(output.callbackUrl);
+    const stored = JSON.parse(
+      readFileSync(join(inject('dataDir'), 'acquirer', `${account.id}.json`), 'utf8'),
+    );
+    expect(stored.clientSecret).toBe(psp.clientSecret);
   });
 
   it('refuses a key of another certificate, credentials the PSP refuses and http:// URLs, storing nothing', async () => {
