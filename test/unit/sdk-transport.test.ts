@@ -10,6 +10,7 @@ import {
   ApiError,
   ConflictError,
   ConnectionError,
+  EvidenceUploadError,
   InvalidRequestError,
   NotFoundError,
   PixClient,
@@ -347,6 +348,32 @@ describe('listAll while items arrive', () => {
     for await (const delivery of client().webhookDeliveries.listAll({ limit: 3 }))
       deliveries.push(delivery.id);
     expect(deliveries).toEqual(['d5', 'd4', 'd3', 'd2', 'd1']);
+  });
+});
+
+describe('evidence uploads', () => {
+  it("tells the storage's failure (api_error, try later) from its refusal (invalid_request_error)", async () => {
+    const grant = () => ({
+      status: 201,
+      body: { id: 'ev_1', upload_url: `${baseUrl}/upload`, upload_method: 'PUT', upload_headers: {} },
+    });
+    const upload = () =>
+      client({ maxRetries: 0 })
+        .medCases.uploadEvidence('med_1', new Uint8Array([1, 2, 3]), {
+          fileName: 'r.pdf',
+          mimeType: 'application/pdf',
+        })
+        .catch((e: unknown) => e);
+    script = [grant(), { status: 503 }];
+    const failed = await upload();
+    expect(failed).toBeInstanceOf(EvidenceUploadError);
+    expect(failed).toMatchObject({ type: 'api_error', code: 'evidence_upload_failed', statusCode: 503 });
+    script = [grant(), { status: 403 }];
+    expect(await upload()).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'evidence_upload_refused',
+      statusCode: 403,
+    });
   });
 });
 

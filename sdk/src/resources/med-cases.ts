@@ -120,10 +120,12 @@ export class MedCases extends Resource {
       options,
     );
     if (!stored.ok) {
+      // A 5xx left after the retries is the storage's trouble (try again later), not the request's.
+      const unavailable = stored.status >= 500;
       throw new EvidenceUploadError({
-        message: `The storage refused the evidence upload (${stored.status}): ${stored.text.slice(0, 300)}`,
-        type: 'invalid_request_error',
-        code: 'evidence_upload_refused',
+        message: `The storage ${unavailable ? 'failed' : 'refused'} the evidence upload (${stored.status}): ${stored.text.slice(0, 300)}`,
+        type: unavailable ? 'api_error' : 'invalid_request_error',
+        code: unavailable ? 'evidence_upload_failed' : 'evidence_upload_refused',
         statusCode: stored.status,
         headers: stored.headers,
       });
