@@ -53,20 +53,27 @@ export async function issueSessionToken(
   return { token, claims };
 }
 
-/** Verifies signature, algorithm, issuer, audience and expiry; `undefined` for any bad token. */
+/**
+ * Verifies signature, algorithm, issuer, audience and expiry, and that the token lives no longer
+ * than the service issues them for (`JWT_TTL_SECONDS`: a token minted with a far expiry, which
+ * only a leaked secret allows, is still refused); `undefined` for any bad token.
+ */
 export async function verifySessionToken(token: string): Promise<SessionClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, await signingSecret(), {
       algorithms: ['HS256'],
       issuer: ISSUER,
       audience: AUDIENCE,
+      maxTokenAge: config.jwtTtlSeconds,
     });
-    const { sub, acct, jti, exp } = payload;
+    const { sub, acct, jti, exp, iat } = payload;
     if (
       typeof sub !== 'string' ||
       typeof acct !== 'string' ||
       typeof jti !== 'string' ||
-      typeof exp !== 'number'
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      exp - iat > config.jwtTtlSeconds
     ) {
       return undefined;
     }

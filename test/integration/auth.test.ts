@@ -116,16 +116,18 @@ describe('POST /v1/auth/logout', () => {
 });
 
 describe('dashboard tokens', () => {
-  it('rejects expired, foreign-signed, unsigned and tampered tokens', async () => {
+  it('rejects expired, foreign-signed, unsigned, tampered and overlong tokens', async () => {
     const member = await newMember('OWNER');
     const claims = { sub: member.userId, acct: member.accountId };
     const now = Math.floor(Date.now() / 1000);
     const expired = await signWith(testAwsEnv.JWT_SECRET, { ...claims, exp: now - 10 });
+    // Signed with the right secret, but for 100 years: longer than any token the service issues.
+    const overlong = await signWith(testAwsEnv.JWT_SECRET, { ...claims, exp: now + 100 * 365 * 86_400 });
     const foreign = await signWith('some-other-secret', { ...claims, exp: now + 600 });
     const [header, payload] = member.token.split('.');
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
     const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, acct: 'acct_other' })).toString('base64url')}.${member.token.split('.')[2]}`;
-    for (const token of [expired, foreign, unsigned, tampered]) {
+    for (const token of [expired, foreign, unsigned, tampered, overlong]) {
       expectError(await listKeys(token), 401, 'authentication_error', 'unauthorized');
     }
     expect(
