@@ -13,6 +13,43 @@ export interface WalletBalance {
   nextReleaseAmount: number | null;
 }
 
+/** A currency's shard items summed (`WalletBalance` without its next release). */
+export type WalletSum = Omit<WalletBalance, 'nextReleaseAt' | 'nextReleaseAmount'>;
+
+/** Held money waiting for its release (a tranche of a settlement hold). */
+export interface HeldTranche {
+  currency: string;
+  releaseAt: string;
+  amount: number;
+}
+
+/**
+ * Only money held in tranches is `pending` (ledger.ts: a settlement with a hold credits it, a
+ * release moves it to `available`), so a scope with nothing pending has no tranche to read.
+ */
+export const holdsTranches = (sums: readonly WalletSum[]): boolean => sums.some((sum) => sum.pending > 0);
+
+/**
+ * Each currency's balance with its next release: the earliest tranche's time, and the amount of
+ * every tranche released then (`tranches` in release order).
+ */
+export function withNextReleases(
+  sums: readonly WalletSum[],
+  tranches: readonly HeldTranche[],
+): WalletBalance[] {
+  const next = new Map<string, { at: string; amount: number }>();
+  for (const t of tranches) {
+    const current = next.get(t.currency);
+    if (!current) next.set(t.currency, { at: t.releaseAt, amount: t.amount });
+    else if (current.at === t.releaseAt) current.amount += t.amount;
+  }
+  return sums.map((sum) => ({
+    ...sum,
+    nextReleaseAt: next.get(sum.currency)?.at ?? null,
+    nextReleaseAmount: next.get(sum.currency)?.amount ?? null,
+  }));
+}
+
 export const emptyWallet = (currency: string): WalletBalance => ({
   currency,
   available: 0,

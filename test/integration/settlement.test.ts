@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { dueIndex, journalKey, PREFIX, scopePk, walletKey } from '../../shared/store/keys.ts';
 import { listRefunds } from '../../shared/store/refunds.ts';
@@ -19,6 +20,7 @@ import {
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
+import { requestLogRecord } from '../helpers/runtime-log.ts';
 import { scopeItems } from '../helpers/scope-items.ts';
 
 const E2E = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
@@ -225,6 +227,21 @@ describe('settlement hold', () => {
       next_release_at: null,
       next_release_amount: null,
     });
+  });
+
+  it('reads the tranches of every scope partition only while money is pending', async () => {
+    const m = await merchant({ settings: { settlementHoldDays: 2 } });
+    const callsOfBalance = async () => {
+      const reply = await api('/v1/wallets/balance', { apikey: m.apikey });
+      return (await requestLogRecord(String(reply.headers.get('x-request-id')))).dynamodbCalls as number;
+    };
+    await callsOfBalance(); // the account's first read of this process (cached after it)
+    const nothingHeld = await callsOfBalance();
+    await pay(m.apikey, (await newCharge(m.apikey, { amount: 5000 })).id);
+    const held = await callsOfBalance();
+    // Auth and the wallet shards either way; the tranches' query per partition only when held.
+    expect(held - nothingHeld).toBe(SCOPE_PARTITIONS);
+    expect(nothingHeld).toBeLessThanOrEqual(5);
   });
 });
 

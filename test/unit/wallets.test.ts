@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  holdsTranches,
   serializeBalance,
   serializeCurrencyBalance,
   serializeWalletListItem,
   type WalletBalance,
+  withNextReleases,
 } from '../../shared/domain/wallets.ts';
 
 const wallet = (currency: string, available: number, pending: number): WalletBalance => ({
@@ -54,5 +56,32 @@ describe('wallet serializers', () => {
       balance: 7,
       pendingBalance: 3,
     });
+  });
+});
+
+describe('next releases', () => {
+  const sum = (currency: string, pending: number) => ({ currency, available: 10, pending, retained: 0 });
+
+  it('reads tranches only when some money is pending', () => {
+    expect(holdsTranches([sum('BRL', 0), sum('USD', 0)])).toBe(false);
+    expect(holdsTranches([sum('BRL', 0), sum('USD', 3)])).toBe(true);
+  });
+
+  it("gives each currency its earliest tranche's time and the amount of every tranche released then", () => {
+    const at = (day: number) => `2026-11-${day}T00:00:00.000Z`;
+    const balances = withNextReleases(
+      [sum('BRL', 600), sum('USD', 5), sum('EUR', 0)],
+      [
+        { currency: 'BRL', releaseAt: at(24), amount: 100 },
+        { currency: 'USD', releaseAt: at(24), amount: 5 },
+        { currency: 'BRL', releaseAt: at(24), amount: 200 },
+        { currency: 'BRL', releaseAt: at(25), amount: 300 },
+      ],
+    );
+    expect(balances.map((b) => [b.currency, b.nextReleaseAt, b.nextReleaseAmount])).toEqual([
+      ['BRL', at(24), 300],
+      ['USD', at(24), 5],
+      ['EUR', null, null],
+    ]);
   });
 });
