@@ -34,7 +34,7 @@ export interface paths {
   "/v1/api-keys/audit-log": {
     /**
      * Read the API key audit log
-     * @description OWNER or ADMIN: every issue, rotation and revocation, newest first.
+     * @description OWNER or ADMIN: every issue, rotation and revocation, newest first. While `has_more` is true, pass `next_cursor` as `starting_after` for the next page.
      */
     get: operations["listApiKeyAudit"];
   };
@@ -1263,12 +1263,14 @@ export interface operations {
   };
   /**
    * Read the API key audit log
-   * @description OWNER or ADMIN: every issue, rotation and revocation, newest first.
+   * @description OWNER or ADMIN: every issue, rotation and revocation, newest first. While `has_more` is true, pass `next_cursor` as `starting_after` for the next page.
    */
   listApiKeyAudit: {
     parameters: {
       query?: {
         limit?: number;
+        /** @description The previous page's `next_cursor`. */
+        starting_after?: string;
       };
     };
     responses: {
@@ -1282,6 +1284,8 @@ export interface operations {
             /** @constant */
             object: "list";
             data: components["schemas"]["ApiKeyAuditEvent"][];
+            has_more: boolean;
+            next_cursor: string | null;
           };
         };
       };

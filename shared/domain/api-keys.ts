@@ -82,8 +82,42 @@ export const serializeIssuedKey = ({ apiKey, record }: IssuedKey) => ({
   mode: record.mode,
 });
 
-/** `GET /v1/api-keys/audit-log` query. */
-export const AuditQuery = v.strictObject({ limit: queryInteger(1, 100, 25) });
+/** Where a page of the audit log ends: the last event's time and id (its place in the log). */
+export interface AuditPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** The opaque `next_cursor` of a page ending at `event` (its time and id, base64url). */
+export const auditCursor = (event: AuditPosition): string =>
+  Buffer.from(`${event.createdAt}|${event.id}`, 'utf8').toString('base64url');
+
+function parseAuditCursor(cursor: string): AuditPosition | undefined {
+  const [createdAt = '', id = '', ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const valid =
+    rest.length === 0 &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) &&
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+  return valid ? { createdAt, id } : undefined;
+}
+
+/** `GET /v1/api-keys/audit-log` query: `starting_after` is a page's `next_cursor`. */
+export const AuditQuery = v.strictObject({
+  limit: queryInteger(1, 100, 25),
+  starting_after: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((cursor) => parseAuditCursor(cursor) !== undefined, 'must be a next_cursor of this log'),
+      v.description("The previous page's `next_cursor`."),
+    ),
+  ),
+});
+
+/** The parsed query: the page size and where the previous page ended. */
+export function auditPage(query: v.InferOutput<typeof AuditQuery>): { limit: number; after?: AuditPosition } {
+  const after = query.starting_after === undefined ? undefined : parseAuditCursor(query.starting_after);
+  return { limit: Number(query.limit), ...(after && { after }) };
+}
 
 export const serializeKeyListItem = (record: ApiKeyRecord) => ({
   id: record.id,

@@ -126,28 +126,46 @@ export function retireKeyItems(
   ];
 }
 
-export async function listAuditEvents(accountId: string, limit: number): Promise<AuditEvent[]> {
+/**
+ * Newest first, at most `limit` events, older than `after` when given (a page's last event: its
+ * key is `AUDIT#<createdAt>#<id>`, so the next page is the range below it).
+ */
+export async function listAuditEvents(
+  accountId: string,
+  limit: number,
+  after?: { createdAt: string; id: string },
+): Promise<AuditEvent[]> {
+  const below = after && auditKey(accountId, after.createdAt, after.id).sk;
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': accountPk(accountId), ':prefix': PREFIX.audit },
+      KeyConditionExpression: below
+        ? 'pk = :pk AND sk BETWEEN :prefix AND :below'
+        : 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': accountPk(accountId),
+        ':prefix': PREFIX.audit,
+        ...(below && { ':below': below }),
+      },
       ScanIndexForward: false,
-      Limit: limit,
+      // BETWEEN includes the cursor's own event: one more, dropped below.
+      Limit: below ? limit + 1 : limit,
     }),
   );
-  return Items.map((item) => ({
-    id: item.id,
-    action: item.action,
-    actorUserId: item.actorUserId,
-    keyId: item.keyId,
-    fingerprint: item.fingerprint,
-    ...(item.replacedKeyId && {
-      replacedKeyId: item.replacedKeyId,
-      replacedFingerprint: item.replacedFingerprint,
-    }),
-    createdAt: item.createdAt,
-  }));
+  return Items.filter((item) => item.sk !== below)
+    .slice(0, limit)
+    .map((item) => ({
+      id: item.id,
+      action: item.action,
+      actorUserId: item.actorUserId,
+      keyId: item.keyId,
+      fingerprint: item.fingerprint,
+      ...(item.replacedKeyId && {
+        replacedKeyId: item.replacedKeyId,
+        replacedFingerprint: item.replacedFingerprint,
+      }),
+      createdAt: item.createdAt,
+    }));
 }
 
 const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ({

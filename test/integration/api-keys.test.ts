@@ -351,5 +351,29 @@ describe('GET /v1/api-keys/audit-log', () => {
     expectError(reply, 400, 'invalid_request_error', 'invalid_request');
     expect(reply.body.error.param).toBe('limit');
     expect((await api('/v1/api-keys/audit-log?limit=1', { token: owner.token })).body.data).toHaveLength(1);
+    for (const cursor of ['nope', Buffer.from('2026-11-23T00:00:00.000Z|x').toString('base64url')]) {
+      const bad = await api(`/v1/api-keys/audit-log?starting_after=${cursor}`, { token: owner.token });
+      expectError(bad, 400, 'invalid_request_error', 'invalid_request');
+      expect(bad.body.error.param).toBe('starting_after');
+    }
+  });
+
+  it('pages by cursor: every event once, newest first, to the last page', async () => {
+    const member = await newMember('OWNER');
+    for (let n = 0; n < 5; n++) await issue(member, { label: `paged ${n}` });
+    const whole = (await api('/v1/api-keys/audit-log?limit=100', { token: member.token })).body;
+    expect(whole).toMatchObject({ has_more: false, next_cursor: null });
+    expect(whole.data).toHaveLength(5);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `limit=2&starting_after=${cursor}` : 'limit=2';
+      const page = (await api(`/v1/api-keys/audit-log?${query}`, { token: member.token })).body;
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data.map((e: { id: string }) => e.id));
+      expect(page.has_more).toBe(page.next_cursor !== null);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(whole.data.map((e: { id: string }) => e.id));
   });
 });

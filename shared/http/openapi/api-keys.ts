@@ -64,12 +64,18 @@ export const apiKeyOperations: Operations<'api-keys'> = {
   },
   listApiKeyAudit: {
     summary: 'Read the API key audit log',
-    description: 'OWNER or ADMIN: every issue, rotation and revocation, newest first.',
+    description:
+      'OWNER or ADMIN: every issue, rotation and revocation, newest first. While `has_more` is true, pass `next_cursor` as `starting_after` for the next page.',
     query: AuditQuery,
     responses: {
       200: {
         description: 'Audit events.',
-        schema: v.strictObject({ object: v.literal('list'), data: v.array(ApiKeyAuditEvent) }),
+        schema: v.strictObject({
+          object: v.literal('list'),
+          data: v.array(ApiKeyAuditEvent),
+          has_more: v.boolean(),
+          next_cursor: v.nullable(v.string()),
+        }),
       },
     },
     errors: KEY_MANAGER_ONLY,
