@@ -5,6 +5,7 @@ import {
   requireKeyManager,
   serializeAuditEvent,
 } from '#shared/domain/api-keys.ts';
+import { cursorList } from '#shared/domain/lists.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
 import { listAuditEvents } from '#shared/store/api-keys.ts';
@@ -13,18 +14,6 @@ import { listAuditEvents } from '#shared/store/api-keys.ts';
 export const listApiKeyAudit: RouteHandler<UserPrincipal> = async ({ principal, query }) => {
   requireKeyManager(principal.role);
   const { limit, after } = auditPage(parseInput(AuditQuery, query, 'query'));
-  // One more than the page tells whether another follows.
-  const events = await listAuditEvents(principal.accountId, limit + 1, after);
-  const page = events.slice(0, limit);
-  const last = page.at(-1);
-  const hasMore = events.length > limit && last !== undefined;
-  return {
-    status: 200,
-    body: {
-      object: 'list',
-      data: page.map(serializeAuditEvent),
-      has_more: hasMore,
-      next_cursor: hasMore ? auditCursor(last) : null,
-    },
-  };
+  const { events, hasMore } = await listAuditEvents(principal.accountId, limit, after);
+  return { status: 200, body: cursorList(events, hasMore, serializeAuditEvent, auditCursor) };
 };

@@ -4,16 +4,12 @@
  */
 
 import { InvalidInput } from '../domain/errors.ts';
+import { type CursorList, cursorList } from '../domain/lists.ts';
 import { type MedCaseListQuery, type MedCaseObject, serializeMedCase } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { getMedCase, queryMedCases } from '../store/med-cases.ts';
 
-export interface MedCaseList {
-  object: 'list';
-  data: MedCaseObject[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type MedCaseList = CursorList<MedCaseObject>;
 
 export async function listMedCases(scope: MerchantScope, query: MedCaseListQuery): Promise<MedCaseList> {
   if (query.startingAfter !== undefined && !(await getMedCase(scope, query.startingAfter)))
@@ -21,11 +17,5 @@ export async function listMedCases(scope: MerchantScope, query: MedCaseListQuery
       param: 'starting_after',
     });
   const { cases, hasMore } = await queryMedCases(scope, query);
-  const last = cases.at(-1);
-  return {
-    object: 'list',
-    data: cases.map(serializeMedCase),
-    has_more: hasMore,
-    next_cursor: hasMore && last ? last.id : null,
-  };
+  return cursorList(cases, hasMore, serializeMedCase, (last) => last.id);
 }

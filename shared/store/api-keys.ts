@@ -8,10 +8,11 @@
  */
 
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import type { ApiKeyLookup, ApiKeyRecord, AuditEvent } from '../domain/api-keys.ts';
 import type { Mode as KeyMode } from '../domain/scope.ts';
 import { db, queryAll, type TransactItem, tableName } from './client.ts';
-import { accountPk, apiKeyHashKey, apiKeyKey, auditKey, PREFIX } from './keys.ts';
+import { accountPk, apiKeyHashKey, apiKeyKey, auditKey, PREFIX, prefixEnd } from './keys.ts';
 
 /** The record and lookup of a new key (neither may exist yet). `hash` is the key's SHA-256. */
 export function newKeyItems(record: ApiKeyRecord, hash: string): TransactItem[] {
@@ -128,45 +129,45 @@ export function retireKeyItems(
 
 /**
  * Newest first, at most `limit` events, older than `after` when given (a page's last event: its
- * key is `AUDIT#<createdAt>#<id>`, so the next page is the range below it).
+ * key is `AUDIT#<createdAt>#<id>`, so the next page is the range below it); `hasMore` when older
+ * ones follow.
  */
 export async function listAuditEvents(
   accountId: string,
   limit: number,
   after?: { createdAt: string; id: string },
-): Promise<AuditEvent[]> {
+): Promise<{ events: AuditEvent[]; hasMore: boolean }> {
   const below = after && auditKey(accountId, after.createdAt, after.id).sk;
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: below
-        ? 'pk = :pk AND sk BETWEEN :prefix AND :below'
-        : 'pk = :pk AND begins_with(sk, :prefix)',
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: {
         ':pk': accountPk(accountId),
-        ':prefix': PREFIX.audit,
-        ...(below && { ':below': below }),
+        ':from': PREFIX.audit,
+        ':to': below ?? prefixEnd(PREFIX.audit),
       },
       ScanIndexForward: false,
-      // BETWEEN includes the cursor's own event: one more, dropped below.
-      Limit: below ? limit + 1 : limit,
+      // One more tells whether another page follows; BETWEEN includes the cursor's own event, dropped.
+      Limit: limit + (below ? 2 : 1),
     }),
   );
-  return Items.filter((item) => item.sk !== below)
-    .slice(0, limit)
-    .map((item) => ({
-      id: item.id,
-      action: item.action,
-      actorUserId: item.actorUserId,
-      keyId: item.keyId,
-      fingerprint: item.fingerprint,
-      ...(item.replacedKeyId && {
-        replacedKeyId: item.replacedKeyId,
-        replacedFingerprint: item.replacedFingerprint,
-      }),
-      createdAt: item.createdAt,
-    }));
+  const items = Items.filter((item) => item.sk !== below);
+  return { events: items.slice(0, limit).map(toAuditEvent), hasMore: items.length > limit };
 }
+
+const toAuditEvent = (item: Record<string, NativeAttributeValue>): AuditEvent => ({
+  id: item.id,
+  action: item.action,
+  actorUserId: item.actorUserId,
+  keyId: item.keyId,
+  fingerprint: item.fingerprint,
+  ...(item.replacedKeyId && {
+    replacedKeyId: item.replacedKeyId,
+    replacedFingerprint: item.replacedFingerprint,
+  }),
+  createdAt: item.createdAt,
+});
 
 const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ({
   id: String(item.id),
