@@ -44,9 +44,11 @@ export interface IssuedKey {
   record: ApiKeyRecord;
 }
 
+/** Key and audit event ids (`randomUUID`). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** A key's id is a UUID: anything else names no key (and is never used as a key's sort key). */
-export const isApiKeyId = (id: string | undefined): id is string =>
-  id !== undefined && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+export const isApiKeyId = (id: string | undefined): id is string => id !== undefined && UUID.test(id);
 
 export const canManageKeys = (role: Role): boolean => role === 'OWNER' || role === 'ADMIN';
 
@@ -95,9 +97,7 @@ export const auditCursor = (event: AuditPosition): string =>
 function parseAuditCursor(cursor: string): AuditPosition | undefined {
   const [createdAt = '', id = '', ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const valid =
-    rest.length === 0 &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) &&
-    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+    rest.length === 0 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) && UUID.test(id);
   return valid ? { createdAt, id } : undefined;
 }
 
@@ -107,17 +107,12 @@ export const AuditQuery = v.strictObject({
   starting_after: v.optional(
     v.pipe(
       v.string(),
-      v.check((cursor) => parseAuditCursor(cursor) !== undefined, 'must be a next_cursor of this log'),
       v.description("The previous page's `next_cursor`."),
+      v.check((cursor) => parseAuditCursor(cursor) !== undefined, 'must be a next_cursor of this log'),
+      v.transform((cursor) => parseAuditCursor(cursor) as AuditPosition),
     ),
   ),
 });
-
-/** The parsed query: the page size and where the previous page ended. */
-export function auditPage(query: v.InferOutput<typeof AuditQuery>): { limit: number; after?: AuditPosition } {
-  const after = query.starting_after === undefined ? undefined : parseAuditCursor(query.starting_after);
-  return { limit: Number(query.limit), ...(after && { after }) };
-}
 
 export const serializeKeyListItem = (record: ApiKeyRecord) => ({
   id: record.id,
