@@ -89,7 +89,7 @@ const attemptOf = async (
   destinationItem: Record<string, unknown> | undefined,
 ): Promise<Attempt> => ({
   delivery,
-  body: delivery.body ?? (event && (await eventBody(event))),
+  body: delivery.body ?? (event && (await eventBody(event, delivery.eventId))),
   destination: destinationOf(
     delivery,
     delivery.url !== undefined

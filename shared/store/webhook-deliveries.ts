@@ -423,17 +423,16 @@ export async function serializeDeliveries(items: Record<string, unknown>[]) {
     eventSks.length === 0
       ? []
       : await batchGetConsistent(eventSks.map((sk) => eventKeyOfSk(parseScope(pk), sk)));
-  const bodies = new Map(
-    await Promise.all(
-      eventSks.map(async (sk, n) => {
-        const event = events[n];
-        return [sk, event && (await eventBody(event))] as const;
-      }),
-    ),
+  const eventsBySk = new Map(eventSks.map((sk, n) => [sk, events[n]]));
+  const bodies = await Promise.all(
+    items.map((item) => {
+      const event = eventsBySk.get(String(item.eventSk));
+      return event && eventBody(event, String(item.eventId));
+    }),
   );
-  return items.map((item) => {
+  return items.map((item, n) => {
     const { cycleAttempts: _internal, ...delivery } = toDelivery(item);
-    const body = item.body ?? bodies.get(String(item.eventSk));
+    const body = item.body ?? bodies[n];
     return { ...delivery, payload: typeof body === 'string' ? (JSON.parse(body) as unknown) : null };
   });
 }
