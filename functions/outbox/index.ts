@@ -31,42 +31,41 @@ import { type CountedRecord, countStreamChanges } from '#shared/services/count-s
 import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 import { countEventMetrics } from './metrics.ts';
-import {
-  eventBodiesOf,
-  eventsOfImage,
-  type Image,
-  itemChange,
-  newEventImage,
-  scopeOfImage,
-} from './stream-images.ts';
+import { eventBodyOf, type Image, itemChange, newEventImage, scopeOfImage } from './stream-images.ts';
 
-/** The events of a new outbox item, as the fan-out uses them (not their bodies). */
-function outboxEvents(record: DynamoDBRecord): OutboxEventRef[] {
+/** The attributes of an event item the fan-out uses (not its body). */
+const OUTBOX_FIELDS = [
+  'type',
+  'sk',
+  'id',
+  'eventType',
+  'accountId',
+  'mode',
+  'createdAt',
+  'family',
+  'webhookUrl',
+] as const;
+
+function outboxEvent(record: DynamoDBRecord): OutboxEventRef | undefined {
   const image = newEventImage(record);
-  if (!image) return [];
-  const item = { sk: String(image.sk?.S), createdAt: String(image.createdAt?.S), ...scopeOfImage(image) };
-  return eventsOfImage(image).map((event) => ({ ...item, ...event }));
+  if (!image) return undefined;
+  const fields = OUTBOX_FIELDS.flatMap((f) => (image[f] ? [[f, image[f]] as const] : []));
+  return unmarshall(Object.fromEntries(fields)) as unknown as OutboxEventRef;
 }
 
-/** The new MED events of a record that are also e-mailed, with the med_case each body carries. */
-function medNotices(record: DynamoDBRecord): MedNotice[] {
+/** A new MED event that is also e-mailed, with the med_case its body carries. */
+function medNotice(record: DynamoDBRecord): MedNotice | undefined {
   const image = newEventImage(record);
-  if (!image) return [];
-  const events = eventsOfImage(image);
-  if (!events.some((event) => isMedNoticeEventType(event.eventType))) return [];
-  const bodies = eventBodiesOf(image) as ({ data: { object: unknown } } | undefined)[];
-  return events.flatMap(({ id, eventType }, index) => {
-    const body = bodies[index];
-    if (!isMedNoticeEventType(eventType) || body === undefined) return [];
-    return [
-      {
-        eventId: id,
-        eventType,
-        scope: scopeOfImage(image),
-        medCase: body.data.object as MedNotice['medCase'],
-      },
-    ];
-  });
+  const eventType = image?.eventType?.S;
+  if (!image || !eventType || !isMedNoticeEventType(eventType)) return undefined;
+  const body = eventBodyOf(image) as { data: { object: unknown } } | undefined;
+  if (body === undefined) return undefined;
+  return {
+    eventId: String(image.id?.S),
+    eventType,
+    scope: scopeOfImage(image),
+    medCase: body.data.object as MedNotice['medCase'],
+  };
 }
 
 /** The status of a delivery image (`undefined` when there is no image). */
@@ -128,12 +127,12 @@ const failureAt = (stream: DynamoDBStreamEvent, index: number): DynamoDBBatchRes
 
 const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const [fanOut, counting] = await Promise.all([
-    fanOutEvents(stream.Records.map(outboxEvents)),
+    fanOutEvents(stream.Records.map(outboxEvent)),
     countStreamChanges(stream.Records.map(countedRecord)),
     // Never fails the batch: a body that cannot be read or an e-mail that cannot be sent is
     // logged and dropped (read inside the chain, so a throw is caught here too).
     Promise.resolve()
-      .then(() => stream.Records.flatMap(medNotices))
+      .then(() => stream.Records.map(medNotice))
       .then(emailMedNotices)
       .catch((error: unknown) => log.error('med notices not read; none e-mailed', errorFields(error))),
     // Never fails the batch either: metrics are not worth a retry.

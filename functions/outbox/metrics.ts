@@ -8,7 +8,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { Mode } from '#shared/domain/scope.ts';
 import { countMetric } from '#shared/metrics.ts';
 import { type MetricName, observability } from '#shared/resources.ts';
-import { eventBodiesOf, eventsOfImage, newEventImage } from './stream-images.ts';
+import { eventBodyOf, type Image, newEventImage } from './stream-images.ts';
 
 const { metrics } = observability;
 
@@ -28,23 +28,21 @@ const REFUND_METRICS: Record<string, MetricName> = {
   FAILED: metrics.refundsFailed,
 };
 
-/** The metrics of a new outbox item: its events', and a refund's by the status its body names. */
-function metricsOf(record: DynamoDBRecord): { mode: Mode; name: MetricName }[] {
+/** The refund a `payment.refunded` event is about (a Pix returned to its payer has none). */
+const refundStatusOf = (image: Image): string | undefined =>
+  (eventBodyOf(image) as { data?: { refund?: { status?: string } } } | undefined)?.data?.refund?.status;
+
+function metricOf(record: DynamoDBRecord): { mode: Mode; name: MetricName } | undefined {
   const image = newEventImage(record);
-  if (!image) return [];
+  if (!image) return undefined;
+  const eventType = image.eventType?.S ?? '';
   const mode = image.mode?.S as Mode;
-  const events = eventsOfImage(image);
-  // Only a refund's body is read (a Pix returned to its payer names no refund).
-  const bodies = events.some((event) => event.eventType === 'payment.refunded') ? eventBodiesOf(image) : [];
-  return events.flatMap(({ eventType }, index) => {
-    const refund = (bodies[index] as { data?: { refund?: { status?: string } } } | undefined)?.data?.refund;
-    const name =
-      eventType === 'payment.refunded' ? REFUND_METRICS[refund?.status ?? ''] : EVENT_METRICS[eventType];
-    return name ? [{ mode, name }] : [];
-  });
+  const name =
+    eventType === 'payment.refunded' ? REFUND_METRICS[refundStatusOf(image) ?? ''] : EVENT_METRICS[eventType];
+  return name && { mode, name };
 }
 
 /** Adds the batch's events to the invocation's counts (`countMetric` sums them; written when the handler ends). */
 export function countEventMetrics(records: readonly DynamoDBRecord[]): void {
-  for (const metric of records.flatMap(metricsOf)) countMetric(metric.mode, { [metric.name]: 1 });
+  for (const metric of records.map(metricOf)) if (metric) countMetric(metric.mode, { [metric.name]: 1 });
 }

@@ -1,15 +1,13 @@
 /**
  * Readers of the outbox's stream records, shared by the fan-out, the counting, the MED notices
- * and the metrics: which records they are about, and the events and bodies of an outbox item.
+ * and the metrics: which records they are about, and the stored event body of an image.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { MerchantScope } from '#shared/domain/scope.ts';
 import { streamItemTypes } from '#shared/resources.ts';
-import type { StoredEventRef } from '#shared/store/events.ts';
-import { storedFieldsOfEach } from '#shared/store/stored-body.ts';
+import { storedFields } from '#shared/store/stored-body.ts';
 
 export type Image = Record<string, AttributeValue>;
 
@@ -52,16 +50,14 @@ export const scopeOfImage = (image: Image): MerchantScope => ({
   mode: image.mode?.S as MerchantScope['mode'],
 });
 
-/** The events an outbox item's stream image lists, in the order of their bodies. */
-export const eventsOfImage = (image: Image): StoredEventRef[] =>
-  (unmarshall({ events: image.events ?? { L: [] } }).events ?? []) as StoredEventRef[];
-
 /**
- * The stored bodies of an outbox item's stream image, to read their fields, at the index of their
- * event: Brotli-compressed Binary (base64 in Lambda's JSON event, bytes from the local poller).
+ * The stored body of an event item's stream image, to read its fields: Brotli-compressed Binary
+ * (base64 in Lambda's JSON event, bytes from the local poller), or a string on items written
+ * before bodies were compressed (stored-body.ts).
  */
-export function eventBodiesOf(image: Image): unknown[] {
-  const binary = image.bodies?.B as Uint8Array | string | undefined;
-  if (binary === undefined) return [];
-  return storedFieldsOfEach(typeof binary === 'string' ? Buffer.from(binary, 'base64') : binary);
+export function eventBodyOf(image: Image): unknown {
+  const binary = image.body?.B as Uint8Array | string | undefined;
+  if (binary !== undefined)
+    return storedFields(typeof binary === 'string' ? Buffer.from(binary, 'base64') : binary);
+  return image.body?.S === undefined ? undefined : storedFields(image.body.S);
 }

@@ -89,7 +89,7 @@ const attemptOf = async (
   destinationItem: Record<string, unknown> | undefined,
 ): Promise<Attempt> => ({
   delivery,
-  body: delivery.body ?? (event && (await eventBody(event, delivery.eventId))),
+  body: delivery.body ?? (event && (await eventBody(event))),
   destination: destinationOf(
     delivery,
     delivery.url !== undefined

@@ -69,16 +69,20 @@ async function emailOne(notice: MedNotice, now: Date): Promise<void> {
 }
 
 /** E-mails every notice of a stream batch at once. Never throws: failures are logged. */
-export async function emailMedNotices(notices: readonly MedNotice[], now = new Date()): Promise<void> {
+export async function emailMedNotices(notices: (MedNotice | undefined)[], now = new Date()): Promise<void> {
   await Promise.all(
-    notices.map((notice) =>
-      emailOne(notice, now).catch((error: unknown) =>
-        log.error('med notice e-mail failed', {
-          eventId: notice.eventId,
-          caseId: notice.medCase.id,
-          ...errorFields(error),
-        }),
-      ),
+    notices.flatMap((notice) =>
+      notice
+        ? [
+            emailOne(notice, now).catch((error: unknown) =>
+              log.error('med notice e-mail failed', {
+                eventId: notice.eventId,
+                caseId: notice.medCase.id,
+                ...errorFields(error),
+              }),
+            ),
+          ]
+        : [],
     ),
   );
 }

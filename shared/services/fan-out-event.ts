@@ -13,16 +13,21 @@ import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { type Delivery, type DeliveryTarget, deliveryIdFor } from '../domain/webhook-deliveries.ts';
 import { dynamoDbPart } from '../store/client.ts';
-import type { StoredEventRef } from '../store/events.ts';
 import { createDelivery, type DeliveryMessage, markEnqueued } from '../store/webhook-deliveries.ts';
 import { listEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '../webhooks/queue.ts';
 
-/** One event of an outbox item, as the fan-out uses it (not its body). */
-export interface OutboxEventRef extends StoredEventRef, MerchantScope {
-  /** The sort key of its outbox item (which its deliveries keep, to read their body). */
+/** The attributes of an outbox event item the fan-out uses (not its body). */
+export interface OutboxEventRef {
   sk: string;
+  id: string;
+  eventType: string;
+  accountId: string;
+  mode: 'live' | 'test';
   createdAt: string;
+  family: 'canonical' | 'legacy';
+  /** A payment's per-transaction destination (legacy events only). */
+  webhookUrl?: string;
 }
 
 export type FanOutResult =
@@ -57,19 +62,18 @@ export function newDelivery(event: OutboxEventRef, target: DeliveryTarget, now: 
 }
 
 /**
- * Fans out the events of one stream batch, by record in stream order (the events of its outbox
- * item; none for a record that is not a new one). On a failure the earliest record with a failed
- * event is reported: the stream retries from there, and events that had succeeded find their
- * deliveries already created. Its DynamoDB usage is the `fan-out` part of the outbox
- * invocation's (the bench splits by it).
+ * Fans out the events of one stream batch (in stream order; `undefined` for records that are
+ * not new events). On a failure the earliest failed event is reported: the stream retries from
+ * there, and events after it that had succeeded find their deliveries already created. Its
+ * DynamoDB usage is the `fan-out` part of the outbox invocation's (the bench splits by it).
  */
 export const fanOutEvents = (
-  records: readonly (readonly OutboxEventRef[])[],
+  events: readonly (OutboxEventRef | undefined)[],
   clock: () => Date = () => new Date(),
-): Promise<FanOutResult> => dynamoDbPart('fan-out', () => fanOutBatch(records, clock));
+): Promise<FanOutResult> => dynamoDbPart('fan-out', () => fanOutBatch(events, clock));
 
 async function fanOutBatch(
-  records: readonly (readonly OutboxEventRef[])[],
+  events: readonly (OutboxEventRef | undefined)[],
   clock: () => Date,
 ): Promise<FanOutResult> {
   const endpointsByScope = new Map<string, Promise<WebhookEndpoint[]>>();
@@ -83,21 +87,21 @@ async function fanOutBatch(
     return endpoints;
   };
 
-  const deliver = async (event: OutboxEventRef): Promise<DeliveryMessage[]> => {
-    const scope: MerchantScope = { accountId: event.accountId, mode: event.mode };
-    const targets = fanOutTargets(event, await endpointsOf(scope));
-    const deliveries = await Promise.all(
-      targets.map((target) =>
-        createDelivery(scope, newDelivery(event, target, clock()), {
-          createdAt: event.createdAt,
-          sk: event.sk,
-        }),
-      ),
-    );
-    return deliveries.filter((d) => d.needsEnqueue).map((d) => d.message);
-  };
   const created = await Promise.allSettled(
-    records.map(async (events) => (await Promise.all(events.map(deliver))).flat()),
+    events.map(async (event) => {
+      if (!event) return [];
+      const scope: MerchantScope = { accountId: event.accountId, mode: event.mode };
+      const targets = fanOutTargets(event, await endpointsOf(scope));
+      const deliveries = await Promise.all(
+        targets.map((target) =>
+          createDelivery(scope, newDelivery(event, target, clock()), {
+            createdAt: event.createdAt,
+            sk: event.sk,
+          }),
+        ),
+      );
+      return deliveries.filter((d) => d.needsEnqueue).map((d) => d.message);
+    }),
   );
 
   const firstFailed = created.findIndex((result) => result.status === 'rejected');

@@ -21,18 +21,17 @@ const chargeOf = (body: unknown): ChargeBody | undefined => {
   return value?.data?.object ?? value ?? undefined;
 };
 
-/** The JSON of `value`, with the Charge's QR image cut out at `qrAt` when it carries one. */
-function withoutQrImage(value: unknown): { json: string; qrAt?: number } {
-  const json = JSON.stringify(value);
+/** The attributes of a stored body: `body` (Binary), and `qrAt` where the image was cut out. */
+export function storedBody(value: unknown): { body: Uint8Array; qrAt?: number } {
+  let json = JSON.stringify(value);
+  let qrAt: number | undefined;
   const image = chargeOf(value)?.pix?.qr_code_base64;
   const at = typeof image === 'string' ? json.indexOf(`${QR_FIELD}${image}"`) : -1;
-  if (typeof image !== 'string' || at === -1) return { json };
-  const qrAt = at + QR_FIELD.length;
-  return { json: json.slice(0, qrAt) + json.slice(qrAt + image.length), qrAt };
-}
-
-const compressed = (json: string): Uint8Array =>
-  brotliCompressSync(json, {
+  if (typeof image === 'string' && at !== -1) {
+    qrAt = at + QR_FIELD.length;
+    json = json.slice(0, qrAt) + json.slice(qrAt + image.length);
+  }
+  const body = brotliCompressSync(json, {
     params: {
       // Quality 5, not the default 11: 30× less CPU (0.03 against 1 ms a body, on the request
       // path of every pay) for bodies about 8 % larger, still well under one write unit
@@ -42,58 +41,28 @@ const compressed = (json: string): Uint8Array =>
       [constants.BROTLI_PARAM_SIZE_HINT]: json.length,
     },
   });
-
-/** The attributes of a stored body: `body` (Binary), and `qrAt` where the image was cut out. */
-export function storedBody(value: unknown): { body: Uint8Array; qrAt?: number } {
-  const { json, qrAt } = withoutQrImage(value);
-  return { body: compressed(json), ...(qrAt !== undefined && { qrAt }) };
-}
-
-/**
- * Several bodies stored as one (the events of one state change, outbox items): their JSON texts
- * joined by newlines, which JSON text never holds raw, and compressed together, so what they
- * share is stored once. `qrAts` holds each one's cut (-1: none) when any has one.
- */
-export function storedBodies(values: readonly unknown[]): { bodies: Uint8Array; qrAts?: number[] } {
-  const cut = values.map(withoutQrImage);
-  return {
-    bodies: compressed(cut.map(({ json }) => json).join('\n')),
-    ...(cut.some(({ qrAt }) => qrAt !== undefined) && { qrAts: cut.map(({ qrAt }) => qrAt ?? -1) }),
-  };
+  return { body, ...(qrAt !== undefined && { qrAt }) };
 }
 
 /** The stored JSON, decompressed (a legacy `body` string is the JSON itself). */
 const storedJson = (body: unknown): string =>
   typeof body === 'string' ? body : brotliDecompressSync(body as Uint8Array).toString('utf8');
 
-/** The JSON with its QR image rendered back in at `qrAt` (`undefined`: nothing was cut out). */
-async function withQrImage(json: string, qrAt: number | undefined): Promise<string> {
-  if (qrAt === undefined) return json;
-  const brCode = chargeOf(JSON.parse(json))?.pix?.br_code;
-  if (typeof brCode !== 'string') throw new Error('A body stored without its QR image has no BR Code');
-  return json.slice(0, qrAt) + (await qrPngBase64(brCode)) + json.slice(qrAt);
-}
+/**
+ * The body's fields as stored, to read them (an event's refund, a MED case), never to send: a
+ * cut-out QR image stays an empty `qr_code_base64`, so nothing is rendered.
+ */
+export const storedFields = (body: string | Uint8Array): unknown => JSON.parse(storedJson(body));
 
 /**
  * The JSON exactly as it was first sent, from an item's `body` and `qrAt` (a `body` string is
  * an item written before bodies were compressed: it is the JSON itself).
  */
-export const sentBody = (item: Record<string, unknown>): Promise<string> =>
-  withQrImage(storedJson(item.body), item.qrAt === undefined ? undefined : Number(item.qrAt));
-
-/** Body `index` of `storedBodies`' attributes exactly as first sent (only its own image is rendered). */
-export function sentBodyAt(item: Record<string, unknown>, index: number): Promise<string | undefined> {
-  const json = storedJson(item.bodies).split('\n')[index];
-  if (json === undefined) return Promise.resolve(undefined);
-  const qrAt = Number((item.qrAts as unknown[] | undefined)?.[index] ?? -1);
-  return withQrImage(json, qrAt === -1 ? undefined : qrAt);
+export async function sentBody(item: Record<string, unknown>): Promise<string> {
+  const json = storedJson(item.body);
+  if (item.qrAt === undefined) return json;
+  const qrAt = Number(item.qrAt);
+  const brCode = chargeOf(JSON.parse(json))?.pix?.br_code;
+  if (typeof brCode !== 'string') throw new Error('A body stored without its QR image has no BR Code');
+  return json.slice(0, qrAt) + (await qrPngBase64(brCode)) + json.slice(qrAt);
 }
-
-/**
- * Every body of `storedBodies`' `bodies`, to read their fields (an event's refund, a MED case),
- * never to send: a cut-out QR image stays an empty `qr_code_base64`, so nothing is rendered.
- */
-export const storedFieldsOfEach = (bodies: Uint8Array): unknown[] =>
-  storedJson(bodies)
-    .split('\n')
-    .map((json) => JSON.parse(json) as unknown);

@@ -423,16 +423,17 @@ export async function serializeDeliveries(items: Record<string, unknown>[]) {
     eventSks.length === 0
       ? []
       : await batchGetConsistent(eventSks.map((sk) => eventKeyOfSk(parseScope(pk), sk)));
-  const eventsBySk = new Map(eventSks.map((sk, n) => [sk, events[n]]));
-  const bodies = await Promise.all(
-    items.map((item) => {
-      const event = eventsBySk.get(String(item.eventSk));
-      return event && eventBody(event, String(item.eventId));
-    }),
+  const bodies = new Map(
+    await Promise.all(
+      eventSks.map(async (sk, n) => {
+        const event = events[n];
+        return [sk, event && (await eventBody(event))] as const;
+      }),
+    ),
   );
-  return items.map((item, n) => {
+  return items.map((item) => {
     const { cycleAttempts: _internal, ...delivery } = toDelivery(item);
-    const body = item.body ?? bodies[n];
+    const body = item.body ?? bodies.get(String(item.eventSk));
     return { ...delivery, payload: typeof body === 'string' ? (JSON.parse(body) as unknown) : null };
   });
 }

@@ -150,8 +150,11 @@ async function seedScope(
       return { event, delivery, at: { createdAt, sk: ref.sk } };
     });
     // The event items as the outbox writes them (BatchWriteItem, 25 a call).
-    const eventItems = rows
-      .flatMap((r) => store.events.outboxItems(scope, [r.event]))
+    const eventItems = store.events
+      .outboxItems(
+        scope,
+        rows.map((r) => r.event),
+      )
       .map((t) => (t as { Put: { Item: Record<string, unknown> } }).Put.Item);
     await Promise.all(
       Array.from({ length: Math.ceil(eventItems.length / 25) }, async (_, b) => {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.ts';
-import { eventBody, type StoredEventRef } from '../../shared/store/events.ts';
+import { eventBody } from '../../shared/store/events.ts';
 import { chargeKey, type Mode, PREFIX } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from './accounts.ts';
 import { type ApiReply, api } from './http.ts';
@@ -47,26 +47,17 @@ export async function merchant(settings: Parameters<typeof newAccount>[0] = {}) 
   return { accountId: account.id, apikey: await newKey(account.id, 'test') };
 }
 
-/**
- * Stored outbox events of a charge (raw id), oldest first (an item's events in their order), each
- * with its item's attributes and its body as sent parsed as `payload`.
- */
+/** Stored outbox events of a charge (raw id), oldest first, with their body as sent parsed as `payload`. */
 export async function storedEvents(accountId: string, rawId: string, mode: Mode = 'test') {
-  const items = await scopeItems({ accountId, mode }, PREFIX.event, {
+  const Items = await scopeItems({ accountId, mode }, PREFIX.event, {
     expression: 'chargeId = :id',
     values: { ':id': rawId },
   });
-  const events = items.flatMap((stored) => {
-    const { events: refs, bodies: _bodies, qrAts: _cuts, ...item } = stored;
-    return (refs as StoredEventRef[]).map(
-      async (ref): Promise<Record<string, any>> => ({
-        ...item,
-        ...ref,
-        payload: JSON.parse(String(await eventBody(stored, ref.id))),
-      }),
-    );
-  });
-  return Promise.all(events);
+  return Promise.all(
+    Items.map(
+      async (item): Promise<Record<string, any>> => ({ ...item, payload: JSON.parse(await eventBody(item)) }),
+    ),
+  );
 }
 
 export async function storedCharge(accountId: string, rawId: string, mode: Mode = 'test') {

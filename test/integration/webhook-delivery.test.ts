@@ -169,30 +169,18 @@ describe('a delivery', () => {
     ]);
   });
 
-  it('keeps the body once, in the outbox item of its state change, which the delivery names', async () => {
-    // One item per state change, holding every event it emits (docs/data-model.md, "Outbox items").
-    const outboxItems = await scopeItems(testScope(m.accountId), PREFIX.event, {
-      expression: 'chargeId = :c',
-      values: { ':c': rawId(charge.id) },
-    });
-    expect(outboxItems.map((item) => item.events.map((e: { eventType: string }) => e.eventType))).toEqual([
-      ['charge.created', 'payment.created'],
-      ['charge.paid', 'payment.completed', 'payment.status_changed'],
-    ]);
+  it('keeps the body once, in the event item the delivery names', async () => {
     const items = await deliveryItems(m.accountId);
     expect(items).toHaveLength(4);
     for (const item of items) {
       expect(item.body).toBeUndefined();
       const { Item: event } = await db.send(
-        // In the partition of its first event's id, not the delivery's.
+        // In the partition of its own id, not the delivery's.
         new GetCommand({ TableName: tableName(), Key: eventKeyOfSk(testScope(m.accountId), item.eventSk) }),
       );
-      expect(event?.events.map((e: { id: string }) => e.id)).toContain(item.eventId);
-      // Stored compactly (store/stored-body.ts): what was sent is its own event's body.
-      const sent = r.forDelivery(item.id).map((q) => q.body);
-      expect(sent).toEqual([event && (await eventBody(event, item.eventId))]);
-      const body = JSON.parse(String(sent[0]));
-      expect(body.type ?? body.event).toBe(item.eventType);
+      expect(event).toMatchObject({ type: 'event', id: item.eventId });
+      // Stored compactly (store/stored-body.ts): what was sent is the body it gives back.
+      expect(r.forDelivery(item.id).map((q) => q.body)).toEqual([event && (await eventBody(event))]);
     }
   });
 
@@ -503,12 +491,10 @@ describe('resilience', () => {
       expect(items[0]).toMatchObject({ status: 'DELIVERED', enqueuedAt: expect.any(String) });
       return items;
     });
-    // The create's one outbox item (charge.created and payment.created).
     const Items = await scopeItems(testScope(m.accountId), PREFIX.event, {
-      expression: 'chargeId = :c',
-      values: { ':c': rawId(charge.id) },
+      expression: 'eventType = :t',
+      values: { ':t': 'charge.created' },
     });
-    expect(Items).toHaveLength(1);
     expect(Items[0]?.sk).toBe(original?.eventSk);
     const record = {
       eventName: 'INSERT',

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDynamicBrCode } from '../../shared/domain/br-code.ts';
 import { qrPngBase64, renderQrPngBase64 } from '../../shared/store/qr-image.ts';
-import {
-  sentBody,
-  sentBodyAt,
-  storedBodies,
-  storedBody,
-  storedFieldsOfEach,
-} from '../../shared/store/stored-body.ts';
+import { sentBody, storedBody } from '../../shared/store/stored-body.ts';
 import { decodeQr } from '../helpers/qr.ts';
 
 const brCode = buildDynamicBrCode({
@@ -67,41 +61,5 @@ describe('a stored body', () => {
 
   it('reads a body written before bodies were compressed', async () => {
     expect(await sentBody({ body: '{"a":1}' })).toBe('{"a":1}');
-  });
-});
-
-describe('bodies stored together (the events of one state change)', () => {
-  it('gives back each exact JSON, rendering only the image of the one asked for', async () => {
-    const canonical = {
-      id: 'evt_1',
-      type: 'charge.created',
-      data: { object: chargeWith(await renderQrPngBase64(brCode)) },
-    };
-    const legacy = { event: 'payment.created', data: { transactionId: '1', note: 'line\nbreak "quoted"' } };
-    const stored = storedBodies([legacy, canonical, legacy]);
-
-    expect(stored.qrAts).toEqual([-1, expect.any(Number), -1]);
-    expect(await sentBodyAt(stored, 0)).toBe(JSON.stringify(legacy));
-    expect(await sentBodyAt(stored, 1)).toBe(JSON.stringify(canonical));
-    expect(await sentBodyAt(stored, 2)).toBe(JSON.stringify(legacy));
-    expect(await sentBodyAt(stored, 3)).toBeUndefined();
-    expect(storedFieldsOfEach(stored.bodies)).toEqual([
-      legacy,
-      { ...canonical, data: { object: chargeWith('') } },
-      legacy,
-    ]);
-  });
-
-  it('is smaller than the same bodies stored one by one', async () => {
-    const image = await renderQrPngBase64(brCode);
-    const bodies = [
-      { id: 'evt_1', type: 'charge.paid', data: { object: chargeWith(image) } },
-      { event: 'payment.completed', data: { transactionId: 'ch_1', amount: 1050, status: 'PAID' } },
-      { event: 'payment.status_changed', data: { transactionId: 'ch_1', amount: 1050, status: 'PAID' } },
-    ];
-    const apart = bodies.reduce((sum, body) => sum + storedBody(body).body.byteLength, 0);
-
-    expect(storedBodies(bodies).bodies.byteLength).toBeLessThan(apart);
-    expect(storedBodies(bodies).qrAts).toEqual([expect.any(Number), -1, -1]);
   });
 });
