@@ -74,12 +74,22 @@ export const config = {
     return numberOr('RATE_LIMIT_PER_MINUTE', 600, { min: 1 });
   },
   /**
-   * Failed dashboard logins allowed per e-mail address within `loginFailureWindowSeconds`;
-   * beyond them every login for that address, right password included, is 429 until the window
-   * passes (shared/http/login-limit.ts).
+   * Failed dashboard logins allowed per e-mail address from one source (an IPv4 address or an
+   * IPv6 /64) within `loginFailureWindowSeconds`; beyond them every login for that address from
+   * that source, right password included, is 429 until the window passes
+   * (shared/http/login-limit.ts).
    */
   get loginFailureLimit() {
     return numberOr('LOGIN_FAILURE_LIMIT', 5, { min: 1 });
+  },
+  /**
+   * Failed dashboard logins allowed per e-mail address from all sources together within the
+   * window, beyond which the address's logins are 429 from everywhere: it bounds guessing from
+   * many sources, and locking an address out takes this many failures from
+   * `loginAddressFailureLimit / loginFailureLimit` sources, not five from one.
+   */
+  get loginAddressFailureLimit() {
+    return numberOr('LOGIN_ADDRESS_FAILURE_LIMIT', 50, { min: 1 });
   },
   /** The failed-login window: it starts at an address's first counted attempt; the tests shorten it. */
   get loginFailureWindowSeconds() {

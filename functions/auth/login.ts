@@ -13,13 +13,16 @@ const INVALID = 'Invalid e-mail or password.';
 
 /**
  * POST /v1/auth/login: e-mail + password → dashboard JWT for one account. Failed logins are
- * limited per e-mail address (shared/http/login-limit.ts).
+ * limited per e-mail address, per source and overall (shared/http/login-limit.ts).
  */
-export const login: RouteHandler<undefined> = async ({ body }) => {
+export const login: RouteHandler<undefined> = async ({ body, sourceIp }) => {
   const input = parseInput(LoginBody, body, 'body');
   // The attempt counts against the address before any password is checked, known address or
   // not: past the failed-login limit this is 429, with no scrypt either way.
-  const [attempt, user] = await Promise.all([reserveLoginAttempt(input.email), findUserByEmail(input.email)]);
+  const [attempt, user] = await Promise.all([
+    reserveLoginAttempt(input.email, sourceIp),
+    findUserByEmail(input.email),
+  ]);
   // Unknown e-mails still pay for one scrypt, so timing does not reveal who has an account.
   const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   if (!user || !valid) throw unauthorized(INVALID);

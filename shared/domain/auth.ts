@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 
 export const LoginBody = v.strictObject({
@@ -35,6 +36,26 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
  */
 export const loginLimitSubject = (email: string): string =>
   createHash('sha256').update(normaliseEmail(email)).digest('hex');
+
+/**
+ * The network a login comes from, for the per-source failed-login limit: an IPv4 address (an
+ * IPv4-mapped IPv6 one included), or an IPv6 address's /64, one subscriber's usual allocation,
+ * so hopping between its addresses buys no attempts. A value that is no IP address (API Gateway
+ * always sends one) is its own source.
+ */
+export function loginSource(sourceIp: string): string {
+  if (!ipaddr.isValid(sourceIp)) return sourceIp;
+  const address = ipaddr.process(sourceIp);
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${(address as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
+}
+
+/** What the per-source limit is keyed by, beside the address's own: the SHA-256 (hex) of the source. */
+export const loginSourceSubject = (sourceIp: string): string =>
+  createHash('sha256').update(loginSource(sourceIp)).digest('hex');
 
 /** What a dashboard session token carries. */
 export interface SessionClaims {

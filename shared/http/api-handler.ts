@@ -166,6 +166,7 @@ const parseRequest = (group: Group): ApiMiddleware => ({
         Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined),
       ),
       baseUrl: config.publicBaseUrl ?? `https://${event.requestContext.domainName}`,
+      sourceIp: event.requestContext.http.sourceIp,
     };
   },
 });

@@ -36,6 +36,8 @@ export interface ApiRequest<P = KeyPrincipal | UserPrincipal | undefined> {
   headers: Record<string, string>;
   /** Where this service is reached (`https://…`), for URLs in responses. */
   baseUrl: string;
+  /** The client's IP address as API Gateway saw it (the login's per-source limit). */
+  sourceIp: string;
 }
 
 export interface ApiResponse {

@@ -126,6 +126,12 @@ export const loginAttemptsKey = (emailHash: string): ItemKey => ({
   sk: 'LOGINATTEMPTS',
 });
 
+/** The failed-login counter of one e-mail address from one source (`loginSourceSubject`), in the address's partition. */
+export const loginSourceAttemptsKey = (emailHash: string, sourceHash: string): ItemKey => ({
+  pk: `LOGINATTEMPTS#${emailHash}`,
+  sk: `LOGINATTEMPTS#${sourceHash}`,
+});
+
 // ── Charges ───────────────────────────────────────────────────────────────────────────────────
 
 /** Raw ids start with the creation time, so the sort key orders a scope's charges by creation. */

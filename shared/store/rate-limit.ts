@@ -3,14 +3,15 @@
  * (`RATE#<keyId>#<minute>`), incremented atomically and deleted by TTL. The `RATE#` prefix is
  * what lets read-only functions write counters and nothing else (IAM `dynamodb:LeadingKeys`).
  *
- * Login attempts per e-mail address: one counter item per address (`LOGINATTEMPTS#<hash>`)
- * whose window starts at its first counted attempt, incremented atomically with the same
- * `ADD` and deleted by TTL once its window is over.
+ * Login attempts: one counter item per e-mail address and one per address and source, in the
+ * address's partition (`LOGINATTEMPTS#<hash>`, keys.ts), each with a window that starts at its
+ * first counted attempt, incremented atomically with the same `ADD` and deleted by TTL once its
+ * window is over.
  */
 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, tableName } from './client.ts';
-import { loginAttemptsKey, rateWindowKey } from './keys.ts';
+import { type ItemKey, rateWindowKey } from './keys.ts';
 
 export interface RateWindow {
   count: number;
@@ -47,18 +48,17 @@ export interface AttemptWindow {
 const attemptsExpiry = (windowEndsAt: number) => Math.ceil(windowEndsAt / 1000) + 60;
 
 /**
- * Counts one login attempt for `emailHash`: `ADD 1` in the current window, or, when that window
+ * Counts one login attempt in the counter `Key`: `ADD 1` in the current window, or, when that window
  * is over, a new window of `windowMs` from `now` with this attempt its first. Each is one atomic
  * `UpdateItem`, so concurrent attempts each get their own count; of concurrent attempts that
  * find the window over, exactly one starts the next (a conditional write) and the others count
  * in it.
  */
 export async function countLoginAttempt(
-  emailHash: string,
+  Key: ItemKey,
   windowMs: number,
   now = Date.now(),
 ): Promise<AttemptWindow> {
-  const Key = loginAttemptsKey(emailHash);
   const windowEndsAt = now + windowMs;
   const values = {
     ':one': 1,
@@ -105,15 +105,15 @@ export async function countLoginAttempt(
 }
 
 /**
- * Takes back one attempt counted by `countLoginAttempt` (a login whose password was right), only
- * in the window it was counted in: a window started since is left alone.
+ * Takes back one attempt counted by `countLoginAttempt` (one that turned out not to be a failure),
+ * only in the window it was counted in: a window started since is left alone.
  */
-export async function uncountLoginAttempt(emailHash: string, windowEndsAt: number): Promise<void> {
+export async function uncountLoginAttempt(Key: ItemKey, windowEndsAt: number): Promise<void> {
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: loginAttemptsKey(emailHash),
+        Key,
         UpdateExpression: 'ADD #count :minusOne',
         ConditionExpression: 'windowEndsAt = :endsAt AND #count > :zero',
         ExpressionAttributeNames: { '#count': 'count' },

@@ -1,5 +1,6 @@
 /** A merchant's-eye HTTP client for the integration tests: real requests to the local runtime. */
 
+import { request } from 'node:http';
 import { inject } from 'vitest';
 import { testBaseUrl } from './local-env.ts';
 
@@ -13,6 +14,11 @@ export interface ApiCall {
   headers?: Record<string, string>;
   /** Another runtime than the suite's (a test that starts its own). */
   baseUrl?: string;
+  /**
+   * The loopback address to send from (`127.0.0.2`…: all of 127/8 is this machine), so the
+   * runtime sees another client IP, as API Gateway's `sourceIp` would.
+   */
+  localAddress?: string;
 }
 
 export interface ApiReply<T = any> {
@@ -28,13 +34,42 @@ export async function api<T = any>(path: string, call: ApiCall = {}): Promise<Ap
   let body: string | undefined = call.rawBody;
   if (body === undefined && call.body !== undefined) body = JSON.stringify(call.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${call.baseUrl ?? testBaseUrl}${path}`, {
-    method: call.method ?? (body ? 'POST' : 'GET'),
-    headers,
-    body,
-  });
+  const url = `${call.baseUrl ?? testBaseUrl}${path}`;
+  const method = call.method ?? (body ? 'POST' : 'GET');
+  const response =
+    call.localAddress === undefined
+      ? await fetch(url, { method, headers, body })
+      : await sendFrom(call.localAddress, url, { method, headers, body });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** `fetch` has no local address to bind: the same request through `node:http`. */
+function sendFrom(
+  localAddress: string,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method: init.method, headers: init.headers, localAddress }, (reply) => {
+      const chunks: Buffer[] = [];
+      reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+      reply.on('error', reject);
+      reply.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(reply.headers))
+          for (const one of [value ?? []].flat()) headers.append(name, one);
+        resolve(
+          new Response(chunks.length > 0 ? Buffer.concat(chunks) : null, {
+            status: reply.statusCode ?? 0,
+            headers,
+          }),
+        );
+      });
+    });
+    sent.on('error', reject);
+    sent.end(init.body);
+  });
 }
 
 export const demo = () => inject('demo');

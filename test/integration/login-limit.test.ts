@@ -1,27 +1,34 @@
 /**
- * The failed-login limit of POST /v1/auth/login, per e-mail address, over HTTP against the
- * test runtime (its window shortened to `testLoginWindow`, the limit the default).
+ * The failed-login limit of POST /v1/auth/login, per e-mail address from one source and from
+ * all sources together, over HTTP against the test runtime (its window shortened to
+ * `testLoginWindow`, the limits the defaults). Requests come from 127.0.0.1 unless they name
+ * another loopback address to send from.
  */
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
-import { loginLimitSubject } from '../../shared/domain/auth.ts';
+import { loginLimitSubject, loginSourceSubject } from '../../shared/domain/auth.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { loginAttemptsKey, loginSourceAttemptsKey } from '../../shared/store/keys.ts';
 import { countLoginAttempt, uncountLoginAttempt } from '../../shared/store/rate-limit.ts';
 import { newMember } from '../helpers/accounts.ts';
 import { type ApiReply, api, expectError } from '../helpers/http.ts';
 import { testLoginWindow } from '../helpers/local-env.ts';
 
 const LIMIT = config.loginFailureLimit;
+const ADDRESS_LIMIT = config.loginAddressFailureLimit;
 const WINDOW_SECONDS = Number(testLoginWindow.LOGIN_FAILURE_WINDOW_SECONDS);
 
-const attempt = (email: string, password: string) => api('/v1/auth/login', { body: { email, password } });
-const wrong = (email: string) => attempt(email, `wrong-${randomUUID()}`);
+const attempt = (email: string, password: string, from?: string) =>
+  api('/v1/auth/login', { body: { email, password }, ...(from && { localAddress: from }) });
+const wrong = (email: string, from?: string) => attempt(email, `wrong-${randomUUID()}`, from);
 
-async function failTimes(email: string, times: number): Promise<void> {
+async function failTimes(email: string, times: number, from?: string): Promise<void> {
   for (let i = 0; i < times; i++)
-    expectError(await wrong(email), 401, 'authentication_error', 'unauthorized');
+    expectError(await wrong(email, from), 401, 'authentication_error', 'unauthorized');
 }
 
 /** The spec's 429: envelope, `rate_limited`, and `Retry-After` in whole seconds within the window. */
@@ -117,9 +124,53 @@ describe('POST /v1/auth/login: failed logins per e-mail address', () => {
   });
 });
 
+describe('POST /v1/auth/login: failed logins per source, and per address from all sources', () => {
+  it(`has defaults that take ${ADDRESS_LIMIT / LIMIT} sources to lock an address out`, () => {
+    expect([LIMIT, ADDRESS_LIMIT]).toEqual([5, 50]);
+  });
+
+  it('lets the owner in from another source while one source is locked out', async () => {
+    const member = await newMember('OWNER');
+    await failTimes(member.email, LIMIT);
+    expectLimited(await attempt(member.email, member.password));
+
+    const reply = await attempt(member.email, member.password, '127.0.0.2');
+    expect(reply.status).toBe(200);
+    expect(reply.body.account_id).toBe(member.accountId);
+    // That source has its own failures to spend; the first stays locked.
+    expectError(await wrong(member.email, '127.0.0.2'), 401, 'authentication_error', 'unauthorized');
+    expectLimited(await attempt(member.email, member.password));
+  });
+
+  it(`locks the address from every source after ${ADDRESS_LIMIT} failures from several`, async () => {
+    const member = await newMember('ADMIN');
+    const sources = Array.from({ length: ADDRESS_LIMIT / LIMIT }, (_, n) => `127.0.1.${n + 1}`);
+    // Each source twice its limit: only its first LIMIT are checked and count for the address.
+    const burst = await Promise.all(
+      sources.flatMap((from) => Array.from({ length: 2 * LIMIT }, () => wrong(member.email, from))),
+    );
+    expect(burst.filter((reply) => reply.status === 401)).toHaveLength(ADDRESS_LIMIT);
+    for (const reply of burst) if (reply.status !== 401) expectLimited(reply);
+
+    // A source that never failed is refused too, right password included, with no check run.
+    const fresh = '127.0.2.1';
+    expectLimited(await attempt(member.email, member.password, fresh));
+    expectLimited(await wrong(member.email, fresh));
+    // Those refusals were not the fresh source's failures: both were taken back from its counter.
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: loginSourceAttemptsKey(loginLimitSubject(member.email), loginSourceSubject(fresh)),
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item?.count).toBe(0);
+  });
+});
+
 describe('the failed-login counter item', () => {
   it('counts concurrent attempts one each, and starts exactly one new window when the last is over', async () => {
-    const subject = loginLimitSubject(`counter-${randomUUID()}@example.com`);
+    const subject = loginAttemptsKey(loginLimitSubject(`counter-${randomUUID()}@example.com`));
     const start = Date.now();
     const first = await Promise.all(
       Array.from({ length: 8 }, () => countLoginAttempt(subject, 1_000, start)),

@@ -11,6 +11,8 @@ describe('config', () => {
     expect(() => config.rateLimitPerMinute).toThrow(/RATE_LIMIT_PER_MINUTE must be a number ≥ 1/);
     vi.stubEnv('LOGIN_FAILURE_LIMIT', '0');
     expect(() => config.loginFailureLimit).toThrow(/LOGIN_FAILURE_LIMIT must be a number ≥ 1/);
+    vi.stubEnv('LOGIN_ADDRESS_FAILURE_LIMIT', 'many');
+    expect(() => config.loginAddressFailureLimit).toThrow(/LOGIN_ADDRESS_FAILURE_LIMIT must be a number ≥ 1/);
     vi.stubEnv('WEBHOOK_QUEUE_URL', '');
     expect(() => config.webhookQueueUrl).toThrow('Missing required environment variable WEBHOOK_QUEUE_URL');
     vi.stubEnv('LOG_LEVEL', 'verbose');
@@ -29,6 +31,11 @@ describe('config', () => {
     expect([config.webhookTimeoutMs, config.apiVersion]).toEqual([30_000, '2026-11-01']);
     vi.stubEnv('LOGIN_FAILURE_LIMIT', '');
     vi.stubEnv('LOGIN_FAILURE_WINDOW_SECONDS', '');
-    expect([config.loginFailureLimit, config.loginFailureWindowSeconds]).toEqual([5, 900]);
+    vi.stubEnv('LOGIN_ADDRESS_FAILURE_LIMIT', '');
+    expect([
+      config.loginFailureLimit,
+      config.loginAddressFailureLimit,
+      config.loginFailureWindowSeconds,
+    ]).toEqual([5, 50, 900]);
   });
 });
