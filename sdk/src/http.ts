@@ -44,7 +44,37 @@ export interface RequestOptions {
   maxRetries?: number;
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /**
+   * Cancels the call: the attempt in flight is aborted, no retry follows (a backoff wait ends at
+   * once), and the call rejects with `signal.reason` (an `AbortError` unless you gave another),
+   * as `fetch` does. A create cancelled mid-flight may still have been done: retry it with the
+   * same `idempotencyKey` to find out.
+   */
+  signal?: AbortSignal | undefined;
 }
+
+/** What the service answered besides the body of a call: `responseOf(result)`. */
+export interface ResponseInfo {
+  statusCode: number;
+  headers: Headers;
+  /** `X-Request-Id`: quote it to support (errors carry it as `requestId`). */
+  requestId: string | undefined;
+  /** `Idempotent-Replayed: true`: the stored answer of an earlier create with the same key, nothing new was done. */
+  idempotentReplayed: boolean;
+  /** Attempts after the first (429s, 5xx, lost answers) before this answer. */
+  retries: number;
+}
+
+const responses = new WeakMap<object, ResponseInfo>();
+
+/**
+ * The status and headers behind a value a call resolved with (a charge, a page, a list…), e.g.
+ * whether a create was replayed: `responseOf(charge)?.idempotentReplayed`. Undefined for a
+ * value no call returned, for a call that resolves with nothing (`auth.logout`), and for a
+ * delete resolved from a retry's 404 (`goneAnswer`).
+ */
+export const responseOf = (result: unknown): ResponseInfo | undefined =>
+  typeof result === 'object' && result !== null ? responses.get(result) : undefined;
 
 /** How a route authenticates (the service's route manifest): merchant key, dashboard token or none. */
 export type Auth = 'apikey' | 'token' | 'none';
@@ -112,7 +142,20 @@ export function retryDelayMs(
   return Math.max(retryAfterMs, jittered);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A backoff wait that the caller's signal ends at once, rejecting with its reason. */
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+  });
 
 /** The connection was refused: the request never reached the service, so even a plain POST may be sent again. */
 const neverSent = (error: unknown): boolean => {
@@ -134,6 +177,7 @@ interface FetchPlan {
   repeatable: boolean;
   maxRetries: number;
   timeoutMs: number;
+  signal: AbortSignal | undefined;
 }
 
 /** One whole answer: status, headers and the body read to its end. */
@@ -148,6 +192,8 @@ export interface Answer {
    * connection, which did nothing).
    */
   afterUncertainAttempt: boolean;
+  /** Attempts before this one. */
+  retries: number;
 }
 
 /**
@@ -167,6 +213,8 @@ async function fetchWithRetries(
     let response: Response | undefined;
     let text: string | undefined;
     let failure: unknown;
+    plan.signal?.throwIfAborted();
+    const timeout = AbortSignal.timeout(plan.timeoutMs);
     try {
       // No redirect is followed: the API never redirects, and one in front of it (http → https)
       // would turn a POST into a GET whose answer would then pass for the create's. A 3xx is
@@ -174,11 +222,13 @@ async function fetchWithRetries(
       response = await fetch(url, {
         redirect: 'manual',
         ...init,
-        signal: AbortSignal.timeout(plan.timeoutMs),
+        signal: plan.signal ? AbortSignal.any([plan.signal, timeout]) : timeout,
       });
       // The attempt's timeout also covers reading the body.
       text = await response.text();
     } catch (error) {
+      // The caller cancelled: no retry, and fetch's own rejection (the signal's reason).
+      if (plan.signal?.aborted) throw plan.signal.reason;
       failure = error;
     }
     let retryable: boolean;
@@ -201,6 +251,7 @@ async function fetchWithRetries(
           headers: response.headers,
           text,
           afterUncertainAttempt,
+          retries: retry,
         };
       }
       throw response
@@ -208,7 +259,7 @@ async function fetchWithRetries(
         : connectionError(`No answer from ${new URL(url).origin}`, failure);
     }
     if (response ? response.status !== 429 : !neverSent(failure)) afterUncertainAttempt = true;
-    await sleep(delay);
+    await sleep(delay, plan.signal);
   }
 }
 
@@ -265,7 +316,7 @@ export class HttpClient {
       request.goneAnswer !== undefined
     ) {
       // See `goneAnswer`: the earlier attempt most likely did the delete.
-      return request.goneAnswer as T;
+      return { ...(request.goneAnswer as object) } as T;
     }
     let body: unknown;
     try {
@@ -274,6 +325,14 @@ export class HttpClient {
       body = undefined;
     }
     if (!answer.ok) throw errorFromResponse(answer.status, body, answer.headers);
+    if (typeof body === 'object' && body !== null)
+      responses.set(body, {
+        statusCode: answer.status,
+        headers: answer.headers,
+        requestId: answer.headers.get('x-request-id') ?? undefined,
+        idempotentReplayed: answer.headers.get('idempotent-replayed') === 'true',
+        retries: answer.retries,
+      });
     return body as T;
   }
 
@@ -289,6 +348,7 @@ export class HttpClient {
         repeatable,
         maxRetries: options.maxRetries ?? this.settings.maxRetries,
         timeoutMs: options.timeoutMs ?? this.settings.timeoutMs,
+        signal: options.signal,
       },
       this.settings,
     );

@@ -47,7 +47,13 @@ export class PixClient {
 }
 
 export * from './errors.ts';
-export { type ClientOptions, type RequestOptions, retryDelayMs } from './http.ts';
+export {
+  type ClientOptions,
+  type RequestOptions,
+  type ResponseInfo,
+  responseOf,
+  retryDelayMs,
+} from './http.ts';
 export type { EvidenceFile } from './resources/med-cases.ts';
 export type * from './types.ts';
 export {

@@ -12,6 +12,7 @@ import {
   type LegacyEvent,
   NotFoundError,
   PixClient,
+  responseOf,
   WebhookSignatureError,
 } from '../../sdk/src/index.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -199,12 +200,17 @@ describe('the SDK against the local runtime', () => {
     expect(invalid).toMatchObject({ statusCode: 400, param: 'amount' });
   });
 
-  it('reuses an idempotency key given by the caller: the same charge comes back', async () => {
+  it('reuses an idempotency key given by the caller: the same charge comes back, marked replayed', async () => {
     const client = pix();
     const key = `sdk-flow-${Date.now()}`;
     const first = await client.charges.create({ amount: 1_234 }, { idempotencyKey: key });
     const again = await client.charges.create({ amount: 1_234 }, { idempotencyKey: key });
     expect(again.id).toBe(first.id);
+    // The answers' headers, through responseOf: the first did the work, the second replayed it.
+    expect(responseOf(first)).toMatchObject({ statusCode: 201, idempotentReplayed: false, retries: 0 });
+    expect(responseOf(again)).toMatchObject({ statusCode: 201, idempotentReplayed: true });
+    expect(responseOf(again)?.requestId).toMatch(/\S/);
+    expect(responseOf(again)?.requestId).not.toBe(responseOf(first)?.requestId);
     const conflict = await client.charges.create({ amount: 4_321 }, { idempotencyKey: key }).catch((e) => e);
     expect(conflict).toMatchObject({ name: 'ConflictError', code: 'idempotency_key_reused' });
   });

@@ -5,7 +5,7 @@
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiError,
   ConflictError,
@@ -16,6 +16,7 @@ import {
   PixClient,
   parseRetryAfter,
   RateLimitError,
+  responseOf,
   retryDelayMs,
 } from '../../sdk/src/index.ts';
 
@@ -454,5 +455,76 @@ describe('credentials per route', () => {
   it('refuses to call a key-management route without a token, before any request', async () => {
     await expect(client().apiKeys.list()).rejects.toThrow(/dashboard token/);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('what a call answered besides its body (responseOf)', () => {
+  it('gives the status, request id, replay flag and retries behind a resolved value', async () => {
+    script = [
+      { status: 503 },
+      { status: 201, headers: { 'x-request-id': 'req_42', 'idempotent-replayed': 'true' }, body: charge },
+    ];
+    const created = await client().charges.create({ amount: 1050 });
+    expect(created).toEqual(charge);
+    expect(responseOf(created)).toMatchObject({
+      statusCode: 201,
+      requestId: 'req_42',
+      idempotentReplayed: true,
+      retries: 1,
+    });
+    expect(responseOf(created)?.headers.get('content-type')).toBe('application/json');
+
+    script = [{ status: 200, body: charge }];
+    const read = await client().charges.retrieve('ch_1');
+    expect(responseOf(read)).toMatchObject({
+      statusCode: 200,
+      requestId: undefined,
+      idempotentReplayed: false,
+      retries: 0,
+    });
+    expect(responseOf({ ...read })).toBeUndefined();
+  });
+});
+
+describe('cancelling a call (signal)', () => {
+  it('aborts the attempt in flight and retries nothing, rejecting with the signal reason', async () => {
+    script = ['stall'];
+    const controller = new AbortController();
+    const call = client().charges.retrieve('ch_1', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('ends a backoff wait at once', async () => {
+    script = [{ status: 503 }];
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const started = Date.now();
+    const call = client({ initialRetryDelayMs: 30_000, maxRetryDelayMs: 30_000 }).charges.retrieve('ch_1', {
+      signal: controller.signal,
+    });
+    // Aborted once the first answer is in (the 503 that starts the wait).
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('sends nothing when the signal is already aborted', async () => {
+    await expect(
+      client().charges.create({ amount: 1050 }, { signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('leaves the per-attempt timeout a timeout (ConnectionError), retried as before', async () => {
+    script = ['stall', { status: 200, body: charge }];
+    const read = await client({ timeoutMs: 200 }).charges.retrieve('ch_1', {
+      signal: new AbortController().signal,
+    });
+    expect(read).toEqual(charge);
+    expect(responseOf(read)?.retries).toBe(1);
   });
 });
