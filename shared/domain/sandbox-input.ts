@@ -1,6 +1,7 @@
 /** Bodies of the test-mode sandbox routes (`/v1/sandbox/…`). */
 
 import * as v from 'valibot';
+import { PIX_MAX_AMOUNT } from './charge-input.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 
 /** `POST /v1/sandbox/charges/{id}/pay`: the Pix as the acquirer reports it. */
@@ -15,8 +16,18 @@ export const SimulatePaymentBody = v.optional(
       ),
     ),
     payer_name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-    /** Defaults to the charge amount; any other amount is returned and the charge stays as it was. */
-    amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    /**
+     * Defaults to the charge amount; any other amount is returned and the charge stays as it was.
+     * No Pix is larger than the Pix maximum (beyond it the amount could not even be stored).
+     */
+    amount: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT} (the Pix maximum)`),
+      ),
+    ),
   }),
   {},
 );

@@ -269,6 +269,9 @@ describe('sandbox routes', () => {
     for (const [body, param] of [
       [{ payer_document: '123' }, 'payer_document'],
       [{ amount: 0 }, 'amount'],
+      // Past the Pix maximum: a 400, never a number the store cannot write (it was a 500).
+      [{ amount: 1e308 }, 'amount'],
+      [{ amount: 2 ** 53 }, 'amount'],
       [{ surprise: true }, 'surprise'],
     ] as const) {
       const reply = await pay(m.apikey, charge.id, body);
