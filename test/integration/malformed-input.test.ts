@@ -1,0 +1,287 @@
+/**
+ * Every operation of the OpenAPI document, sent malformed input as a careless or hostile client
+ * would: wrong types, out-of-range and oversized values, broken JSON, odd content types, strange
+ * ids and query values, oversized credentials. Never a 5xx, and every answer is one the document
+ * declares for the route, body included (every fetch goes through the contract check,
+ * `test/helpers/contract-fetch.ts`).
+ *
+ * Real ids (a paid charge, a pending one, a MED case) let the input reach past the lookups. The
+ * account has no rate limit to speak of, so 429s do not stop the input short. `POST
+ * /v1/auth/logout` is left out: it would deny-list the token the other operations use.
+ */
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../shared/http/openapi/document.ts';
+import { newAccount, newKey, newMember } from '../helpers/accounts.ts';
+import { newCharge } from '../helpers/charges.ts';
+import { testBaseUrl } from '../helpers/local-env.ts';
+import { openMed, paidCharge } from '../helpers/med.ts';
+import { receiverPool } from '../helpers/webhook-receiver.ts';
+
+type Schema = Record<string, any>;
+const document = buildOpenApiDocument() as unknown as Schema;
+
+const resolve = (schema: Schema | undefined): Schema | undefined =>
+  schema?.$ref
+    ? resolve(
+        schema.$ref
+          .split('/')
+          .slice(1)
+          .reduce((node: Schema, key: string) => node[key], document),
+      )
+    : schema;
+
+/** A plausible value of `schema` (required properties only for objects). */
+function sample(schema: Schema | undefined, depth = 0): unknown {
+  const s = resolve(schema) ?? {};
+  if (s.const !== undefined) return s.const;
+  if (s.enum) return s.enum[0];
+  if (s.anyOf || s.oneOf) return sample((s.anyOf ?? s.oneOf)[0], depth);
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
+  if (type === 'object' || s.properties)
+    return Object.fromEntries(
+      Object.entries(s.properties ?? {})
+        .filter(([name]) => depth < 4 && (s.required ?? []).includes(name))
+        .map(([name, property]) => [name, sample(property as Schema, depth + 1)]),
+    );
+  if (type === 'array') return [sample(s.items, depth + 1)];
+  if (type === 'integer' || type === 'number') return s.minimum ?? 100;
+  if (type === 'boolean') return true;
+  if (s.format === 'email') return 'someone@example.com';
+  if (s.format === 'date-time') return '2026-11-01T00:00:00Z';
+  return 'x'.repeat(Math.max(1, s.minLength ?? 1));
+}
+
+/** Values put in place of each body property in turn. */
+const WRONG_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  2 ** 53 + 1,
+  '',
+  'x'.repeat(100_000),
+  '\u0000🙂',
+  [],
+  {},
+  { $ne: 1 },
+  '2026-02-30T25:61:00Z',
+];
+const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);
+/** Whole bodies, and the content type they are sent with (`null`: none). */
+const RAW_BODIES: [string | Buffer, string | null][] = [
+  ['', 'application/json'],
+  ['null', 'application/json'],
+  ['[]', 'application/json'],
+  ['{', 'application/json'],
+  [deepArray(5000), 'application/json'],
+  ['{"amount":1}', 'text/plain'],
+  ['amount=1', 'application/x-www-form-urlencoded'],
+  ['{}', null],
+  [Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), 'application/json'],
+  ['{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}', 'application/json'],
+  [JSON.stringify({ pad: 'x'.repeat(2_000_000) }), 'application/json'],
+];
+const QUERY_VALUES = [
+  '',
+  'x',
+  '-1',
+  '1e999',
+  '99999999999999999999',
+  'a'.repeat(5000),
+  '%00',
+  '%F0%9F%99%82',
+];
+const ID_VALUES = ['x', '%00', 'a'.repeat(3000), '%F0%9F%99%82', 'ch_01936f4e-0000-7000-8000-000000000000'];
+
+interface Operation {
+  method: string;
+  path: string;
+  operation: Schema;
+}
+const operations: Operation[] = Object.entries(document.paths as Schema).flatMap(([path, item]) =>
+  Object.entries(item as Schema)
+    .filter(([, operation]) => typeof operation === 'object' && operation?.responses)
+    .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+);
+
+let apikey: string;
+let token: string;
+let ids: { paid: string; pending: string; medCase: string };
+let hookUrl: string;
+
+beforeAll(async () => {
+  const account = await newAccount({ rateLimitPerMinute: 10_000_000 });
+  apikey = await newKey(account.id);
+  token = (await newMember('OWNER', account.id)).token;
+  const paid = await paidCharge(apikey);
+  const disputedCharge = await paidCharge(apikey);
+  const opened = await openMed(apikey, disputedCharge);
+  expect(opened.status).toBe(201);
+  ids = { paid, pending: (await newCharge(apikey)).id, medCase: opened.body.id };
+  // Endpoints the input registers get their deliveries here rather than failing in the background.
+  hookUrl = (await receiverPool().start()).url;
+});
+
+function credentials(operation: Schema): Record<string, string> {
+  const security = JSON.stringify(operation.security ?? document.security ?? []);
+  if (security.includes('dashboardToken')) return { authorization: `Bearer ${token}` };
+  if (security.includes('apiKey')) return { apikey };
+  return {};
+}
+
+/** The real id a path parameter gets: a pending charge to pay or cancel, a paid one, the MED case, or one no route knows. */
+function realId(path: string, name: string): string {
+  if (name === 'evidence_id') return 'ev_x';
+  if (path.includes('/med/') || path.includes('/infractions')) return ids.medCase;
+  if (path.includes('/sandbox/charges/') || path.endsWith('/cancel')) return ids.pending;
+  if (name === 'id' && !path.includes('/api-keys') && !path.includes('/webhooks/')) return ids.paid;
+  return 'x';
+}
+
+const answers5xx: string[] = [];
+
+async function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: { json: unknown } | { raw: string | Buffer; contentType: string | null } | undefined,
+  what: string,
+): Promise<void> {
+  const sent: Record<string, string> = { ...headers };
+  let payload: string | Buffer | undefined;
+  if (body && 'json' in body) {
+    payload = JSON.stringify(body.json);
+    sent['content-type'] = 'application/json';
+  } else if (body) {
+    payload = body.raw;
+    if (body.contentType) sent['content-type'] = body.contentType;
+  }
+  const response = await fetch(`${testBaseUrl}${path}`, {
+    method,
+    headers: sent,
+    body: payload,
+    redirect: 'manual',
+  });
+  const text = await response.text();
+  if (response.status >= 500)
+    answers5xx.push(`${method} ${path.slice(0, 120)} (${what}) → ${response.status} ${text.slice(0, 200)}`);
+}
+
+describe.each(operations.filter(({ path }) => path !== '/v1/auth/logout'))(
+  '$method $path',
+  ({ method, path, operation }) => {
+    it('answers malformed input with a declared 4xx, never a 5xx', { timeout: 120_000 }, async () => {
+      answers5xx.length = 0;
+      const parameters = ((operation.parameters ?? []) as Schema[]).map((p) => resolve(p) as Schema);
+      const pathNames = parameters.filter((p) => p.in === 'path').map((p) => p.name as string);
+      const fill = (values: Record<string, string>) =>
+        path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const value = values[name] ?? realId(path, name);
+          return value.includes('%') ? value : encodeURIComponent(value);
+        });
+      const headers = (): Record<string, string> => ({
+        ...credentials(operation),
+        ...(operation.parameters?.some((p: Schema) => JSON.stringify(p).includes('IdempotencyKey')) && {
+          'idempotency-key': `malformed-${crypto.randomUUID()}`,
+        }),
+      });
+      const bodySchema = resolve(operation.requestBody?.content?.['application/json']?.schema);
+      const baseBody = bodySchema && {
+        ...(sample(bodySchema) as Record<string, unknown>),
+        ...(path === '/v1/webhooks/endpoints' && { url: hookUrl }),
+      };
+      const realPath = fill({});
+
+      for (const name of pathNames)
+        for (const value of ID_VALUES)
+          await send(
+            method,
+            fill({ [name]: value }),
+            headers(),
+            baseBody && { json: baseBody },
+            `${name}=${value.slice(0, 20)}`,
+          );
+      for (const query of parameters.filter((p) => p.in === 'query'))
+        for (const value of QUERY_VALUES)
+          await send(
+            method,
+            `${realPath}?${query.name}=${value}&${query.name}=1`,
+            headers(),
+            undefined,
+            `?${query.name}`,
+          );
+
+      if (method !== 'GET') {
+        for (const [raw, contentType] of RAW_BODIES)
+          await send(
+            method,
+            realPath,
+            headers(),
+            { raw, contentType },
+            `raw body ${String(raw).slice(0, 20)}`,
+          );
+        const properties = Object.entries((bodySchema?.properties ?? {}) as Record<string, Schema>);
+        for (const [name] of [...properties, ['unknown_field']])
+          for (const value of WRONG_VALUES)
+            await send(
+              method,
+              realPath,
+              headers(),
+              { json: { ...baseBody, [name as string]: value } },
+              `${name}=${JSON.stringify(value).slice(0, 20)}`,
+            );
+        // One level down: each property of an object property, its siblings plausible.
+        for (const [name, property] of properties) {
+          const objectSchema = resolve(
+            ((resolve(property)?.anyOf ?? resolve(property)?.oneOf ?? [property]) as Schema[]).find(
+              (s) => resolve(s)?.properties,
+            ),
+          );
+          if (!objectSchema?.properties) continue;
+          const whole = Object.fromEntries(
+            Object.entries(objectSchema.properties as Record<string, Schema>).map(([n, s]) => [n, sample(s)]),
+          );
+          for (const inner of Object.keys(whole))
+            for (const value of WRONG_VALUES)
+              await send(
+                method,
+                realPath,
+                headers(),
+                { json: { ...baseBody, [name]: { ...whole, [inner]: value } } },
+                `${name}.${inner}`,
+              );
+        }
+      }
+
+      await send(
+        method,
+        realPath,
+        { ...headers(), apikey: `ak_test_${'x'.repeat(5000)}` },
+        undefined,
+        'long apikey',
+      );
+      await send(
+        method,
+        realPath,
+        { ...headers(), authorization: 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.' },
+        undefined,
+        'alg none',
+      );
+      if (method === 'POST')
+        await send(
+          method,
+          realPath,
+          { ...headers(), 'idempotency-key': 'k'.repeat(10_000) },
+          baseBody && { json: baseBody },
+          'long key',
+        );
+      if (path === '/v1/sandbox/acquirer')
+        await send(method, realPath, headers(), { json: { status: 'up' } }, 'acquirer back up');
+
+      expect(answers5xx).toEqual([]);
+    });
+  },
+);
