@@ -2,6 +2,7 @@
 
 import { request } from 'node:http';
 import { inject } from 'vitest';
+import { contractViolation } from './contract.ts';
 import { testBaseUrl } from './local-env.ts';
 
 export interface ApiCall {
@@ -41,6 +42,12 @@ export async function api<T = any>(path: string, call: ApiCall = {}): Promise<Ap
       ? await fetch(url, { method, headers, body })
       : await sendFrom(call.localAddress, url, { method, headers, body });
   const text = await response.text();
+  // fetch's answers pass the contract check of every fetch (contract-fetch.ts); these do it here.
+  const violation =
+    call.localAddress === undefined
+      ? undefined
+      : contractViolation(method, new URL(url), response.status, response.headers.get('content-type'), text);
+  if (violation) throw new Error(`OpenAPI contract broken: ${violation}`);
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
