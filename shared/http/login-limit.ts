@@ -7,10 +7,12 @@
  *   source, the right password included, are 429 `rate_limited` with `Retry-After` until the
  *   window is over;
  * - **per address, all sources together**: at most `config.loginAddressFailureLimit` in a
- *   window of the same length; beyond them the address's logins are 429 from every source.
- *   Only attempts the source's limit let through count here, so one source cannot lock an
- *   address out for everyone: that takes `loginAddressFailureLimit / loginFailureLimit`
- *   sources (10 by default), where a limit per address alone let anyone do it with 5 guesses.
+ *   window of the same length; beyond them the address's logins are 429 from every source the
+ *   address has not logged in from in the last `KNOWN_SOURCE_DAYS` days. Only attempts the
+ *   source's limit let through count here, so one source cannot lock an address out for
+ *   everyone: that takes `loginAddressFailureLimit / loginFailureLimit` sources (10 by
+ *   default), where a limit per address alone let anyone do it with 5 guesses; and even then
+ *   the owner's own known sources keep their per-source limit only.
  *
  * Every attempt is counted BEFORE its password is checked (one atomic `ADD` per counter), and
  * one that is not a failure is taken back: a right password from both counters, an attempt the
@@ -21,8 +23,18 @@
 
 import { config } from '../config.ts';
 import { loginLimitSubject, loginSourceSubject } from '../domain/auth.ts';
-import { type ItemKey, loginAttemptsKey, loginSourceAttemptsKey } from '../store/keys.ts';
-import { countLoginAttempt, uncountLoginAttempt } from '../store/rate-limit.ts';
+import {
+  type ItemKey,
+  loginAttemptsKey,
+  loginKnownSourceKey,
+  loginSourceAttemptsKey,
+} from '../store/keys.ts';
+import {
+  countLoginAttempt,
+  isKnownLoginSource,
+  rememberLoginSource,
+  uncountLoginAttempt,
+} from '../store/rate-limit.ts';
 import { rateLimited } from './errors.ts';
 
 /** One counter an attempt was counted in, and the window it was counted in. */
@@ -31,10 +43,18 @@ interface Counted {
   windowEndsAt: number;
 }
 
+/**
+ * How long a source the address logged in from stays known: as long as the API's access logs
+ * keep client IPs (a month), and the record holds only a hash.
+ */
+const KNOWN_SOURCE_DAYS = 30;
+
 /** An attempt counted against its address: `releaseLoginAttempt` takes it back. */
 export interface LoginAttempt {
   fromSource: Counted;
   overall: Counted;
+  /** Where a successful login records its source as known. */
+  knownSource: ItemKey;
 }
 
 const count = async (
@@ -69,22 +89,24 @@ export async function reserveLoginAttempt(
   now = Date.now(),
 ): Promise<LoginAttempt> {
   const address = loginLimitSubject(email);
-  const fromSource = await count(
-    loginSourceAttemptsKey(address, loginSourceSubject(sourceIp)),
-    config.loginFailureLimit,
-    now,
-  );
+  const source = loginSourceSubject(sourceIp);
+  const fromSource = await count(loginSourceAttemptsKey(address, source), config.loginFailureLimit, now);
   if (fromSource.over) throw limited(fromSource.retryAfter);
   const overall = await count(loginAttemptsKey(address), config.loginAddressFailureLimit, now);
-  if (overall.over) {
+  const knownSource = loginKnownSourceKey(address, source);
+  if (overall.over && !(await isKnownLoginSource(knownSource, now))) {
     // Refused before any password check: not a failure of this source.
     await release(fromSource);
     throw limited(overall.retryAfter);
   }
-  return { fromSource, overall };
+  return { fromSource, overall, knownSource };
 }
 
-/** The password was right: the attempt does not count as a failure. */
-export const releaseLoginAttempt = async (attempt: LoginAttempt): Promise<void> => {
-  await Promise.all([release(attempt.fromSource), release(attempt.overall)]);
+/** The password was right: the attempt does not count as a failure, and its source is known from now on. */
+export const releaseLoginAttempt = async (attempt: LoginAttempt, now = Date.now()): Promise<void> => {
+  await Promise.all([
+    release(attempt.fromSource),
+    release(attempt.overall),
+    rememberLoginSource(attempt.knownSource, Math.ceil(now / 1000) + KNOWN_SOURCE_DAYS * 86_400),
+  ]);
 };

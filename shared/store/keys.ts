@@ -126,6 +126,12 @@ export const loginAttemptsKey = (emailHash: string): ItemKey => ({
   sk: 'LOGINATTEMPTS',
 });
 
+/** A source one e-mail address logged in from (the address's limit lets it through), in the address's partition. */
+export const loginKnownSourceKey = (emailHash: string, sourceHash: string): ItemKey => ({
+  pk: `LOGINATTEMPTS#${emailHash}`,
+  sk: `LOGINKNOWN#${sourceHash}`,
+});
+
 /** The failed-login counter of one e-mail address from one source (`loginSourceSubject`), in the address's partition. */
 export const loginSourceAttemptsKey = (emailHash: string, sourceHash: string): ItemKey => ({
   pk: `LOGINATTEMPTS#${emailHash}`,

@@ -9,7 +9,7 @@
  * window is over.
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { type ItemKey, rateWindowKey } from './keys.ts';
 
@@ -123,4 +123,15 @@ export async function uncountLoginAttempt(Key: ItemKey, windowEndsAt: number): P
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+/** Records that a login succeeded from the source of `Key` (`loginKnownSourceKey`), until `expiresAt` (epoch seconds, TTL). */
+export async function rememberLoginSource(Key: ItemKey, expiresAt: number): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...Key, expiresAt } }));
+}
+
+/** Whether a login succeeded from that source and its record has not expired (TTL deletes late). */
+export async function isKnownLoginSource(Key: ItemKey, now = Date.now()): Promise<boolean> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
+  return Item !== undefined && Number(Item.expiresAt) * 1000 > now;
 }

@@ -142,8 +142,11 @@ describe('POST /v1/auth/login: failed logins per source, and per address from al
     expectLimited(await attempt(member.email, member.password));
   });
 
-  it(`locks the address from every source after ${ADDRESS_LIMIT} failures from several`, async () => {
+  it(`locks the address after ${ADDRESS_LIMIT} failures from several sources, except where it logged in before`, async () => {
     const member = await newMember('ADMIN');
+    // The owner's own network, known to the address before the attack.
+    const known = '127.0.3.1';
+    expect((await attempt(member.email, member.password, known)).status).toBe(200);
     const sources = Array.from({ length: ADDRESS_LIMIT / LIMIT }, (_, n) => `127.0.1.${n + 1}`);
     // Each source twice its limit: only its first LIMIT are checked and count for the address.
     const burst = await Promise.all(
@@ -165,6 +168,12 @@ describe('POST /v1/auth/login: failed logins per source, and per address from al
       }),
     );
     expect(Item?.count).toBe(0);
+
+    // The known source still gets its own limit's worth of checks: a wrong password is a 401, the right one logs in.
+    expectError(await wrong(member.email, known), 401, 'authentication_error', 'unauthorized');
+    const owner = await attempt(member.email, member.password, known);
+    expect(owner.status).toBe(200);
+    expect(owner.body.role).toBe('ADMIN');
   });
 });
 
