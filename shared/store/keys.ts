@@ -117,25 +117,28 @@ export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
 });
 
 /**
- * The failed-login counter of one e-mail address, by the SHA-256 of the normalised address
- * (`loginLimitSubject`): never the address itself. Not under `RATE#`: read-only functions have
- * no business writing it.
+ * One e-mail address's login items share a partition, keyed by the SHA-256 of the normalised
+ * address (`loginLimitSubject`): never the address itself. Not under `RATE#`: read-only
+ * functions have no business writing them.
  */
+const loginPk = (emailHash: string) => `LOGINATTEMPTS#${emailHash}`;
+
+/** The failed-login counter of one e-mail address, all sources together. */
 export const loginAttemptsKey = (emailHash: string): ItemKey => ({
-  pk: `LOGINATTEMPTS#${emailHash}`,
+  pk: loginPk(emailHash),
   sk: 'LOGINATTEMPTS',
 });
 
-/** A source one e-mail address logged in from (the address's limit lets it through), in the address's partition. */
-export const loginKnownSourceKey = (emailHash: string, sourceHash: string): ItemKey => ({
-  pk: `LOGINATTEMPTS#${emailHash}`,
-  sk: `LOGINKNOWN#${sourceHash}`,
+/** The failed-login counter of one e-mail address from one source (`loginSourceSubject`). */
+export const loginSourceAttemptsKey = (emailHash: string, sourceHash: string): ItemKey => ({
+  pk: loginPk(emailHash),
+  sk: `LOGINATTEMPTS#${sourceHash}`,
 });
 
-/** The failed-login counter of one e-mail address from one source (`loginSourceSubject`), in the address's partition. */
-export const loginSourceAttemptsKey = (emailHash: string, sourceHash: string): ItemKey => ({
-  pk: `LOGINATTEMPTS#${emailHash}`,
-  sk: `LOGINATTEMPTS#${sourceHash}`,
+/** A source the address logged in from: past the address's limit it keeps its own limit. */
+export const loginKnownSourceKey = (emailHash: string, sourceHash: string): ItemKey => ({
+  pk: loginPk(emailHash),
+  sk: `LOGINKNOWN#${sourceHash}`,
 });
 
 // ── Charges ───────────────────────────────────────────────────────────────────────────────────
