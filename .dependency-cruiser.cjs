@@ -117,6 +117,9 @@ module.exports = {
     // TypeScript 7 has no JS API yet: swc parses the sources (type-only imports included).
     parser: 'swc',
     combinedDependencies: true,
+    // A checkout whose node_modules is a symlink (a worktree sharing another's) still resolves
+    // packages under node_modules/, which the rules above name.
+    preserveSymlinks: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],

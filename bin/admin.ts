@@ -30,6 +30,12 @@ const usage = `Usage: npm run admin -- <command> [options]
                  reported amount other than the charge's. apply: the decision takes effect (or the
                  reported amount is held); reject: the decision is dropped (or the report dismissed).`;
 
+const [first] = process.argv.slice(2);
+if (first === '--help' || first === '-h' || first === 'help') {
+  console.log(usage);
+  process.exit(0);
+}
+
 const { positionals, values } = parseArguments({
   allowPositionals: true,
   options: {

@@ -24,6 +24,14 @@ function where(): { prefix: string } | { dir: string } {
   );
 }
 
+/**
+ * Throws unless a secret store is configured: `set-provider` asks before it points the PSP at a
+ * new callback token, which a failed secret write would leave the table without.
+ */
+export function assertAcquirerSecretStore(): void {
+  where();
+}
+
 const secretsManager = async () => {
   const sdk = await import('@aws-sdk/client-secrets-manager');
   return { sdk, client: new sdk.SecretsManagerClient({}) };

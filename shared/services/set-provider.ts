@@ -17,7 +17,7 @@ import {
 } from '../domain/acquirer.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { newCallbackToken } from '../ids.ts';
-import { putAcquirerSecret } from '../providers/acquirer-secrets.ts';
+import { assertAcquirerSecretStore, putAcquirerSecret } from '../providers/acquirer-secrets.ts';
 import { apiPixProvider } from '../providers/api-pix/adapter.ts';
 import { getAccount, setAcquirerItems } from '../store/accounts.ts';
 import { transact } from '../store/client.ts';
@@ -53,6 +53,7 @@ function checkPems(request: SetProviderRequest): void {
 
 export async function setProvider(request: SetProviderRequest): Promise<{ callbackUrl: string }> {
   checkPems(request);
+  assertAcquirerSecretStore();
   const account = await getAccount(request.accountId);
   if (!account) throw new NotFound(`No account ${request.accountId}.`);
   const secret: AcquirerSecret = {

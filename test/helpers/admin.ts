@@ -15,7 +15,12 @@ const run = promisify(execFile);
  * checks it (e.g. `liveMerchantAt`'s live merchants).
  */
 export async function admin(...args: string[]): Promise<any> {
-  const env = { ...process.env, ...testPorts, TABLE_NAME: '', DATA_DIR: inject('dataDir') };
+  return adminWithEnv({ ...testPorts, TABLE_NAME: '', DATA_DIR: inject('dataDir') }, ...args);
+}
+
+/** `admin` with the environment an operator sets (e.g. `TABLE_NAME`, as against AWS). */
+export async function adminWithEnv(environment: Record<string, string>, ...args: string[]): Promise<any> {
+  const env = { ...process.env, ...environment };
   const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args], { env });
   const output = JSON.parse(stdout);
   if (args[0] === 'create-account' && typeof output?.id === 'string') accountsCreatedHere.add(output.id);
@@ -24,8 +29,23 @@ export async function admin(...args: string[]): Promise<any> {
 
 /** Exit code and stderr of a command the CLI refuses (fails the test if it succeeds). */
 export async function adminRefused(...args: string[]): Promise<{ code: number; stderr: string }> {
+  return refusal(() => admin(...args), args);
+}
+
+/** `adminRefused` with the environment an operator sets. */
+export function adminRefusedWithEnv(
+  environment: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stderr: string }> {
+  return refusal(() => adminWithEnv(environment, ...args), args);
+}
+
+async function refusal(
+  command: () => Promise<unknown>,
+  args: string[],
+): Promise<{ code: number; stderr: string }> {
   try {
-    await admin(...args);
+    await command();
   } catch (error) {
     const { code, stderr } = error as { code: number; stderr: string };
     return { code, stderr };

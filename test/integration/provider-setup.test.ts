@@ -14,8 +14,8 @@ import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { callbackTokenHash } from '../../shared/domain/acquirer.ts';
 import { getAccount } from '../../shared/store/accounts.ts';
 import { db, tableName } from '../../shared/store/client.ts';
-import { admin, adminRefused } from '../helpers/admin.ts';
-import { testBaseUrl } from '../helpers/local-env.ts';
+import { admin, adminRefused, adminRefusedWithEnv } from '../helpers/admin.ts';
+import { testAwsEnv, testBaseUrl } from '../helpers/local-env.ts';
 import { startPsp } from '../helpers/psp.ts';
 
 let psp: LocalPsp;
@@ -153,5 +153,19 @@ describe('set-provider', () => {
     });
     expect((await getAccount(account.id))?.acquirer).toBeUndefined();
     expect(() => statSync(join(inject('dataDir'), 'acquirer', `${account.id}.json`))).toThrow();
+  });
+
+  it('against AWS without ACQUIRER_SECRET_PREFIX, refuses before it touches the PSP', async () => {
+    const account = await admin('create-account', '--name', 'Live Merchant 5');
+    const first = await admin('set-provider', ...providerArgs(account.id, psp));
+    // As an operator runs it against the stack with only TABLE_NAME set: no secret store.
+    const { JWT_SECRET: _, ...awsEnv } = testAwsEnv;
+    const refused = await adminRefusedWithEnv(awsEnv, 'set-provider', ...providerArgs(account.id, psp));
+    expect(refused.stderr).toContain('ACQUIRER_SECRET_PREFIX');
+    // The PSP still posts to the callback the table knows.
+    expect(psp.bank.webhooks.get(psp.pixKey)?.webhookUrl).toBe(first.callbackUrl);
+    expect((await getAccount(account.id))?.acquirer?.callbackTokenHash).toBe(
+      callbackTokenHash(first.callbackUrl.split('/').at(-1) as string),
+    );
   });
 });
