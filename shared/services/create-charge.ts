@@ -20,7 +20,16 @@ import { deriveTxid } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.ts';
 import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
-import { accountVelocityExceeded, assertWithinVelocity } from '../domain/velocity.ts';
+import {
+  accountVelocityExceeded,
+  assertCustomerWithinVelocity,
+  assertWithinVelocity,
+  type CustomerGuard,
+  liveCustomerChargeTimes,
+  recentCreates,
+  unconfirmedCreates,
+  velocityCustomerOf,
+} from '../domain/velocity.ts';
 import { newChargeId } from '../ids.ts';
 import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
@@ -32,7 +41,9 @@ import {
 } from '../providers/provider.ts';
 import {
   chargeRefItem,
-  customerChargeTimes,
+  chargeStates,
+  customerCharges,
+  customerGuardItem,
   IDEMPOTENCY_TTL_SECONDS,
   type IdempotencyRecord,
   idempotencyItem,
@@ -40,6 +51,7 @@ import {
   newChargeItem,
   pendingCounterChange,
   readCreateContext,
+  readCustomerGuard,
   readIdempotencyRecord,
   readLiveCounters,
   type StoredResponse,
@@ -92,18 +104,14 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   const scope: MerchantScope = { accountId: request.scope.accountId, mode: request.scope.mode };
   const requestHash = requestFingerprint(routeId, request.rawBody);
   const now = request.now ?? new Date();
-  const document = input.customer.document;
-  // One round trip: the create context, in parallel with the customer's live charges of the
-  // longest window any account may set.
-  const [context, liveCustomerCharges] = await Promise.all([
+  const customer = velocityCustomerOf({
+    customer: input.customer,
+    expectedPayerTaxId: input.expected_payer_tax_id,
+  });
+  // One round trip: the create context, in parallel with the customer's live charges.
+  let [context, customerState] = await Promise.all([
     readCreateContext(scope, routeId, idempotencyKey),
-    document === undefined
-      ? Promise.resolve([])
-      : customerChargeTimes(scope, document, {
-          statuses: txStatuses.filter(awaitingPayment),
-          sinceIso: new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString(),
-          nowIso: now.toISOString(),
-        }),
+    customer === undefined ? undefined : readCustomerState(scope, customer, now),
   ]);
   if (context.idempotency) return replay(context.idempotency, requestHash, keyParam);
   const account = context.account;
@@ -113,7 +121,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   // At the limit: it may still count charges past their expiry that no scheduler run has reached.
   if (totalCount(liveCounters) >= velocity.accountMaxPending && (await expireOverdueCharges(scope, now)) > 0)
     liveCounters = await readLiveCounters(scope);
-  assertWithinVelocity(velocity, liveCustomerCharges, totalCount(liveCounters), now);
+  assertWithinVelocity(velocity, customerState?.liveTimes ?? [], totalCount(liveCounters), now);
 
   const provider = providerFor(scope.mode, account);
   if (!provider)
@@ -137,6 +145,11 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   // Every journal of the charge moves this wallet shard (random: settlements spread evenly).
   const walletShard = randomInt(walletShards);
   const counted = awaitingPayment(charge.status);
+  // A refusal after the acquirer made a cob: the cob is withdrawn first, as no charge names it.
+  const refuse = async (error: Error): Promise<never> => {
+    if ('cob' in outcome) await withdrawUnusedCob(provider, txid);
+    throw error;
+  };
   for (let attempt = 0; ; attempt++) {
     // A live charge takes a counter shard with room; it is refused only when none has any.
     const room = shardsWithRoom(
@@ -145,14 +158,18 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
       liveCounterShards(walletShards),
       randomInt(1 << 16),
     )[0];
-    if (counted && !room) throw accountVelocityExceeded();
+    if (counted && !room) await refuse(accountVelocityExceeded());
     const placed: ChargeRecord = {
       ...charge,
       walletShard,
       ...(counted && room && { liveCounterShard: room.shard }),
     };
+    const guard =
+      counted && customer !== undefined && customerState
+        ? { customer, read: customerState.guard, now }
+        : undefined;
     const result = await transactRetryingConflicts(
-      newChargeItems(placed, { routeId, idempotencyKey, record, counterBelow: room?.below }),
+      newChargeItems(placed, { routeId, idempotencyKey, record, counterBelow: room?.below, guard }),
     );
     if (result.committed) break;
     if (result.failed.includes('idempotency')) {
@@ -163,13 +180,47 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
         return replay(winner, requestHash, keyParam);
       }
     }
-    if (!result.failed.includes('liveCounter') || attempt >= MAX_COUNTER_ATTEMPTS)
+    const lostCounter = result.failed.includes('liveCounter');
+    const lostGuard = result.failed.includes('customerGuard');
+    if (!(lostCounter || lostGuard) || attempt >= MAX_COUNTER_ATTEMPTS)
       throw new Error(`Charge creation lost a race on ${result.failed.join(', ')}`);
     // The shard filled up since it was read: read every shard again and take another.
-    liveCounters = await readLiveCounters(scope);
+    if (lostCounter) liveCounters = await readLiveCounters(scope);
+    // Another create of this customer committed since its guard was read: count again.
+    if (lostGuard && customer !== undefined) {
+      customerState = await readCustomerState(scope, customer, now);
+      try {
+        assertCustomerWithinVelocity(velocity, customerState.liveTimes, now);
+      } catch (error) {
+        await refuse(error as Error);
+      }
+    }
   }
   injectFault('after-write', request.headers);
   return { ...response, replayed: false };
+}
+
+/**
+ * The customer's velocity guard and live charges' creation times (docs/data-model.md, "Customer
+ * velocity"): the customer index over the longest window any account may set, read with the
+ * guard; then, only for the guard's recent creates the index does not list as live, their charges.
+ */
+async function readCustomerState(
+  scope: MerchantScope,
+  customer: string,
+  now: Date,
+): Promise<{ guard: CustomerGuard; liveTimes: string[] }> {
+  const [indexed, guard] = await Promise.all([
+    customerCharges(scope, customer, {
+      statuses: txStatuses.filter(awaitingPayment),
+      sinceIso: new Date(now.getTime() - MAX_CUSTOMER_WINDOW_SECONDS * 1000).toISOString(),
+      nowIso: now.toISOString(),
+    }),
+    readCustomerGuard(scope, customer),
+  ]);
+  const unconfirmed = unconfirmedCreates(recentCreates(guard.recent, now), indexed);
+  const states = unconfirmed.length > 0 ? await chargeStates(scope, unconfirmed) : [];
+  return { guard, liveTimes: liveCustomerChargeTimes(indexed, states, now) };
 }
 
 /**
@@ -179,7 +230,14 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
  */
 export function newChargeItems(
   charge: ChargeRecord,
-  input: { routeId: string; idempotencyKey: string; record: IdempotencyRecord; counterBelow?: number },
+  input: {
+    routeId: string;
+    idempotencyKey: string;
+    record: IdempotencyRecord;
+    counterBelow?: number | undefined;
+    /** A live charge of a customer: its guard as read, which this create moves on. */
+    guard?: { customer: string; read: CustomerGuard; now: Date } | undefined;
+  },
 ) {
   const scope = scopeOf(charge);
   const trigger = charge.status === 'REFUSED' ? 'refuse' : 'create';
@@ -201,6 +259,12 @@ export function newChargeItems(
     liveCounter: awaitingPayment(charge.status)
       ? pendingCounterChange(scope, +1, { shard: charge.liveCounterShard, below: input.counterBelow })
       : undefined,
+    customerGuard:
+      input.guard &&
+      customerGuardItem(scope, input.guard.customer, input.guard.read, {
+        ...recentCreates(input.guard.read.recent, input.guard.now),
+        [charge.id]: charge.createdAt,
+      }),
     events: outboxItems(scope, transitionEvents(trigger, charge, null, eventContext(charge.createdAt))),
   };
 }

@@ -23,6 +23,7 @@ import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import type { ShardCount } from '../domain/shards.ts';
 import { awaitingPayment, type TxStatus } from '../domain/transaction-status.ts';
+import { type CustomerCharge, type CustomerGuard, velocityCustomerOf } from '../domain/velocity.ts';
 import { streamItemTypes } from '../resources.ts';
 import { toAccount } from './accounts.ts';
 import {
@@ -39,6 +40,7 @@ import {
   chargeKey,
   chargeRefKey,
   chargeSkRange,
+  customerGuardKey,
   customerIndexPk,
   type DueQueue,
   dueIndex,
@@ -68,14 +70,12 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
  */
 export function chargeItem({ qrCodeBase64: _rendered, ...charge }: ChargeRecord): Record<string, unknown> {
   const scope = scopeOf(charge);
+  const customer = velocityCustomerOf(charge);
   return {
     ...chargeKey(scope, charge.id),
     type: streamItemTypes.charge,
     ...charge,
-    ...(charge.customer.document !== undefined && {
-      gsi1pk: customerIndexPk(scope, charge.customer.document),
-      gsi1sk: charge.createdAt,
-    }),
+    ...(customer !== undefined && { gsi1pk: customerIndexPk(scope, customer), gsi1sk: charge.createdAt }),
     // On the expiry queue only while it can expire (a sparse index: nothing else to skip).
     ...(awaitingPayment(charge.status) &&
       dueIndex('EXPIRY', charge.expiresAt, scope, charge.id, randomInt(1 << 16))),
@@ -298,27 +298,80 @@ async function toIdempotencyRecord(item: Record<string, unknown>): Promise<Idemp
 /** The longest customer velocity window an account may configure (one query covers any). */
 export const MAX_CUSTOMER_WINDOW_SECONDS = 24 * 3600;
 
-/** Creation times of a customer document's charges in `statuses`, since `sinceIso`, unexpired at `nowIso`. */
-export async function customerChargeTimes(
+/** A customer's charges in `statuses` (id, creation time), since `sinceIso`, unexpired at `nowIso`. */
+export async function customerCharges(
   scope: MerchantScope,
-  document: string,
+  customer: string,
   q: { statuses: TxStatus[]; sinceIso: string; nowIso: string },
-): Promise<string[]> {
+): Promise<CustomerCharge[]> {
   const items = await queryAll({
     TableName: tableName(),
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :since',
     FilterExpression: `#status IN (${q.statuses.map((_, n) => `:s${n}`).join(', ')}) AND expiresAt > :now`,
-    ProjectionExpression: 'createdAt',
+    ProjectionExpression: 'id, createdAt',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
-      ':pk': customerIndexPk(scope, document),
+      ':pk': customerIndexPk(scope, customer),
       ':since': q.sinceIso,
       ':now': q.nowIso,
       ...Object.fromEntries(q.statuses.map((s, n) => [`:s${n}`, s])),
     },
   });
-  return items.map((i) => String(i.createdAt));
+  return items.map((i) => ({ id: String(i.id), createdAt: String(i.createdAt) }));
+}
+
+/** The customer's velocity guard, strongly consistent (version 0 and no creates when absent). */
+export async function readCustomerGuard(scope: MerchantScope, customer: string): Promise<CustomerGuard> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: customerGuardKey(scope, customer), ConsistentRead: true }),
+  );
+  return { version: Number(Item?.version ?? 0), recent: (Item?.recent as Record<string, string>) ?? {} };
+}
+
+/**
+ * The guard with `recent` as its creates, written only if no other create moved it since `read`
+ * was read; it outlives its newest create by a day (TTL).
+ */
+export function customerGuardItem(
+  scope: MerchantScope,
+  customer: string,
+  read: CustomerGuard,
+  recent: Record<string, string>,
+): TransactItem {
+  const newest = Math.max(...Object.values(recent).map((at) => Date.parse(at)));
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...customerGuardKey(scope, customer),
+        version: read.version + 1,
+        recent,
+        expiresAt: Math.ceil(newest / 1000) + 24 * 3600,
+      },
+      ...(read.version === 0
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': read.version } }),
+    },
+  };
+}
+
+/** Status, expiry and creation time of some of a scope's charges (strongly consistent; absent ones left out). */
+export async function chargeStates(
+  scope: MerchantScope,
+  rawIds: readonly string[],
+): Promise<Pick<ChargeRecord, 'id' | 'status' | 'expiresAt' | 'createdAt'>[]> {
+  const items = [];
+  for (let i = 0; i < rawIds.length; i += 100)
+    items.push(...(await batchGetConsistent(rawIds.slice(i, i + 100).map((id) => chargeKey(scope, id)))));
+  return items
+    .filter((item) => item !== undefined)
+    .map((item) => ({
+      id: String(item.id),
+      status: item.status as TxStatus,
+      expiresAt: String(item.expiresAt),
+      createdAt: String(item.createdAt),
+    }));
 }
 
 export async function getCharge(scope: MerchantScope, rawId: string): Promise<ChargeRecord | undefined> {
@@ -392,7 +445,8 @@ export async function listCharges(
     filter.values[':now'] = q.nowIso;
   }
   if (q.customerDocument !== undefined) {
-    filter.conditions.push('customer.#document = :document');
+    // The payer document: the customer's, or the payer lock's when no customer document was sent.
+    filter.conditions.push('(customer.#document = :document OR expectedPayerTaxId = :document)');
     filter.names['#document'] = 'document';
     filter.values[':document'] = q.customerDocument;
   }

@@ -164,6 +164,11 @@ export const idempotencyKey = (scope: MerchantScope, routeId: string, key: strin
   pk: `IDEMPOTENCY#${scope.accountId}#${scope.mode}#${routeId}#${key}`,
   sk: 'IDEMPOTENCY',
 });
+/** A customer's velocity guard: its recent creates, the item concurrent creates serialise on. */
+export const customerGuardKey = (scope: MerchantScope, customer: string): ItemKey => ({
+  pk: `CUSTOMERGUARD#${scope.accountId}#${scope.mode}#${customer}`,
+  sk: 'CUSTOMERGUARD',
+});
 /** GSI1 partition of a customer document's charges (the customer velocity guard). */
 export const customerIndexPk = (scope: MerchantScope, document: string): string =>
   `CUSTOMER#${scope.accountId}#${scope.mode}#${document}`;

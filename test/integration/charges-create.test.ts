@@ -495,6 +495,51 @@ describe('fraud and velocity guard (403, before the acquirer)', () => {
     );
   });
 
+  it('lets exactly the limit through when 12 creates for one customer race', async () => {
+    const fresh = await merchant();
+    const customer = { name: 'Bia', document: '52998224725' };
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        createCharge(fresh.apikey, { amount: 1000 + i, payment_method: 'pix', customer }),
+      ),
+    );
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(5);
+    for (const r of replies.filter((r) => r.status !== 201))
+      expectError(r, 403, 'permission_error', 'fraud.customer_velocity_exceeded');
+  });
+
+  it('counts a payer-locked charge for its payer tax id, as customer_id lists it', async () => {
+    const fresh = await merchant();
+    const locked = { customer: { name: 'Maria' }, expected_payer_tax_id: '52998224725' };
+    const charges = [];
+    for (let i = 0; i < 5; i++) charges.push(await newCharge(fresh.apikey, locked));
+    const body = { amount: 1050, payment_method: 'pix' };
+    expectError(
+      await createCharge(fresh.apikey, { ...body, ...locked }),
+      403,
+      'permission_error',
+      'fraud.customer_velocity_exceeded',
+    );
+    // The same person named as the customer is the same customer.
+    expectError(
+      await createCharge(fresh.apikey, { ...body, customer: { name: 'Maria', document: '529.982.247-25' } }),
+      403,
+      'permission_error',
+      'fraud.customer_velocity_exceeded',
+    );
+    const listed = await api('/v1/charges?customer_id=52998224725', { apikey: fresh.apikey });
+    expect(listed.body.data.map((c: { id: string }) => c.id).sort()).toEqual(charges.map((c) => c.id).sort());
+  });
+
+  it('does not count a charge paid a moment after it was created', async () => {
+    const customer = { name: 'Caio', document: '11.222.333/0001-81' };
+    const { fresh, charges } = await customerAtLimit(customer);
+    expect((await pay(fresh.apikey, charges[4].id)).status).toBe(200);
+    expect((await createCharge(fresh.apikey, { amount: 1050, payment_method: 'pix', customer })).status).toBe(
+      201,
+    );
+  });
+
   it('blocks charges past the account’s live-charge limit; settled ones do not count', async () => {
     const fresh = await merchant({ settings: { velocity: { accountMaxPending: 2 } } });
     const first = await newCharge(fresh.apikey);
