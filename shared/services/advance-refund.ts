@@ -246,9 +246,12 @@ function chargeSide(charge: ChargeRecord, refund: RefundRecord, trigger: RefundT
     };
   }
   const settledBefore = charge.refundedSettled ?? 0;
-  const completes =
-    settledBefore + refund.amount === charge.amount &&
-    (TRANSITIONS.refundInFull.from as readonly string[]).includes(charge.status);
+  // Only the confirmation that settles the last of the amount moves the status, so only it
+  // needs the settled total to be exactly what it read; any other adds on condition that it
+  // still leaves some of the amount unsettled, so concurrent confirmations of one charge do not
+  // refuse each other (a stale read of the last one fails that condition and reads again).
+  const last = settledBefore + refund.amount === charge.amount;
+  const completes = last && (TRANSITIONS.refundInFull.from as readonly string[]).includes(charge.status);
   const status = completes ? nextStatus('refundInFull', charge.status) : charge.status;
   return {
     after: { ...charge, status, refundedSettled: settledBefore + refund.amount, updatedAt: at },
@@ -256,7 +259,9 @@ function chargeSide(charge: ChargeRecord, refund: RefundRecord, trigger: RefundT
       scope,
       charge.id,
       { settled: refund.amount, at, ...(completes && { status }) },
-      { from: [charge.status], settledBefore },
+      last
+        ? { from: [charge.status], settledBefore }
+        : { from: [charge.status], settledBelow: charge.amount - refund.amount },
     ),
     journal: refundPaidJournal(refund),
   };

@@ -25,7 +25,7 @@ import {
   medMetadataOf,
 } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { nextStatus } from '../domain/transaction-status.ts';
+import { canApply, nextStatus } from '../domain/transaction-status.ts';
 import { newJournalId } from '../ids.ts';
 import { getCharge, replaceChargeItem } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
@@ -122,6 +122,9 @@ export async function changeMedCase(
     let wallet: ReturnType<typeof journalItems> | undefined;
     if (outcome !== null && medCase.moneyOutcome === null) {
       const trigger = chargeTriggerOf(outcome);
+      // The charge already left DISPUTE: another decision committed between the two reads, and
+      // a fresh read of the case refuses this one.
+      if (!canApply(trigger, charge.status)) continue;
       const after: ChargeRecord = {
         ...charge,
         status: nextStatus(trigger, charge.status),

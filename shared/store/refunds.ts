@@ -80,13 +80,20 @@ export const replaceRefundItem = (
 /**
  * Adds to the charge's refund totals, only while it is in `from` and (when `maxRefundedBefore`
  * is given) its refunded total is at most that: the condition DynamoDB checks against the
- * committed value, so concurrent refunds can never add up past the amount.
+ * committed value, so concurrent refunds can never add up past the amount. `settledBefore`:
+ * only if the settled total is exactly that (the confirmation that completes the amount);
+ * `settledBelow`: only if it is below that (one that cannot complete it, whatever else commits).
  */
 export function chargeRefundTotalsChange(
   scope: MerchantScope,
   chargeId: string,
   change: { refunded?: number; settled?: number; status?: string; at: string },
-  guard: { from: readonly string[]; maxRefundedBefore?: number; settledBefore?: number },
+  guard: {
+    from: readonly string[];
+    maxRefundedBefore?: number;
+    settledBefore?: number;
+    settledBelow?: number;
+  },
 ): TransactItem {
   const adds = [
     ...(change.refunded !== undefined ? ['refundedAmount :refunded'] : []),
@@ -101,6 +108,8 @@ export function chargeRefundTotalsChange(
         ? '(attribute_not_exists(refundedSettled) OR refundedSettled = :zero)'
         : 'refundedSettled = :settledBefore',
     );
+  if (guard.settledBelow !== undefined)
+    conditions.push('(attribute_not_exists(refundedSettled) OR refundedSettled < :settledBelow)');
   return {
     Update: {
       TableName: tableName(),
@@ -122,6 +131,7 @@ export function chargeRefundTotalsChange(
         ...(guard.settledBefore === 0 && { ':zero': 0 }),
         ...(guard.settledBefore !== undefined &&
           guard.settledBefore !== 0 && { ':settledBefore': guard.settledBefore }),
+        ...(guard.settledBelow !== undefined && { ':settledBelow': guard.settledBelow }),
       },
     },
   };

@@ -357,6 +357,28 @@ describe('sandbox decisions and their money', () => {
     },
   );
 
+  it.each(['merchant_won', 'merchant_lost', 'accept'])(
+    '20 concurrent %s decisions of one case: one 200, the rest 400, the money moved once',
+    async (decision) => {
+      const m = await disputed(2_500);
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          decision === 'accept'
+            ? accept(m.apikey, m.medCase.id)
+            : decideMed(m.apikey, m.medCase.id, decision),
+        ),
+      );
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+      for (const r of replies.filter((r) => r.status !== 200))
+        expectError(r, 400, 'invalid_request_error', 'invalid_request');
+      const after = await balance(m.apikey);
+      expect(after.retained).toBe(0);
+      expect(after.available).toBe(
+        decision === 'merchant_won' ? m.before.available : m.before.available - 2_500,
+      );
+    },
+  );
+
   it('withdrawn is refused once appealed; an unknown outcome is a 400 on outcome', async () => {
     const m = await disputed(2_000);
     expect((await decideMed(m.apikey, m.medCase.id, 'nope')).body.error.param).toBe('outcome');

@@ -192,6 +192,37 @@ describe('a refund racing the sandbox’s fail', () => {
   });
 });
 
+describe('concurrent confirmations of one payment’s refunds', () => {
+  it('confirms 30 refunds of one payment at once: every one 200, and the last makes it REFUNDED', async () => {
+    const m = await paidPayment(6_000);
+    // The acquirer unreachable: the refunds stay PENDING until the sandbox confirms them.
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+    const created = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        refund(m.apikey, m.paymentId, { idempotencyKey: randomUUID(), amount: 200 }),
+      ),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(30).fill(201));
+    const before = await balance(m.apikey);
+
+    const confirmed = await Promise.all(
+      created.map((r) =>
+        api(`/v1/sandbox/refunds/${r.body.id}/confirm`, { apikey: m.apikey, method: 'POST' }),
+      ),
+    );
+
+    expect(confirmed.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect((await refunds(m.apikey, m.paymentId)).map((r) => r.status)).toEqual(Array(30).fill('REFUNDED'));
+    expect((await api(`/v1/payments/${m.paymentId}`, { apikey: m.apikey })).body.status).toBe('REFUNDED');
+    expect(await storedCharge(m.accountId, m.paymentId)).toMatchObject({
+      refundedAmount: 6_000,
+      refundedSettled: 6_000,
+    });
+    // The reserves were taken when the refunds were made: confirming moves no available money.
+    expect((await balance(m.apikey)).available).toBe(before.available);
+  });
+});
+
 describe('a refund confirmed while another writer holds an older read of the charge', () => {
   it('refuses that writer’s whole-charge put, which would undo the confirmation', async () => {
     // The interleaving of a MED step (or any transition) that read the charge just before a
