@@ -4,6 +4,8 @@
  * policy, and the evidence bucket's CORS and lifecycle rules.
  */
 
+import type { Group } from './routes.ts';
+
 export const table = {
   partitionKey: 'pk',
   sortKey: 'sk',
@@ -130,6 +132,59 @@ export const evidenceBucket = {
 
 /** Partition-key prefix of the per-key rate-limit counters: the only items read-only functions may write. */
 export const rateLimitKeyPrefix = 'RATE#';
+
+/**
+ * Item access to the single table, by tier: the DynamoDB actions it allows, and whether on the
+ * indexes too. The stack grants them (`infra/constructs/table.ts`); the local runtime refuses a
+ * function's call outside its tier (`infra/local/table-grants.ts`), so the integration suite
+ * proves each tier covers what its function's code sends. No Scan: every access pattern is a
+ * keyed read or a Query. No BatchWriteItem: no function writes in batches. No
+ * ConditionCheckItem: no transaction holds a condition-only item. A `TransactWriteItems` is
+ * authorised item by item as these.
+ */
+export const tableAccessTiers = {
+  /** One item by its key. */
+  getItem: { actions: ['GetItem'], indexes: false },
+  /** Items by key, and updates of their attributes: nothing put whole, deleted or queried. */
+  keyedReadUpdate: { actions: ['GetItem', 'BatchGetItem', 'UpdateItem'], indexes: false },
+  read: { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: true },
+  readWrite: { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'], indexes: true },
+  /** For the functions whose code deletes items: the table holds the ledger. */
+  readWriteDelete: {
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    indexes: true,
+  },
+} as const satisfies Record<string, { actions: readonly string[]; indexes: boolean }>;
+
+export type TableAccess = keyof typeof tableAccessTiers;
+
+/** The background functions (`infra/constructs/background-functions.ts`). */
+export type BackgroundFunction = 'scheduler' | 'outbox' | 'webhook-dispatcher' | 'provider-callback-consumer';
+
+/**
+ * Each Lambda's tier (`none`: no table, no `TABLE_NAME`). Why each needs what it has:
+ * docs/infrastructure.md, "Grants".
+ */
+export const tableAccessOf = {
+  auth: 'readWrite',
+  'api-keys': 'readWriteDelete',
+  charges: 'readWrite',
+  wallets: 'read',
+  payments: 'readWrite',
+  webhooks: 'readWriteDelete',
+  med: 'readWrite',
+  checkout: 'getItem',
+  'provider-callbacks': 'getItem',
+  sandbox: 'readWrite',
+  docs: 'none',
+  scheduler: 'readWriteDelete',
+  outbox: 'readWriteDelete',
+  'webhook-dispatcher': 'keyedReadUpdate',
+  'provider-callback-consumer': 'readWrite',
+} as const satisfies Record<Group | BackgroundFunction, TableAccess | 'none'>;
+
+/** Read-only functions that still count requests against the per-key limit (`RATE#` items only). */
+export const rateLimitCounterWriters: readonly (keyof typeof tableAccessOf)[] = ['wallets'];
 
 /** How often the scheduler runs when deployed (EventBridge rule). Expiry happens within one period. */
 export const schedulerPeriodSeconds = 60;

@@ -4,21 +4,22 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { evidenceBucket, lambdaTimeoutSeconds } from '#shared/resources.ts';
+import {
+  evidenceBucket,
+  lambdaTimeoutSeconds,
+  rateLimitCounterWriters,
+  tableAccessOf,
+} from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
-import type { SingleTable, TableAccess } from './table.ts';
+import type { SingleTable } from './table.ts';
 
 /** What one API group's Lambda may do. Everything not listed here is denied. */
 export interface GroupAccess {
-  /** Item access to the single table; `none` for a group that never reads it (no `TABLE_NAME`). */
-  readonly table: TableAccess | 'none';
   /** Reads the dashboard JWT signing key (issues or verifies dashboard tokens): `JWT_SECRET_ARN`. */
   readonly jwtSecret: boolean;
   /** Reads the seed of the Pix payload signing key (signs `/pix/{id}`): `PIX_SIGNING_SECRET_ARN`. */
   readonly pixSigningSecret: boolean;
-  /** May bump its per-key rate-limit counters although its table access is read-only. */
-  readonly rateLimitCounters: boolean;
   /** Calls the merchants' live acquirers: reads their secrets (`ACQUIRER_SECRET_PREFIX`). @default false */
   readonly acquirerSecrets?: boolean;
   /** Puts acquirer callbacks on the provider callback queue (`PROVIDER_CALLBACK_QUEUE_URL`). @default false */
@@ -36,79 +37,68 @@ export interface GroupAccess {
 
 /**
  * The grant table: one entry per API group of the route manifest, so a group added to
- * `shared/routes.ts` without a decision here is a compile error.
+ * `shared/routes.ts` without a decision here is a compile error. Table access is in
+ * `tableAccessOf` (shared/resources.ts), which the local runtime enforces too.
  */
 export const groupAccess: Record<Group, GroupAccess> = {
   // Login checks passwords and issues tokens; logout writes the token to the deny-list.
-  auth: { table: 'readWrite', jwtSecret: true, pixSigningSecret: false, rateLimitCounters: false },
+  auth: { jwtSecret: true, pixSigningSecret: false },
   // Dashboard routes (JWT): issue, rotate, revoke keys (a revoke deletes the key's hash pointer)
   // and write their audit log.
   'api-keys': {
-    table: 'readWriteDelete',
     jwtSecret: true,
     pixSigningSecret: false,
-    rateLimitCounters: false,
   },
   // API-key routes: create charges (with their idempotency record and outbox event, in transactions).
   // Live charges are created at the merchant's acquirer (its secret).
   charges: {
-    table: 'readWrite',
     jwtSecret: false,
     pixSigningSecret: false,
-    rateLimitCounters: false,
     acquirerSecrets: true,
   },
   // API-key routes that only read balances; the key lookup is a table read.
-  wallets: { table: 'read', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: true },
+  wallets: { jwtSecret: false, pixSigningSecret: false },
   // API-key routes: create payments (the same charge creation as `charges`, in transactions),
   // list and read them, cancel, refund (refund records, reserves, events, in transactions),
   // resend a webhook (an outbox event), provider status and receipts (reads). Checks a
   // `webhookUrl` the way endpoint registration does (DNS, no connection).
   // Live payments, cancels, refunds and provider status call the merchant's acquirer (its secret).
   payments: {
-    table: 'readWrite',
     jwtSecret: false,
     pixSigningSecret: false,
-    rateLimitCounters: false,
     acquirerSecrets: true,
   },
   // API-key routes: register, update, rotate and delete webhook endpoints (deleting cancels their
   // pending deliveries), list deliveries and stats; plus the public event catalog (no table use).
   // No queue access: the outbox and the dispatcher move deliveries; this group only writes items.
-  webhooks: { table: 'readWriteDelete', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  webhooks: { jwtSecret: false, pixSigningSecret: false },
   // API-key routes: list and read MED cases, appeal and accept them (the case, the charge's
   // transition and metadata, the journal and the MED events, in transactions). No secret. The
   // evidence routes presign uploads and downloads and check stored files in the evidence bucket,
   // under the accounts' prefix only.
   med: {
-    table: 'readWrite',
     jwtSecret: false,
     pixSigningSecret: false,
-    rateLimitCounters: false,
     evidenceBucket: true,
   },
   // Public pages and documents fetched by payers and their banks: read a charge, sign its Pix
   // payload. No API key, hence no per-key counters either; the stage throttle protects it.
-  checkout: { table: 'read', jwtSecret: false, pixSigningSecret: true, rateLimitCounters: false },
+  checkout: { jwtSecret: false, pixSigningSecret: true },
   // A live acquirer's callback (public, the token in the path): reads the token's pointer item,
   // puts the announced end-to-end ids on the provider callback queue. Writes nothing.
   'provider-callbacks': {
-    table: 'read',
     jwtSecret: false,
     pixSigningSecret: false,
-    rateLimitCounters: false,
     providerCallbackQueue: true,
   },
   // Test-mode only: drives a charge through payment or expiry, a refund to its outcome, and a
   // MED case (open, evidence request, decision), as the acquirer would.
-  sandbox: { table: 'readWrite', jwtSecret: false, pixSigningSecret: false, rateLimitCounters: false },
+  sandbox: { jwtSecret: false, pixSigningSecret: false },
   // The OpenAPI document and its reference page: built from code, no data, no secret. Its own
   // Lambda keeps the reference page's script (about 4 MB) out of every other bundle.
   docs: {
-    table: 'none',
     jwtSecret: false,
     pixSigningSecret: false,
-    rateLimitCounters: false,
     assets: { 'api-reference.js': 'node_modules/@scalar/api-reference/dist/browser/standalone.js' },
   },
 };
@@ -168,10 +158,11 @@ export class ApiFunctions extends Construct {
           ),
         }),
       });
-      if (access.table !== 'none') fn.bindTable(props.table, { access: access.table });
+      const tableAccess = tableAccessOf[group];
+      if (tableAccess !== 'none') fn.bindTable(props.table, { access: tableAccess });
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
-      if (access.rateLimitCounters) fn.allowRateLimitCounters(props.table);
+      if (rateLimitCounterWriters.includes(group)) fn.allowRateLimitCounters(props.table);
       if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(props.acquirerSecretPrefix);
       if (access.providerCallbackQueue === true)
         fn.bindQueue(props.providerCallbackQueue, 'PROVIDER_CALLBACK_QUEUE_URL', ['sqs:SendMessage']);

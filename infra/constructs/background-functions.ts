@@ -11,6 +11,7 @@ import {
   outboxStreamFilters,
   providerCallbackQueues,
   schedulerPeriodSeconds,
+  tableAccessOf,
   webhookQueues,
 } from '#shared/resources.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
@@ -112,7 +113,7 @@ export class BackgroundFunctions extends Construct {
       environment: serviceEnvironment,
     });
     // Deletes a balance tranche once released.
-    this.scheduler.bindTable(props.table, { access: 'readWriteDelete' });
+    this.scheduler.bindTable(props.table, { access: tableAccessOf.scheduler });
     // Advances live refunds and reconciles (GET /cob before expiry, GET /pix) at the merchants' acquirers.
     this.scheduler.allowAcquirerSecrets(props.acquirerSecretPrefix);
 
@@ -139,7 +140,7 @@ export class BackgroundFunctions extends Construct {
     // Reads endpoints, puts deliveries and marks them enqueued; counts delivery and charge changes
     // (counter ADDs and a marker per stream record, in one transaction); deletes a MED e-mail's
     // claim when its send failed, so the retry sends it.
-    this.outbox.bindTable(props.table, { access: 'readWriteDelete' });
+    this.outbox.bindTable(props.table, { access: tableAccessOf.outbox });
     this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
     // E-mails MED notices (opened, resolved) to the accounts' contact addresses.
     this.outbox.allowSendEmail(props.emailSender.identity, props.emailSender.from);
@@ -175,9 +176,9 @@ export class BackgroundFunctions extends Construct {
       environment: { ...serviceEnvironment, ALLOW_HTTP_WEBHOOKS: 'false' },
     });
     // Reads the delivery, its event and its endpoint (BatchGetItem, GetItem) and records each
-    // attempt or cancels the delivery (conditional UpdateItem): no put, delete or batch write. It
-    // calls merchant-controlled URLs, so it gets no more than that.
-    this.webhookDispatcher.bindTable(props.table, { access: 'readUpdate' });
+    // attempt or cancels the delivery (conditional UpdateItem): no query, no index, no put,
+    // delete or batch write. It calls merchant-controlled URLs, so it gets no more than that.
+    this.webhookDispatcher.bindTable(props.table, { access: tableAccessOf['webhook-dispatcher'] });
     // Hides a failed attempt's message until its retry is due. (The event source grants it too,
     // with receive and delete; stated here because the retry schedule depends on it.)
     this.webhookDispatcher.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', [
@@ -204,7 +205,9 @@ export class BackgroundFunctions extends Construct {
       environment: serviceEnvironment,
     });
     // Settles the charge (receipt, transition, journal, wallet, events) and advances refunds.
-    this.providerCallbackConsumer.bindTable(props.table, { access: 'readWrite' });
+    this.providerCallbackConsumer.bindTable(props.table, {
+      access: tableAccessOf['provider-callback-consumer'],
+    });
     // Reads the Pix back at the account's acquirer (its secret).
     this.providerCallbackConsumer.allowAcquirerSecrets(props.acquirerSecretPrefix);
     // Receive and delete only, granted by the event source.

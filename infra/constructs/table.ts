@@ -2,27 +2,14 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { rateLimitKeyPrefix, table as tableDefinition } from '#shared/resources.ts';
+import {
+  rateLimitKeyPrefix,
+  type TableAccess,
+  tableAccessTiers,
+  table as tableDefinition,
+} from '#shared/resources.ts';
 
-/**
- * `read`: the read actions. `readUpdate`: those and `UpdateItem` only (it changes attributes, and
- * can create an item whose key is absent, but nothing can be replaced whole or deleted).
- * `readWrite`: those and `PutItem`. `readWriteDelete`: those and `DeleteItem`, for the functions
- * whose code deletes items (the table holds the ledger: nothing else may remove an item).
- */
-export type TableAccess = 'read' | 'readUpdate' | 'readWrite' | 'readWriteDelete';
-
-// No Scan: every access pattern is a keyed GetItem or Query. ConditionCheckItem is how a
-// transaction guards on an item it does not write.
-const readActions = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:ConditionCheckItem',
-];
-// TransactWriteItems has no IAM action of its own: it is authorised per item as these. No
-// BatchWriteItem: no function writes in batches.
-const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
+export type { TableAccess };
 
 /** Partition keys of the per-key rate-limit counters (fixed one-minute windows). */
 const rateLimitCounterKeys = `${rateLimitKeyPrefix}*`;
@@ -69,15 +56,14 @@ export class SingleTable extends Construct {
     return this.table.tableName;
   }
 
-  /** Item-level access (`TableAccess`) on the table and its indexes. */
+  /** Item-level access (`tableAccessTiers` of shared/resources.ts) on the table, and its indexes if the tier says so. */
   grantData(grantee: IGrantable, access: TableAccess): Grant {
-    const actions = {
-      read: readActions,
-      readUpdate: [...readActions, 'dynamodb:UpdateItem'],
-      readWrite: [...readActions, ...writeActions],
-      readWriteDelete: [...readActions, ...writeActions, 'dynamodb:DeleteItem'],
-    }[access];
-    return Grant.addToPrincipal({ grantee, actions, resourceArns: [...this.dataArns] });
+    const tier = tableAccessTiers[access];
+    return Grant.addToPrincipal({
+      grantee,
+      actions: tier.actions.map((action) => `dynamodb:${action}`),
+      resourceArns: tier.indexes ? [...this.dataArns] : [this.table.tableArn],
+    });
   }
 
   /**

@@ -6,13 +6,14 @@
 
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
-import { outboxStreamFilters } from '../../shared/resources.ts';
+import { type BackgroundFunction, outboxStreamFilters } from '../../shared/resources.ts';
 import type { Group } from '../../shared/routes.ts';
 import type { FilterPattern, QueueHandler, StreamHandler } from './pollers.ts';
+import { enforceTableGrants, withTableGrants } from './table-grants.ts';
 
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
-export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
+const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   auth: async () => (await import('../../functions/auth/index.ts')).handler,
   'api-keys': async () => (await import('../../functions/api-keys/index.ts')).handler,
   charges: async () => (await import('../../functions/charges/index.ts')).handler,
@@ -25,6 +26,12 @@ export const apiHandlers: Record<Group, () => Promise<ApiHandler>> = {
   sandbox: async () => (await import('../../functions/sandbox/index.ts')).handler,
   docs: async () => (await import('../../functions/docs/index.ts')).handler,
 };
+
+/** A group's handler, its DynamoDB calls held to the group's table grants (table-grants.ts). */
+export async function loadApiHandler(group: Group): Promise<ApiHandler> {
+  await enforceTableGrants();
+  return withTableGrants(group, await apiHandlers[group]());
+}
 
 /**
  * Background functions and what triggers them, mirroring the stack's event source mappings
@@ -41,6 +48,7 @@ export interface BackgroundFunctions {
 }
 
 export async function loadBackgroundFunctions(): Promise<BackgroundFunctions> {
+  await enforceTableGrants();
   const measured = await invocationLogger();
   return {
     tableStream: [
@@ -79,11 +87,12 @@ async function invocationLogger() {
     import('../../shared/store/client.ts'),
     import('../../shared/log.ts'),
   ]);
-  return <A extends unknown[], R>(name: string, handler: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+  return <A extends unknown[], R>(name: BackgroundFunction, handler: (...args: A) => Promise<R>) => {
+    const granted = withTableGrants(name, handler);
+    return async (...args: A): Promise<R> => {
       const startedAt = Date.now();
       const { result, calls, readUnits, writeUnits, parts } = await countDynamoDbCalls(() =>
-        handler(...args),
+        granted(...args),
       );
       log.debug('invocation', {
         function: name,
@@ -95,4 +104,5 @@ async function invocationLogger() {
       });
       return result;
     };
+  };
 }

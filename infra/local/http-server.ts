@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
 import { fallbackGroup, type Group, matchRoute, routeKey } from '../../shared/routes.ts';
-import { type ApiHandler, apiHandlers } from './functions.ts';
+import { type ApiHandler, loadApiHandler } from './functions.ts';
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -96,7 +96,7 @@ export function createApiServer(): Server {
   const handlerOf = (group: Group) => {
     let handler = loaded.get(group);
     if (!handler) {
-      handler = apiHandlers[group]();
+      handler = loadApiHandler(group);
       loaded.set(group, handler);
     }
     return handler;

@@ -18,12 +18,16 @@ import {
   acquirerCallers,
   acquirerSecretPrefixOf,
   apiThrottle,
+  type BackgroundFunction,
   evidenceBucket,
   lambdaTimeoutSeconds,
   observability,
   providerCallbackQueues,
+  rateLimitCounterWriters,
   schedulerPeriodSeconds,
   table,
+  tableAccessOf,
+  tableAccessTiers,
   webhookQueues,
 } from '#shared/resources.ts';
 import { fallbackGroup, type Group, groups, routeKey, routes } from '#shared/routes.ts';
@@ -787,14 +791,7 @@ describe('API Lambdas', () => {
     const actions = statementsOf(group).flatMap((statement) =>
       statement.Condition ? [] : actionsOf(statement),
     );
-    expect(actions.includes('dynamodb:Query')).toBe(access.table !== 'none');
-    expect('TABLE_NAME' in environmentOf(pixStack.functions[group])).toBe(access.table !== 'none');
-    const writes = access.table === 'readWrite' || access.table === 'readWriteDelete';
-    expect(actions.includes('dynamodb:PutItem')).toBe(writes);
-    expect(canWriteTable(group)).toBe(writes);
-    // Only the groups whose code deletes an item may; no group writes in batches.
-    expect(actions.includes('dynamodb:DeleteItem')).toBe(access.table === 'readWriteDelete');
-    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    expect('TABLE_NAME' in environmentOf(pixStack.functions[group])).toBe(tableAccessOf[group] !== 'none');
     expect(readsSecret(group, 'jwtSecret')).toBe(access.jwtSecret);
     expect(readsSecret(group, 'pixSigningSecret')).toBe(access.pixSigningSecret);
     expect(actions.filter((action) => action.startsWith('secretsmanager:')).length > 0).toBe(
@@ -818,15 +815,51 @@ describe('API Lambdas', () => {
     expect(environment).not.toHaveProperty('WEBHOOK_QUEUE_URL');
   });
 
-  const tableGroups = groups.filter((group) => groupAccess[group].table !== 'none');
-  it.each(tableGroups)('grants the %s group the table and each GSI by name, never /index/*', (group) => {
-    const resources = JSON.stringify(
-      statementsOf(group)
-        .filter((statement) => actionsOf(statement).includes('dynamodb:Query'))
-        .map((statement) => statement.Resource),
-    );
-    for (const index of table.indexes) expect(resources).toContain(`/index/${index.name}`);
-    expect(resources).not.toContain('/index/*');
+  const tableFunctions = Object.keys(tableAccessOf) as (keyof typeof tableAccessOf)[];
+  const functionOf = (name: keyof typeof tableAccessOf): ServiceFunction =>
+    name in pixStack.functions
+      ? pixStack.functions[name as Group]
+      : {
+          scheduler: pixStack.background.scheduler,
+          outbox: pixStack.background.outbox,
+          'webhook-dispatcher': pixStack.background.webhookDispatcher,
+          'provider-callback-consumer': pixStack.background.providerCallbackConsumer,
+        }[name as BackgroundFunction];
+  it.each(tableFunctions)(
+    'grants %s exactly its tier of table actions, on the table and (a tier with indexes) each GSI by name',
+    (name) => {
+      const access = tableAccessOf[name];
+      const statements = statementsOf(functionOf(name)).filter(
+        (statement) =>
+          !statement.Condition &&
+          actionsOf(statement).some((action) =>
+            /^dynamodb:(GetItem|BatchGetItem|Query|Scan|PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem)$/.test(
+              action,
+            ),
+          ),
+      );
+      if (access === 'none') return expect(statements).toEqual([]);
+      expect(statements).toHaveLength(1);
+      const [statement] = statements as [PolicyStatement];
+      expect([...actionsOf(statement)].sort()).toEqual(
+        tableAccessTiers[access].actions.map((action) => `dynamodb:${action}`).sort(),
+      );
+      const resources = JSON.stringify(statement.Resource);
+      for (const index of table.indexes)
+        expect(resources.includes(`/index/${index.name}`)).toBe(tableAccessTiers[access].indexes);
+      expect(resources).not.toContain('/index/*');
+      // Writes only where the tier says so; deletes only in the functions whose code deletes.
+      expect(canWriteTable(functionOf(name))).toBe(
+        tableAccessTiers[access].actions.some((action) => /Put|Update|Delete/.test(action)),
+      );
+    },
+  );
+
+  it('gives the rate-limit counter grant to the read-only functions that count requests only', () => {
+    for (const name of tableFunctions) {
+      const conditioned = statementsOf(functionOf(name)).filter((statement) => statement.Condition);
+      expect(conditioned.length > 0, name).toBe(rateLimitCounterWriters.includes(name));
+    }
   });
 
   it('lets the public checkout group read the table and the Pix signing seed, and nothing else', () => {
@@ -853,12 +886,8 @@ describe('API Lambdas', () => {
   });
 
   it('lets the webhooks group write the table (endpoints, cancelled deliveries), with no queue and no secret', () => {
-    expect(groupAccess.webhooks).toEqual({
-      table: 'readWriteDelete',
-      jwtSecret: false,
-      pixSigningSecret: false,
-      rateLimitCounters: false,
-    });
+    expect(groupAccess.webhooks).toEqual({ jwtSecret: false, pixSigningSecret: false });
+    expect(tableAccessOf.webhooks).toBe('readWriteDelete');
     expect(canWriteTable('webhooks')).toBe(true);
     const allActions = statementsOf('webhooks').flatMap(actionsOf);
     expect(allActions.filter((action) => action.startsWith('sqs:'))).toEqual([]);
@@ -1260,21 +1289,19 @@ describe('webhook dispatcher', () => {
     expect(grants).not.toHaveProperty(['sqs:SendMessage']);
   });
 
-  it('reads the table and updates items (UpdateItem only: no put, delete or batch write), and reads no secret', () => {
+  it('reads items by key and updates them (no query, no index, no put, delete or batch write), and reads no secret', () => {
     const dynamodb = statementsOf(dispatcher()).filter((statement) =>
       actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
     );
     expect(dynamodb).toHaveLength(1);
     expect([...actionsOf(dynamodb[0] as PolicyStatement)].sort()).toEqual([
       'dynamodb:BatchGetItem',
-      'dynamodb:ConditionCheckItem',
       'dynamodb:GetItem',
-      'dynamodb:Query',
       'dynamodb:UpdateItem',
     ]);
     expect(dynamodb[0]?.Condition).toBeUndefined();
     const resources = JSON.stringify(dynamodb[0]?.Resource);
-    for (const index of table.indexes) expect(resources).toContain(`/index/${index.name}`);
+    for (const index of table.indexes) expect(resources).not.toContain(`/index/${index.name}`);
     expect(readsSecret(dispatcher(), 'jwtSecret')).toBe(false);
     expect(readsSecret(dispatcher(), 'pixSigningSecret')).toBe(false);
     expect(JSON.stringify(statementsOf(dispatcher()).map((statement) => statement.Resource))).not.toContain(
@@ -1435,7 +1462,7 @@ describe('provider callbacks', () => {
     const route = routes.find((r) => r.group === 'provider-callbacks');
     expect(route && routeKey(route)).toBe('POST /v1/provider-callbacks/{token}/pix');
     expect(route?.auth).toBe('none');
-    expect(groupAccess['provider-callbacks'].table).toBe('read');
+    expect(tableAccessOf['provider-callbacks']).toBe('getItem');
   });
 
   it('queues callbacks durably: encrypted, a DLQ after maxReceiveCount receives, which alarms', () => {

@@ -1,0 +1,43 @@
+/**
+ * The local runtime's table grant check (infra/local/table-grants.ts), which every integration
+ * test runs under: it must refuse what IAM would refuse deployed, item by item for a transaction.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { refusal } from '../../infra/local/table-grants.ts';
+
+describe('local table grants', () => {
+  it('lets a tier do exactly its actions', () => {
+    expect(refusal('checkout', 'GetItemCommand', { Key: { pk: 'CHARGEREF#x' } })).toBeUndefined();
+    expect(refusal('checkout', 'BatchGetItemCommand', {})).toMatch(/dynamodb:BatchGetItem/);
+    expect(refusal('checkout', 'QueryCommand', {})).toMatch(/dynamodb:Query/);
+    expect(refusal('webhook-dispatcher', 'UpdateItemCommand', { Key: { pk: 'ACCOUNT#a' } })).toBeUndefined();
+    expect(refusal('webhook-dispatcher', 'PutItemCommand', { Item: { pk: 'ACCOUNT#a' } })).toMatch(/PutItem/);
+    expect(refusal('charges', 'DeleteItemCommand', { Key: { pk: 'ACCOUNT#a' } })).toMatch(/DeleteItem/);
+    expect(refusal('api-keys', 'DeleteItemCommand', { Key: { pk: 'APIKEYHASH#h' } })).toBeUndefined();
+    expect(refusal('docs', 'GetItemCommand', {})).toMatch(/GetItem/);
+  });
+
+  it('allows an index only to a tier with indexes', () => {
+    expect(refusal('wallets', 'QueryCommand', { IndexName: 'gsi2' })).toBeUndefined();
+    expect(refusal('webhook-dispatcher', 'QueryCommand', { IndexName: 'gsi1' })).toMatch(/index\/gsi1/);
+  });
+
+  it('authorises a transaction item by item', () => {
+    const items = (kind: string) => ({
+      TransactItems: [{ Update: { Key: { pk: 'A' } } }, { [kind]: { Key: { pk: 'B' } } }],
+    });
+    expect(refusal('payments', 'TransactWriteItemsCommand', items('Put'))).toBeUndefined();
+    expect(refusal('payments', 'TransactWriteItemsCommand', items('Delete'))).toMatch(/DeleteItem/);
+    expect(refusal('payments', 'TransactWriteItemsCommand', items('ConditionCheck'))).toMatch(
+      /ConditionCheckItem/,
+    );
+  });
+
+  it('lets a read-only counter writer update its rate-limit counters and nothing else', () => {
+    expect(refusal('wallets', 'UpdateItemCommand', { Key: { pk: 'RATE#k#1' } })).toBeUndefined();
+    expect(refusal('wallets', 'UpdateItemCommand', { Key: { pk: { S: 'RATE#k#1' } } })).toBeUndefined();
+    expect(refusal('wallets', 'UpdateItemCommand', { Key: { pk: 'ACCOUNT#a' } })).toMatch(/UpdateItem/);
+    expect(refusal('checkout', 'UpdateItemCommand', { Key: { pk: 'RATE#k#1' } })).toMatch(/UpdateItem/);
+  });
+});
