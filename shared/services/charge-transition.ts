@@ -10,7 +10,7 @@ import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
 import { type EventContext, transitionEvents } from '../domain/events.ts';
 import { awaitingPayment, nextStatus, type Trigger } from '../domain/transaction-status.ts';
 import { newEventId } from '../ids.ts';
-import { pendingCounterChange, replaceChargeItem } from '../store/charges.ts';
+import { type ChargeWriteGuards, pendingCounterChange, replaceChargeItem } from '../store/charges.ts';
 import { outboxItems } from '../store/events.ts';
 
 /** What the domain's event builders need from outside it. */
@@ -25,7 +25,7 @@ export function chargeTransitionItems(
   trigger: Trigger,
   next: ChargeRecord,
   at: string,
-  options: { unexpiredAt?: string } = {},
+  options: ChargeWriteGuards = {},
 ) {
   if (nextStatus(trigger, previous.status) !== next.status)
     throw new Error(`${trigger} does not lead from ${previous.status} to ${next.status}`);

@@ -25,7 +25,7 @@ import {
 import type { MerchantScope } from '../domain/scope.ts';
 import { nextStatus } from '../domain/transaction-status.ts';
 import { newJournalId, newMedCaseId } from '../ids.ts';
-import { getCharge, replaceChargeItem } from '../store/charges.ts';
+import { type ChargeWriteGuards, getCharge, replaceChargeItem } from '../store/charges.ts';
 import { type NamedItems, type TransactItem, transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
@@ -38,7 +38,12 @@ const MAX_ATTEMPTS = 8;
  * What holding a case's amount writes: the charge → DISPUTE with the case's `metadata.med` (and
  * the transition's events), and the hold journal of `medCase.amount`.
  */
-export function disputeItems(charge: ChargeRecord, medCase: MedCaseRecord, at: string) {
+export function disputeItems(
+  charge: ChargeRecord,
+  medCase: MedCaseRecord,
+  at: string,
+  guards: ChargeWriteGuards = {},
+) {
   const scope: MerchantScope = { accountId: medCase.accountId, mode: medCase.mode };
   const after = {
     ...charge,
@@ -46,7 +51,7 @@ export function disputeItems(charge: ChargeRecord, medCase: MedCaseRecord, at: s
     med: medMetadataOf(medCase, charge.endToEndId, at),
     updatedAt: at,
   };
-  const transition = chargeTransitionItems(charge, 'openDispute', after, at);
+  const transition = chargeTransitionItems(charge, 'openDispute', after, at, guards);
   return {
     ...transition,
     wallet: journalItems(
@@ -108,15 +113,18 @@ export async function openMedCase(request: {
       }),
     };
     const created = outboxItems(scope, medCaseEvents(medEventTypesOf('open'), medCase, eventContext(at)));
+    // A case opening commits only while the charge has no undecided case: another opening
+    // (a mismatch one leaves the charge's status as it was) may have committed since the read.
+    const opening = { noUndecidedCase: true };
     let items: NamedItems<'charge' | 'liveCounter' | 'wallet' | 'events'>;
     if (mismatch) {
       const med = medMetadataOf(medCase, charge.endToEndId, at);
       items = {
-        charge: replaceChargeItem({ ...charge, med, updatedAt: at }, [charge.status]),
+        charge: replaceChargeItem({ ...charge, med, updatedAt: at }, [charge.status], opening),
         events: created,
       };
     } else {
-      const dispute = disputeItems(charge, medCase, at);
+      const dispute = disputeItems(charge, medCase, at, opening);
       items = {
         charge: dispute.charge,
         liveCounter: dispute.liveCounter,

@@ -97,6 +97,11 @@ export async function toCharge(item: Record<string, unknown>): Promise<ChargeRec
 
 // ── Item builders ─────────────────────────────────────────────────────────────────────────────
 
+export interface ChargeWriteGuards {
+  unexpiredAt?: string;
+  noUndecidedCase?: boolean;
+}
+
 /** A new charge (never overwrites one). */
 export const newChargeItem = (charge: ChargeRecord): TransactItem => ({
   Put: { TableName: tableName(), Item: chargeItem(charge), ConditionExpression: 'attribute_not_exists(pk)' },
@@ -104,21 +109,27 @@ export const newChargeItem = (charge: ChargeRecord): TransactItem => ({
 
 /**
  * The charge rewritten in its new state, only if it is still in one of `from` (and unexpired, if
- * asked) and no refund moved its refund totals since it was read (refunds add to both in place:
- * a put of an older read would undo a refund's confirmation).
+ * asked; and with no undecided MED case, if asked: a case opening) and no refund moved its refund
+ * totals since it was read (refunds add to both in place: a put of an older read would undo a
+ * refund's confirmation).
  */
 export function replaceChargeItem(
   next: ChargeRecord,
   from: TxStatus[],
-  options: { unexpiredAt?: string } = {},
+  options: ChargeWriteGuards = {},
 ): TransactItem {
   const values: Record<string, unknown> = Object.fromEntries(from.map((s, n) => [`:from${n}`, s]));
   if (options.unexpiredAt) values[':at'] = options.unexpiredAt;
+  if (options.noUndecidedCase) values[':null'] = 'NULL';
   if (next.refundedAmount !== undefined) values[':refunded'] = next.refundedAmount;
   if (next.refundedSettled !== undefined) values[':settled'] = next.refundedSettled;
   const conditions = [
     `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`,
     ...(options.unexpiredAt ? ['expiresAt > :at'] : []),
+    // An undecided case's metadata has `closedAt` null (medMetadataOf).
+    ...(options.noUndecidedCase
+      ? ['(attribute_not_exists(med) OR NOT attribute_type(med.closedAt, :null))']
+      : []),
     next.refundedAmount === undefined ? 'attribute_not_exists(refundedAmount)' : 'refundedAmount = :refunded',
     next.refundedSettled === undefined
       ? 'attribute_not_exists(refundedSettled)'

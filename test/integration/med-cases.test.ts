@@ -190,6 +190,24 @@ describe('opening a MED case (sandbox)', () => {
     expectError(again, 400, 'invalid_request_error', 'invalid_request');
     expectError(await openMed(m.apikey, `ch_${randomUUID()}`), 404, 'not_found_error', 'not_found');
   });
+
+  it('opens one case when openings of one charge race, a reported amount or not (10 rounds)', async () => {
+    const m = await merchant();
+    for (let round = 0; round < 10; round++) {
+      const chargeId = await paidCharge(m.apikey, 1_000);
+      // Reported amounts other than the charge's (which leave its status as it was) and not.
+      const replies = await Promise.all(
+        [undefined, 500, 400, undefined, 300, 200].map((amount) =>
+          openMed(m.apikey, chargeId, amount === undefined ? {} : { amount }),
+        ),
+      );
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const r of replies.filter((r) => r.status !== 201))
+        expectError(r, 400, 'invalid_request_error', 'invalid_request');
+      const cases = await api(`/v1/med/cases?charge_id=${chargeId}`, { apikey: m.apikey });
+      expect(cases.body.data).toHaveLength(1);
+    }
+  });
 });
 
 describe('appeal and accept', () => {
