@@ -59,7 +59,13 @@ const MetadataValue = v.union(
   `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers, booleans or null`,
 );
 
+// A record schema alone would take an array as an object of its indexes; it also drops the
+// object-prototype names `__proto__`, `constructor` and `prototype` (README lists them as stripped).
 export const Metadata = v.pipe(
+  v.custom<Record<string, unknown>>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    'Must be a JSON object',
+  ),
   v.record(
     v.pipe(
       v.string(),

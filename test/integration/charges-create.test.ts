@@ -75,6 +75,8 @@ describe('POST /v1/charges: the created charge', () => {
         provider: 'spoofed',
         failure: 'x',
         flag: true,
+        constructor: 'x',
+        prototype: 'x',
       },
     });
     expect(reply.status).toBe(201);
@@ -304,6 +306,7 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
 
   it('validates metadata', async () => {
     await invalid({ amount: 100, payment_method: 'pix', metadata: 'x' }, 'metadata');
+    await invalid({ amount: 100, payment_method: 'pix', metadata: ['a', 'b'] }, 'metadata');
     await invalid({ amount: 100, payment_method: 'pix', metadata: { nested: { a: 1 } } }, 'metadata.nested');
     await invalid({ amount: 100, payment_method: 'pix', metadata: { ['k'.repeat(41)]: 'v' } }, /^metadata/);
   });
