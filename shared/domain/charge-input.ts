@@ -59,13 +59,9 @@ const MetadataValue = v.union(
   `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers, booleans or null`,
 );
 
-// A record schema alone would take an array as an object of its indexes; it also drops the
-// object-prototype names `__proto__`, `constructor` and `prototype` (README lists them as stripped).
+// It drops the object-prototype names `__proto__`, `constructor` and `prototype` (README lists
+// them as stripped), and would take an array as an object of its indexes: `assertMetadataObject`.
 export const Metadata = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-    'Must be a JSON object',
-  ),
   v.record(
     v.pipe(
       v.string(),
@@ -107,10 +103,17 @@ export const CreatePixChargeBody = body(v.optional(Pix));
 export type CreateChargeBody = v.InferOutput<typeof CreatePixChargeBody>;
 
 /** Validates the body, then the payer-lock rules that span fields. */
+/** 400 for a `metadata` array, which the record schema would read as an object of its indexes. */
+export function assertMetadataObject(input: unknown): void {
+  if (Array.isArray((input as { metadata?: unknown } | null)?.metadata))
+    throw new InvalidInput('metadata must be a JSON object, not an array.', { param: 'metadata' });
+}
+
 export function parseCreateCharge(
   input: unknown,
   route: 'createCharge' | 'createPixCharge',
 ): CreateChargeBody {
+  assertMetadataObject(input);
   const parsed = parseAmountFirst(input, route);
   const lock = parsed.expected_payer_tax_id;
   if (lock !== undefined) {

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 
 import {
+  assertMetadataObject,
   type CreateChargeBody,
   idempotencyKeyField,
   Metadata,
@@ -72,6 +73,7 @@ export const CreatePaymentBody = v.pipe(
 export type CreatePaymentBody = v.InferOutput<typeof CreatePaymentBody>;
 
 export function parseCreatePayment(input: unknown): CreatePaymentBody {
+  assertMetadataObject(input);
   return parseWithAmountCode(CreatePaymentBody, input);
 }
 

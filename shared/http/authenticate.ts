@@ -47,7 +47,8 @@ export async function authenticateApiKey(headerValue: string | undefined): Promi
 }
 
 export async function authenticateUser(authorization: string | undefined): Promise<UserPrincipal> {
-  const match = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '');
+  // The scheme is case-insensitive (RFC 9110 §11.1).
+  const match = /^Bearer ([A-Za-z0-9._-]+)$/i.exec(authorization ?? '');
   if (!match?.[1]) throw unauthorized('Missing or invalid dashboard token.');
   const claims = await verifySessionToken(match[1]);
   if (!claims) throw unauthorized('Missing or invalid dashboard token.');

@@ -125,9 +125,8 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
 
   const provider = providerFor(scope.mode, account);
   if (!provider)
-    throw new Unprocessable('No Pix provider is configured for this account in live mode.', {
-      param: 'payment_method',
-    });
+    // About the account, not a field of the body: no `param`.
+    throw new Unprocessable('No Pix provider is configured for this account in live mode.');
   const expiresIn = input.expires_in ?? account.settings.defaultExpiresIn;
   const txid = deriveTxid({
     ...scope,

@@ -225,7 +225,7 @@ function chargesSection(charges: BenchResults['charges']): string {
     `  a create's response: ${round(probe.responseBytes / 1024, 2)} KB`,
     '  sequential DynamoDB round trips, by construction (create-charge.ts, authenticate.ts), not measured:',
     '    auth: GetItem (key) -> UpdateItem (rate counter) || GetItem (account, cached 60 s) = 2',
-    '    new create after auth: BatchGetItem || Query (only with customer.document) -> TransactWriteItems = 2',
+    '    new create after auth: BatchGetItem || Query and GetItem of the guard (only with a customer) -> TransactWriteItems = 2',
     '    replay after auth: BatchGetItem = 1',
   ].join('\n');
 }

@@ -34,6 +34,11 @@ describe('POST /v1/auth/login', () => {
       role: 'OWNER',
     });
     expect((await listKeys(reply.body.token)).status).toBe(200);
+    // The scheme is case-insensitive.
+    const lowerCase = await api('/v1/api-keys', {
+      headers: { authorization: `bearer ${reply.body.token}` },
+    });
+    expect(lowerCase.status).toBe(200);
   });
 
   it('answers a wrong password and an unknown e-mail alike with 401', async () => {

@@ -669,6 +669,7 @@ describe('acquirer outcomes', () => {
     const live = await newKey(m.accountId, 'live');
     const reply = await createCharge(live, { amount: 100, payment_method: 'pix' });
     expectError(reply, 422, 'invalid_request_error', 'unprocessable_entity');
+    expect(reply.body.error.param).toBeUndefined();
     expectError(
       await createCharge(demo().live_api_key),
       422,

@@ -104,6 +104,7 @@ describe('POST /v1/payments', () => {
     ['customerEmail', { customerEmail: 'not an e-mail' }],
     ['metadata.phone', { paymentMethods: ['PIX', 'MBWAY'] }],
     ['metadata.phone', { paymentMethods: ['MBWAY'], metadata: { phone: '912345678' } }],
+    ['metadata', { metadata: ['a', 'b'] }],
     ['webhookUrl', { webhookUrl: 'http://10.0.0.7/hook' }],
     ['webhookUrl', { webhookUrl: 'not a url' }],
     ['surprise', { surprise: true }],
