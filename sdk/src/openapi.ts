@@ -238,7 +238,7 @@ export interface paths {
   "/v1/med/cases/{id}/accept": {
     /**
      * Accept a MED case
-     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer. 400 `med_case_under_review` while its reported amount waits for an operations review.
      */
     post: operations["acceptMedCase"];
   };
@@ -282,7 +282,7 @@ export interface paths {
   "/v1/infractions/{id}/accept": {
     /**
      * Accept a MED case
-     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+     * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer. 400 `med_case_under_review` while its reported amount waits for an operations review.
      */
     post: operations["acceptInfraction"];
   };
@@ -396,7 +396,7 @@ export interface paths {
   "/v1/sandbox/med/cases/{id}/decide": {
     /**
      * Decide a MED case (sandbox)
-     * @description The MED channel’s decision. A case opened with `review` answers 202 and keeps its status until an operator applies the decision.
+     * @description The MED channel’s decision. A case opened with `review` answers 202 and keeps its status until an operator applies the decision; another decision meanwhile, or any decision while a reported amount waits for review, is 400 `med_case_under_review`.
      */
     post: operations["simulateMedDecision"];
   };
@@ -3220,7 +3220,7 @@ export interface operations {
   };
   /**
    * Accept a MED case
-   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer. 400 `med_case_under_review` while its reported amount waits for an operations review.
    */
   acceptMedCase: {
     parameters: {
@@ -3240,7 +3240,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Errors: `invalid_request`, `invalid_json`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `med_case_under_review`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3253,7 +3253,7 @@ export interface operations {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request" | "invalid_json";
+              code?: "invalid_request" | "invalid_json" | "med_case_under_review";
             };
           });
         };
@@ -3627,7 +3627,7 @@ export interface operations {
   };
   /**
    * Accept a MED case
-   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.
+   * @description No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer. 400 `med_case_under_review` while its reported amount waits for an operations review.
    */
   acceptInfraction: {
     parameters: {
@@ -3647,7 +3647,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Errors: `invalid_request`, `invalid_json`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `med_case_under_review`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3660,7 +3660,7 @@ export interface operations {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request" | "invalid_json";
+              code?: "invalid_request" | "invalid_json" | "med_case_under_review";
             };
           });
         };
@@ -4425,7 +4425,7 @@ export interface operations {
   };
   /**
    * Decide a MED case (sandbox)
-   * @description The MED channel’s decision. A case opened with `review` answers 202 and keeps its status until an operator applies the decision.
+   * @description The MED channel’s decision. A case opened with `review` answers 202 and keeps its status until an operator applies the decision; another decision meanwhile, or any decision while a reported amount waits for review, is 400 `med_case_under_review`.
    */
   simulateMedDecision: {
     parameters: {
@@ -4464,7 +4464,7 @@ export interface operations {
           "application/json": components["schemas"]["MedCase"];
         };
       };
-      /** @description Errors: `invalid_request`, `invalid_json`. */
+      /** @description Errors: `invalid_request`, `invalid_json`, `med_case_under_review`. */
       400: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4477,7 +4477,7 @@ export interface operations {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "invalid_request" | "invalid_json";
+              code?: "invalid_request" | "invalid_json" | "med_case_under_review";
             };
           });
         };

@@ -108,6 +108,8 @@ export const contestableAmount = (reportedAmount: number, chargeAmount: number, 
 
 /** The code of a refusal that passes later: refunds of the charge are not settled (or failed) yet. */
 export const REFUNDS_IN_FLIGHT = 'refunds_in_flight';
+/** The 400 code of a step refused while the case waits for an operations review (README, "Cases that wait for operations"). */
+export const MED_CASE_UNDER_REVIEW = 'med_case_under_review';
 const refundsInFlight = (what: string) =>
   new InvalidInput(
     `Refunds of this charge are still in flight: ${what} once they have been paid or have failed.`,

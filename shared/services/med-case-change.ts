@@ -16,6 +16,7 @@ import {
   canApplyMedStep,
   chargeTriggerOf,
   isUndecided,
+  MED_CASE_UNDER_REVIEW,
   MED_STEPS,
   type MedCaseRecord,
   type MedDecision,
@@ -65,10 +66,12 @@ function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
   if (medCase.pendingReview?.kind === 'amount_mismatch' && decides)
     throw new InvalidInput('This MED case waits for an operations review of its amount.', {
       param: 'id',
+      code: MED_CASE_UNDER_REVIEW,
     });
   if (isDecision(change.step) && medCase.pendingReview?.kind === 'decision' && !isReviewed(change))
     throw new InvalidInput('A decision on this MED case already waits for an operations review.', {
       param: 'outcome',
+      code: MED_CASE_UNDER_REVIEW,
     });
 }
 

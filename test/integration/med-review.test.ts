@@ -39,13 +39,13 @@ describe('a reported amount other than the charge amount', () => {
 
     // No step may decide where money goes that was never held; the merchant may still answer.
     const refusedAccept = await accept(m.apikey, m.medCase.id);
-    expectError(refusedAccept, 400, 'invalid_request_error', 'invalid_request');
+    expectError(refusedAccept, 400, 'invalid_request_error', 'med_case_under_review');
     expect(refusedAccept.body.error.param).toBe('id');
     expectError(
       await decideMed(m.apikey, m.medCase.id, 'merchant_lost'),
       400,
       'invalid_request_error',
-      'invalid_request',
+      'med_case_under_review',
     );
     // The charge carries an undecided case: no second one.
     expectError(await openMed(m.apikey, m.chargeId), 400, 'invalid_request_error', 'invalid_request');
@@ -144,7 +144,7 @@ describe('a case opened with review', () => {
     // Stored with the case's own transaction: no event for a decision that only waits.
     expect(typesOf(await medEvents(m.accountId, m.chargeId))).toEqual(['med_case.created']);
     const again = await decideMed(m.apikey, m.medCase.id, 'merchant_won');
-    expectError(again, 400, 'invalid_request_error', 'invalid_request');
+    expectError(again, 400, 'invalid_request_error', 'med_case_under_review');
     expect(again.body.error.param).toBe('outcome');
     expect(await waiting(m.medCase.id)).toMatchObject({
       review: { kind: 'decision', outcome: 'merchant_lost' },

@@ -94,9 +94,9 @@ const appealMedCase: Operation = {
 const acceptMedCase: Operation = {
   summary: 'Accept a MED case',
   description:
-    'No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer.',
+    'No body (any field is 400 with `param` naming it). Only while the case is `open` (400 otherwise): the retained money goes back to the payer. 400 `med_case_under_review` while its reported amount waits for an operations review.',
   responses: { 200: { description: 'The accepted case.', schema: MedCase } },
-  errors: { 400: ['invalid_request'] },
+  errors: { 400: ['invalid_request', 'med_case_under_review'] },
 };
 
 const listMedEvidence: Operation = {

@@ -82,11 +82,12 @@ export const sandboxOperations: Operations<'sandbox'> = {
   simulateMedDecision: {
     summary: 'Decide a MED case (sandbox)',
     description:
-      'The MED channel’s decision. A case opened with `review` answers 202 and keeps its status until an operator applies the decision.',
+      'The MED channel’s decision. A case opened with `review` answers 202 and keeps its status until an operator applies the decision; another decision meanwhile, or any decision while a reported amount waits for review, is 400 `med_case_under_review`.',
     body: decideSchema,
     responses: {
       200: { description: 'The decided case.', schema: MedCase },
       202: { description: 'The unchanged case: the decision waits for an operator.', schema: MedCase },
     },
+    errors: { 400: ['invalid_request', 'med_case_under_review'] },
   },
 };
