@@ -8,8 +8,9 @@ import * as v from 'valibot';
 /** API Pix `endToEndId`: 32 characters; any 1–35 alphanumerics accepted, nothing else. */
 const endToEndId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{1,35}$/, 'Expected an end-to-end id'));
 
+/** An empty `pix` list (the standard sets no minimum; a PSP may send one to test the URL) is answered and queues nothing. */
 export const providerCallbackSchema = v.object({
-  pix: v.pipe(v.array(v.looseObject({ endToEndId })), v.minLength(1), v.maxLength(1000)),
+  pix: v.pipe(v.array(v.looseObject({ endToEndId })), v.maxLength(1000)),
 });
 
 /** The distinct end-to-end ids of a callback already parsed. */

@@ -155,6 +155,14 @@ async function advanceDevolutions(scope: MerchantScope, pix: ReceivedPix): Promi
     }
     if (isFinalRefund(refund.status)) continue;
     if (devolution.status === 'DEVOLVIDO') await settleRefund(refund, 'confirm');
-    else await settleRefund(refund, 'fail', devolution.reason ?? 'The acquirer could not return the money');
+    else if (devolution.status === 'NAO_REALIZADO')
+      await settleRefund(refund, 'fail', devolution.reason ?? 'The acquirer could not return the money');
+    // A status the standard may add later (its enums grow): not final as far as we know, so the
+    // refund waits for the scheduler's next read rather than give back a reserve whose money may leave.
+    else
+      log.warn('unknown devolution status: the refund waits', {
+        refundId: refund.id,
+        status: devolution.status,
+      });
   }
 }

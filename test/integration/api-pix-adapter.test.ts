@@ -370,6 +370,33 @@ describe('devolutions', () => {
     expect(mismatch).toBeInstanceOf(DevolutionRefusedError);
   });
 
+  it('a retry refused without naming a property, whose read-back is 404, is unavailable: the PSP may hold it', async () => {
+    const { endToEndId } = await paidCob({ amount: 1000 });
+    const adapter = adapterFor(psp);
+    const returnId = `r${newTxid().slice(0, 20)}`;
+    // The standard's example of "id já utilizado" has no `violacoes`; the read lags behind.
+    await control(psp, 'POST', '/violacoes', { named: false });
+    await control(psp, 'POST', '/lose-answers', { count: 1, method: 'PUT', pathPrefix: '/pix/' });
+    await control(psp, 'POST', '/devolucao-reads', { status: 404, count: 100 });
+    try {
+      const lagging = await adapter
+        .requestDevolution({ endToEndId, returnId, amount: 400 })
+        .catch((error: unknown) => error);
+      expect(lagging).toBeInstanceOf(ProviderUnavailableError);
+      expect(psp.bank.pix.get(endToEndId)?.devolucoes.map((d) => d.id)).toEqual([returnId]);
+      // A refusal that names what the request asked for is still a refusal: 700 more than 600 left.
+      await control(psp, 'POST', '/violacoes', { named: true });
+      const tooMuch = await adapter
+        .requestDevolution({ endToEndId, returnId: `${returnId}x`, amount: 700 })
+        .catch((error: unknown) => error);
+      expect(tooMuch).toBeInstanceOf(DevolutionRefusedError);
+    } finally {
+      await control(psp, 'POST', '/violacoes', { named: true });
+      await control(psp, 'POST', '/devolucao-reads', { status: 503, count: 0 });
+    }
+    await adapter.requestDevolution({ endToEndId, returnId, amount: 400 });
+  });
+
   it('the same id with another amount is not mistaken for a retry', async () => {
     const { endToEndId } = await paidCob({ amount: 1000 });
     const adapter = adapterFor(psp);

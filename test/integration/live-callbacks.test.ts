@@ -177,7 +177,7 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
     expect(deliveryIds.size).toBe(1);
   });
 
-  it('an unknown token is 404; a body that is not {"pix": [...]} is 400', async () => {
+  it('an unknown token is 404; a body that is not {"pix": [...]} is 400; an empty list is answered', async () => {
     const body = { pix: [{ endToEndId: `E12345678${'0'.repeat(23)}` }] };
     expectError(
       await postCallback(body, `/v1/provider-callbacks/${randomBytes(32).toString('base64url')}/pix`),
@@ -199,6 +199,9 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
       'invalid_request',
     );
     expectError(await postCallback({ other: [] }), 400, 'invalid_request_error', 'invalid_request');
+    // No minimum in the standard's WebhookPixBody: a PSP testing the URL gets its 2xx.
+    const empty = await postCallback({ pix: [] });
+    expect(empty.status).toBe(200);
   });
 });
 
@@ -243,12 +246,18 @@ describe('payer lock in live mode (GET /pix?cpf=…&txid=…)', { timeout: 90_00
     expect((await balance(liveKey)).available).toBe(before);
   });
 
-  it('a PSP that refuses the payer filter cannot tell who paid: held processing, not credited', async () => {
+  it.each([
+    ['refuses the payer filter (403)', false],
+    ['ignores the payer filter without saying so', 'ignored'],
+  ] as const)('a PSP that %s cannot tell who paid: held processing, not credited', async (_, supported) => {
     const before = (await balance(liveKey)).available;
     const charge = await locked();
-    await control(psp, 'POST', '/payer-filter', { supported: false });
+    await control(psp, 'POST', '/payer-filter', { supported });
     try {
-      const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, { payerDocument: expectedPayer });
+      // Another payer: a PSP that ignored the filter would list this Pix for the expected one.
+      const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {
+        payerDocument: supported === 'ignored' ? '11144477735' : expectedPayer,
+      });
       await eventually(async () => expect(await chargeStatus(charge.id)).toBe('processing'), SETTLED);
       expect(await storedCharge(accountId, rawId(charge.id), 'live')).toMatchObject({
         endToEndId: pix.endToEndId,

@@ -323,7 +323,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   const tokens = new Map<string, { expiresAt: number; scopes: Set<string> }>();
   let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
-  let payerFilter = true;
+  /** `GET /pix` by payer: applied and echoed; refused (403); or silently ignored (neither applied nor echoed). */
+  let payerFilter: boolean | 'ignored' = true;
   /** Whether a created cob's answer carries `pixCopiaECola` and `location` (both optional in CobGerada). */
   const cobFields = { pixCopiaECola: true, location: true };
   /** The next `remaining` reads of a devolution answer `status` (a PSP whose reads lag or fail). */
@@ -335,6 +336,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   };
   /** The next `remaining` API requests matching `method` and `path` are refused (400 CobOperacaoInvalida), doing nothing. */
   let refusals: { method?: string; path: string; remaining: number } = { path: '', remaining: 0 };
+  let refusalsNameViolations = true;
   const stats = { connections: 0, outages: 0, tokenRequests: 0, apiRequests: 0, devolucaoReadsFailed: 0 };
   const callbacks: CallbackAttempt[] = [];
   const stopping = new AbortController();
@@ -482,7 +484,10 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const parsed = validBody(body, schemas.devolucaoSolicitada, 'devolucao', DEVOLUCAO_REFUSED);
         if (!parsed.ok) return sendJson(res, 400, parsed.problem);
         const request = parsed.value as { valor: string; descricao?: string };
-        sendResult(res, bank.requestDevolucao(endToEndId, id, request), (devolucao) => devolucao);
+        const result = bank.requestDevolucao(endToEndId, id, request);
+        // `violacoes` is optional in the standard's Problema: a PSP may refuse without naming the property.
+        if (!result.ok && !refusalsNameViolations) delete result.problem.violacoes;
+        sendResult(res, result, (devolucao) => devolucao);
       },
     ],
     [
@@ -516,8 +521,10 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       (_, { query, res }) => {
         const parsed = pixQuery(query, schemas);
         if (!parsed.ok) return sendJson(res, 400, parsed.problem);
-        const { page, size, ...filter } = parsed.value;
-        if (!payerFilter && (filter.cpf !== undefined || filter.cnpj !== undefined))
+        const { page, size, ...asked } = parsed.value;
+        const { cpf: _cpf, cnpj: _cnpj, ...withoutPayer } = asked;
+        const filter: typeof asked = payerFilter === 'ignored' ? withoutPayer : asked;
+        if (payerFilter === false && (filter.cpf !== undefined || filter.cnpj !== undefined))
           return sendJson(
             res,
             403,
@@ -600,11 +607,14 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
    * - `POST /token` `{expiresIn?, revoke?: true, sendExpiresIn?: boolean}`;
-   * - `POST /payer-filter` `{supported: boolean}`: whether `GET /pix` answers a `cpf`/`cnpj` filter (off: 403);
+   * - `POST /payer-filter` `{supported: boolean | "ignored"}`: whether `GET /pix` answers a `cpf`/`cnpj`
+   *   filter (false: 403; "ignored": lists as if it were not sent, and does not echo it in `parametros`);
    * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
    * - `POST /lose-answers` `{count, method?, pathPrefix?, path?}`: the next `count` API requests matching
    *   (`pathPrefix`, or exactly `path`, below `/v2`) are carried out, then the connection drops before the answer;
+   * - `POST /violacoes` `{named: boolean}`: whether a refused devolution names the violated property
+   *   (`violacoes`, optional in the standard; on by default);
    * - `POST /refuse` `{count, path, method?}`: the next `count` API requests to exactly `path` (below `/v2`)
    *   are refused with 400 `CobOperacaoInvalida` and change nothing (a PSP refusing for its own reasons);
    * - `GET /stats`, `GET /callbacks`, `GET /cob/{txid}`.
@@ -674,7 +684,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       'POST',
       /^\/payer-filter$/,
       (_, { json, res }) => {
-        if (typeof json.supported !== 'boolean') return badControl(res, 'supported must be a boolean.');
+        if (typeof json.supported !== 'boolean' && json.supported !== 'ignored')
+          return badControl(res, 'supported must be a boolean or "ignored".');
         payerFilter = json.supported;
         sendJson(res, 200, { supported: payerFilter });
       },
@@ -701,6 +712,15 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
           return badControl(res, 'status must be 404 or 503, count a non-negative number.');
         devolucaoReads = { status, remaining: count };
         sendJson(res, 200, devolucaoReads);
+      },
+    ],
+    [
+      'POST',
+      /^\/violacoes$/,
+      (_, { json, res }) => {
+        if (typeof json.named !== 'boolean') return badControl(res, 'named must be a boolean.');
+        refusalsNameViolations = json.named;
+        sendJson(res, 200, { named: refusalsNameViolations });
       },
     ],
     [

@@ -16,6 +16,7 @@ import {
   type InfractionReport,
   type PixProvider,
   ProviderNotFoundError,
+  ProviderQueryNotOfferedError,
   ProviderRejectedError,
   ProviderUnavailableError,
   type ReceivedPix,
@@ -103,11 +104,13 @@ const receivedPix = (pix: PixResponse): ReceivedPix => ({
 });
 
 /**
- * The refusal names the devolution's `{id}` (the standard's "id já utilizado", on
- * `devolucao.id`): the PSP holds a devolution by that id even if a read does not show it yet.
+ * The refusal names only what the request asked for (its `valor`, say), never the devolution's
+ * `{id}`: a refusal of this request whatever a read shows. A refusal naming the id ("id já
+ * utilizado") or nothing (`violacoes` is optional in the standard, and its own example of that
+ * refusal has none) may be of a devolution the PSP took, whose answer was lost.
  */
-const namesTheId = (error: DevolutionRefusedError): boolean =>
-  error.properties.some((property) => /(^|\.)id$/.test(property));
+const refusesTheRequest = (error: DevolutionRefusedError): boolean =>
+  error.properties.length > 0 && !error.properties.some((property) => /(^|\.)id$/.test(property));
 
 const at = (...segments: string[]): string => `/${segments.map(encodeURIComponent).join('/')}`;
 
@@ -203,8 +206,8 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         try {
           existing = await getDevolution(input);
         } catch (readError) {
-          // Absent, and the refusal is not about the id: refused for another reason (amount, 90 days).
-          if (readError instanceof ProviderNotFoundError && !namesTheId(error)) throw error;
+          // Absent, and the refusal names another property: refused for that (amount, 90 days).
+          if (readError instanceof ProviderNotFoundError && refusesTheRequest(error)) throw error;
           throw new ProviderUnavailableError(
             `API Pix requestDevolution: refused (${error.message}) and the devolution could not be read back`,
             { cause: readError },
@@ -245,6 +248,17 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
           query: { ...filters, 'paginacao.paginaAtual': String(page) },
           idempotent: true,
         });
+        // A payer filter counts only if the PSP says it applied it (`ParametrosConsultaPix` echoes
+        // the filters used): a PSP that ignored it would list any payer's Pix as the expected one's.
+        const payer = query.payerDocument === undefined ? undefined : documentField(query.payerDocument);
+        if (
+          payer &&
+          Object.entries(payer).some(([field, value]) => answer.parametros[field as 'cpf'] !== value)
+        )
+          throw new ProviderQueryNotOfferedError(
+            'API Pix GET /pix: the PSP did not confirm the payer filter (parametros.cpf/cnpj)',
+            'payer-filter-not-applied',
+          );
         received.push(...(answer.pix ?? []).map(receivedPix));
         if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return received;
       }

@@ -311,7 +311,8 @@ export function apiPixTransport(
             url,
             headers: {
               authorization: `Bearer ${token}`,
-              accept: 'application/json',
+              // The standard answers errors as problem+json (RFC 7807): a strict PSP checks Accept.
+              accept: 'application/json, application/problem+json',
               ...(body !== undefined && { 'content-type': 'application/json' }),
             },
             body,

@@ -55,7 +55,15 @@ export interface Paginacao {
 
 /** `PixConsultados`: one page of `GET /pix`. */
 export interface PixConsultados {
-  parametros: { inicio: string; fim: string; paginacao: Paginacao };
+  /** The filters the PSP applied (`ParametrosConsultaPix`: `cpf`, `cnpj`, `txid` when it did). */
+  parametros: {
+    inicio: string;
+    fim: string;
+    cpf?: string;
+    cnpj?: string;
+    txid?: string;
+    paginacao: Paginacao;
+  };
   pix?: PixResponse[];
 }
 
