@@ -19,7 +19,7 @@ console.log(charge.checkout_url, charge.pix.br_code);
 // The payer's CPF: a refund (default strategy cashout) pays back to it; without one it needs a destinationKey.
 await pix.sandbox.pay(charge.id, { payer_document: '52998224725' });
 const refund = await pix.payments.refunds.create(charge.id, { amount: 500 });
-console.log(refund.status, (await pix.wallets.balance()).available);
+console.log(refund.status, (await pix.wallets.balance()).available); // 1050 less the 2 % fee, less 500
 
 // A MED case, on another paid charge (one opens once no refund of its charge is in flight): the
 // evidence file is declared, uploaded to storage and confirmed in one call.
@@ -47,6 +47,10 @@ createServer(async (req, res) => {
     res.writeHead(400).end(); // WebhookSignatureError: not from the service
   }
 }).listen(8080);
+process.once('SIGINT', async () => {
+  await pix.webhookEndpoints.del(endpoint.id);
+  process.exit(0);
+});
 
 try {
   await pix.charges.retrieve('ch_unknown');
