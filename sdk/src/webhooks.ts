@@ -84,7 +84,8 @@ export function verify(
   const header = headerValue(headers, SIGNATURE_HEADER)?.trim();
   if (!header) throw new WebhookSignatureError('missing_signature', 'No X-Acme-Signature header.');
 
-  if (header.startsWith('sha256=')) {
+  const legacyScheme = header.startsWith('sha256=');
+  if (legacyScheme) {
     if (!matchesAny(keys, body, [header.slice('sha256='.length)])) {
       throw new WebhookSignatureError('no_matching_signature', 'The signature matches none of the secrets.');
     }
@@ -110,11 +111,22 @@ export function verify(
       throw new WebhookSignatureError('no_matching_signature', 'The signature matches none of the secrets.');
     }
   }
+  let event: WebhookEvent;
   try {
-    return JSON.parse(body.toString('utf8')) as WebhookEvent;
+    event = JSON.parse(body.toString('utf8')) as WebhookEvent;
   } catch {
     throw new WebhookSignatureError('invalid_json', 'The signed body is not JSON.');
   }
+  // Each family has one scheme: the legacy payment.* and withdrawal.* events sha256=, every
+  // other event t=,v1=. A signature of the other scheme proves nothing about this event.
+  const type = 'type' in event ? event.type : (event as { event?: unknown }).event;
+  const legacyEvent = typeof type === 'string' && /^(payment|withdrawal)\./.test(type);
+  if (legacyEvent !== legacyScheme)
+    throw new WebhookSignatureError(
+      'no_matching_signature',
+      `A ${legacyEvent ? 'legacy' : 'canonical'} event must be signed ${legacyEvent ? 'sha256=' : 't=,v1='}.`,
+    );
+  return event;
 }
 
 export const webhooks = { verify };

@@ -2,7 +2,8 @@
  * A merchant's integration written only with the SDK (`sdk/`), against the local runtime:
  * charge → sandbox Pix → webhooks verified with `webhooks.verify` (both schemes, across a secret
  * rotation) → refund → MED case with an evidence upload through `medCases.uploadEvidence`.
- * The only other helpers are the webhook receiver (a merchant's HTTP server) and `eventually`.
+ * The only other helpers are the webhook receiver (a merchant's HTTP server), `eventually`, and
+ * a fresh dashboard user for the key audit log (whose events no other file adds to).
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import {
   responseOf,
   WebhookSignatureError,
 } from '../../sdk/src/index.ts';
+import { newMember } from '../helpers/accounts.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { demo } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
@@ -198,6 +200,16 @@ describe('the SDK against the local runtime', () => {
     const invalid = await client.charges.create({ amount: -1 }).catch((e) => e);
     expect(invalid).toBeInstanceOf(InvalidRequestError);
     expect(invalid).toMatchObject({ statusCode: 400, param: 'amount' });
+  });
+
+  it('walks the key audit log with auditLogAll, page by page, each event once', async () => {
+    const owner = await newMember('OWNER');
+    const client = new PixClient({ baseUrl: testBaseUrl, token: owner.token });
+    for (let i = 0; i < 5; i++) await client.apiKeys.create({ test: true, label: `audit ${i}` });
+    const walked = [];
+    for await (const event of client.apiKeys.auditLogAll({ limit: 2 })) walked.push(event);
+    expect(walked).toHaveLength(5);
+    expect(walked).toEqual((await client.apiKeys.auditLog({ limit: 100 })).data);
   });
 
   it('reuses an idempotency key given by the caller: the same charge comes back, marked replayed', async () => {

@@ -140,6 +140,21 @@ describe('the sha256= scheme (legacy payment.* events)', () => {
   });
 });
 
+describe('the scheme of each family', () => {
+  it('refuses a legacy event signed t=,v1= and a canonical one signed sha256=, though each HMAC matches', () => {
+    const v1OverLegacy = `t=${NOW},v1=${createHmac('sha256', NEW_SECRET).update(`${NOW}.${legacyBody}`).digest('hex')}`;
+    expectRefused(
+      () => webhooks.verify(legacyBody, headersOf(v1OverLegacy), NEW_SECRET, { nowSeconds: NOW }),
+      'no_matching_signature',
+    );
+    const sha256OverCanonical = `sha256=${createHmac('sha256', NEW_SECRET).update(canonicalBody).digest('hex')}`;
+    expectRefused(
+      () => webhooks.verify(canonicalBody, headersOf(sha256OverCanonical), NEW_SECRET),
+      'no_matching_signature',
+    );
+  });
+});
+
 describe('malformed deliveries', () => {
   it.each([
     [{}, 'missing_signature'],

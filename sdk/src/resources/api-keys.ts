@@ -8,6 +8,7 @@ import type {
   RevokedApiKey,
   RotateApiKeyParams,
 } from '../types.ts';
+import { followCursor } from './pagination.ts';
 import { Resource } from './resource.ts';
 
 /** `/v1/api-keys`: key management with a dashboard token (`token` client option). */
@@ -52,6 +53,16 @@ export class ApiKeys extends Resource {
     return this.http.request(
       { method: 'GET', path: '/v1/api-keys/audit-log', auth: 'token', query: { ...params } },
       options,
+    );
+  }
+
+  /** Every audit event, newest first, fetching pages as the loop goes. */
+  auditLogAll(
+    params: Omit<AuditLogParams, 'starting_after'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<AuditLog['data'][number]> {
+    return followCursor((starting_after) =>
+      this.auditLog({ ...params, ...(starting_after && { starting_after }) }, options),
     );
   }
 }

@@ -1,4 +1,4 @@
-/** Walks the cursor lists (`has_more`/`next_cursor`) of charges and MED cases page by page. */
+/** Walks the cursor lists (`has_more`/`next_cursor`) of charges, MED cases and the key audit log page by page. */
 export async function* followCursor<T>(
   page: (cursor: string | undefined) => Promise<{ data: T[]; has_more: boolean; next_cursor: string | null }>,
 ): AsyncGenerator<T> {
