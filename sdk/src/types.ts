@@ -119,25 +119,58 @@ export type SandboxMedDecision = JsonBody<'simulateMedDecision'>['outcome'];
 
 // ── Webhook payloads (not in the OpenAPI document) ──────────────────────────────────────────
 
-/** `charge.*`, `payout.*` and MED events, signed `t=…,v1=…`; `data.object` is the REST object. */
-export interface CanonicalEvent {
+/** One canonical event: `data.object` is the object the REST API returns for it. */
+interface EventEnvelope<Type extends string, Object> {
   id: string;
   object: 'event';
   api_version: string;
-  type: string;
+  type: Type;
   created_at: string;
-  data: { object: Record<string, unknown> };
+  data: { object: Object };
 }
+
+export type ChargeEventType = 'charge.created' | 'charge.paid' | 'charge.failed' | 'charge.expired';
+export type MedEventType = 'med_case.created' | 'med_case.updated' | 'med.resolved';
+export type PayoutEventType = 'payout.created' | 'payout.paid' | 'payout.failed';
+
+/**
+ * `charge.*`, MED and `payout.*` events, signed `t=…,v1=…`; narrow on `type` to type
+ * `data.object` (a `Charge`, a `MedCase`; payouts are not emitted by this service yet).
+ */
+export type CanonicalEvent =
+  | EventEnvelope<ChargeEventType, Charge>
+  | EventEnvelope<MedEventType, MedCase>
+  | EventEnvelope<PayoutEventType, Record<string, unknown>>;
+
+export type LegacyEventType =
+  | 'payment.created'
+  | 'payment.completed'
+  | 'payment.failed'
+  | 'payment.expired'
+  | 'payment.refunded'
+  | 'payment.status_changed'
+  | 'withdrawal.created'
+  | 'withdrawal.completed'
+  | 'withdrawal.failed'
+  | 'withdrawal.status_changed';
 
 /** The deprecated `payment.*` and `withdrawal.*` family, signed `sha256=…`. */
 export interface LegacyEvent {
-  event: string;
+  event: LegacyEventType;
   data: {
     transactionId: string;
     amount: number;
     status: TransactionStatus;
     previousStatus: TransactionStatus | null;
     occurredAt: string;
+    customerId?: string;
+    /** On PAID and APPROVED. */
+    paidWith?: 'PIX';
+    providerFee?: number;
+    platformFee?: number;
+    netAmount?: number;
+    /** On `payment.refunded`: the refund this event is about. */
+    refund?: { id: string; amount: number; status: RefundStatus };
     [field: string]: unknown;
   };
 }

@@ -5,10 +5,12 @@
  */
 
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type CanonicalEvent,
+  type Charge,
   type LegacyEvent,
+  type MedCase,
   WebhookSignatureError,
   webhooks,
 } from '../../sdk/src/index.ts';
@@ -54,6 +56,14 @@ describe('the t=…,v1=… scheme (canonical and MED events)', () => {
   it("accepts the service's signature and returns the parsed event", () => {
     const event = webhooks.verify(canonicalBody, headersOf(header), [NEW_SECRET], { nowSeconds: NOW });
     expect((event as CanonicalEvent).type).toBe('charge.paid');
+  });
+
+  it('types data.object by the event type (checked by tsc)', () => {
+    const event = webhooks.verify(canonicalBody, headersOf(header), [NEW_SECRET], { nowSeconds: NOW });
+    if (!('type' in event)) throw new Error('a canonical event');
+    if (event.type === 'charge.paid') expectTypeOf(event.data.object).toEqualTypeOf<Charge>();
+    if (event.type === 'med.resolved') expectTypeOf(event.data.object).toEqualTypeOf<MedCase>();
+    expect(event.data.object).toMatchObject({ object: 'charge', status: 'paid' });
   });
 
   it('accepts either secret during a rotation, and refuses a secret that signed nothing', () => {
@@ -128,6 +138,7 @@ describe('the sha256= scheme (legacy payment.* events)', () => {
     expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
     const event = webhooks.verify(legacyBody, headersOf(header), [NEW_SECRET, OLD_SECRET]);
     expect((event as LegacyEvent).event).toBe('payment.completed');
+    expectTypeOf((event as LegacyEvent).data.netAmount).toEqualTypeOf<number | undefined>();
   });
 
   it('agrees with an independent HMAC of the raw body and refuses a tampered one', () => {
