@@ -15,6 +15,7 @@ import { withAcquirerBudget } from '../../shared/providers/call-budget.ts';
 import {
   DevolutionRefusedError,
   ProviderNotFoundError,
+  ProviderQueryNotOfferedError,
   ProviderRejectedError,
   ProviderUnavailableError,
 } from '../../shared/providers/provider.ts';
@@ -467,6 +468,16 @@ describe('infractions (read by the MED port)', () => {
       body: { endToEndId: `E99999998202601010000${'y'.repeat(11)}` },
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it('a PSP without the feed (it is not API Pix) refusing its path: not offered, never an acquirer error', async () => {
+    const adapter = adapterFor(psp);
+    const period = { from: new Date(Date.now() - 60_000), to: new Date() };
+    await control(psp, 'POST', '/refuse', { count: 1, method: 'GET', path: '/infracoes' });
+    const refused = await adapter.listInfractions(period).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderQueryNotOfferedError);
+    // The control: served again, the feed answers.
+    expect(await adapter.listInfractions(period)).toEqual(expect.any(Array));
   });
 });
 

@@ -41,7 +41,16 @@ describe('fromResponse', () => {
     ['getCob', 404, problem(404, 'CobNaoEncontrado'), ProviderNotFoundError, 'CobNaoEncontrado'],
     ['getPix', 404, problem(404, 'PixNaoEncontrado'), ProviderNotFoundError, 'PixNaoEncontrado'],
     // A PSP without the infraction feed: "not offered", not an acquirer error.
-    ['listInfractions', 404, problem(404, 'NaoEncontrado'), ProviderNotFoundError, 'NaoEncontrado'],
+    ['listInfractions', 404, problem(404, 'NaoEncontrado'), ProviderQueryNotOfferedError, 'NaoEncontrado'],
+    ['listInfractions', 403, problem(403, 'AcessoNegado'), ProviderQueryNotOfferedError, 'AcessoNegado'],
+    ['listInfractions', 405, undefined, ProviderQueryNotOfferedError, 'http_405'],
+    [
+      'listInfractions',
+      400,
+      problem(400, 'RequisicaoInvalida'),
+      ProviderQueryNotOfferedError,
+      'RequisicaoInvalida',
+    ],
     [
       'getDevolution',
       404,

@@ -7,6 +7,7 @@
  * |---|---|
  * | no answer, timeout, 5xx, 429 | `ProviderUnavailableError` (retried where idempotent) |
  * | 403 on `GET /pix` filtered by payer (the PSP does not offer the filter) | `ProviderQueryNotOfferedError` |
+ * | 400, 403, 404, 405 on `GET /infracoes` (not API Pix: a PSP may not offer it) | `ProviderQueryNotOfferedError` |
  * | 401, 403 (credentials, scopes) | `ProviderRequestError` |
  * | 404 on a read or a cancel | `ProviderNotFoundError` |
  * | other 4xx on `PUT/PATCH /cob` | `ProviderRejectedError` (the charge fails) |
@@ -41,16 +42,12 @@ export type ApiPixOperation =
   | 'listInfractions'
   | 'registerWebhook';
 
-/**
- * 404 means "not there", not a failed call: a read or cancel of what the PSP does not hold, and
- * the infraction feed of a PSP that does not offer it (not an acquirer error: no alarm).
- */
+/** 404 means "not there", not a failed call: a read or cancel of what the PSP does not hold. */
 const NOT_FOUND_MEANS_ABSENT: ReadonlySet<ApiPixOperation> = new Set([
   'getCob',
   'cancelCob',
   'getPix',
   'getDevolution',
-  'listInfractions',
 ]);
 
 /** What the body says, whichever of the two error formats (RFC 7807, RFC 6749) it is in. */
@@ -83,6 +80,9 @@ export function fromResponse(operation: ApiPixOperation, status: number, body: u
   const message = `API Pix ${operation} answered ${status}: ${text}`;
   if (status >= 500 || status === 429) return new ProviderUnavailableError(message);
   if (status === 403 && operation === 'listPixByPayer')
+    return new ProviderQueryNotOfferedError(message, code);
+  // The infraction feed is not API Pix: a PSP without it may refuse the path as it likes (no alarm).
+  if (operation === 'listInfractions' && [400, 403, 404, 405].includes(status))
     return new ProviderQueryNotOfferedError(message, code);
   if (status === 401 || status === 403) return new ProviderRequestError(message, code);
   if (status === 404 && NOT_FOUND_MEANS_ABSENT.has(operation))
