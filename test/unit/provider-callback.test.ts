@@ -13,9 +13,12 @@ describe('the API Pix callback body', () => {
     expect(callbackEndToEndIds(body)).toEqual([e2e(1), e2e(2)]);
   });
 
+  it('takes an empty list (a PSP testing the URL): nothing to queue', () => {
+    expect(callbackEndToEndIds(v.parse(providerCallbackSchema, { pix: [] }))).toEqual([]);
+  });
+
   it.each([
     [{}],
-    [{ pix: [] }],
     [{ pix: 'E1' }],
     [{ pix: [{}] }],
     [{ pix: [{ endToEndId: '../../x' }] }],
