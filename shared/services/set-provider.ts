@@ -21,7 +21,7 @@ import { assertAcquirerSecretStore, putAcquirerSecret } from '../providers/acqui
 import { apiPixProvider } from '../providers/api-pix/adapter.ts';
 import { getAccount, setAcquirerItems } from '../store/accounts.ts';
 import { transact } from '../store/client.ts';
-import { reconciliationItem } from '../store/live-acquirer.ts';
+import { readReconciliationCursor, reconciliationItem } from '../store/live-acquirer.ts';
 
 export interface SetProviderRequest extends SetProviderInput {
   accountId: string;
@@ -83,13 +83,18 @@ export async function setProvider(request: SetProviderRequest): Promise<{ callba
     callbackTokenHash: callbackTokenHash(token),
     configuredAt: new Date().toISOString(),
   };
+  // Reconciliation (`GET /pix`) of a new acquirer starts from now; the same acquirer set again
+  // (new credentials, a renewed certificate) keeps its cursor, so Pix whose callbacks were lost
+  // before (while its credentials had expired, say) are still read. Due at once either way.
+  const earlier =
+    account.acquirer?.baseUrl === request.baseUrl
+      ? await readReconciliationCursor(request.accountId)
+      : undefined;
+  const reconciledTo =
+    earlier && earlier.reconciledTo < acquirer.configuredAt ? earlier.reconciledTo : acquirer.configuredAt;
   const result = await transact({
     acquirer: setAcquirerItems(request.accountId, acquirer, account.acquirer?.callbackTokenHash),
-    // Reconciliation (`GET /pix`) of this acquirer starts from now, due at once.
-    reconciliation: reconciliationItem(
-      { accountId: request.accountId, reconciledTo: acquirer.configuredAt },
-      acquirer.configuredAt,
-    ),
+    reconciliation: reconciliationItem({ accountId: request.accountId, reconciledTo }, acquirer.configuredAt),
   });
   if (!result.committed) throw new NotFound(`No account ${request.accountId}.`);
   return { callbackUrl };

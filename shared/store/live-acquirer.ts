@@ -47,6 +47,14 @@ export interface ReconciliationCursor {
   reconciledTo: string;
 }
 
+/** The account's reconciliation cursor, if it has one (strongly consistent). */
+export async function readReconciliationCursor(accountId: string): Promise<ReconciliationCursor | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: reconciliationKey(accountId), ConsistentRead: true }),
+  );
+  return Item && { accountId, reconciledTo: String(Item.reconciledTo) };
+}
+
 /**
  * The account's cursor, due again at `dueAt` (its next `GET /pix`). `ifStillAt`: only while the
  * cursor still holds the due slot (`gsi2sk`) a run read it at, so a run never moves back a cursor

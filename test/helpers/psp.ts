@@ -157,17 +157,23 @@ export interface LiveMerchant {
 /** A new account whose acquirer is this PSP (`npm run admin -- set-provider`), and a live key. */
 export async function liveMerchantAt(psp: LocalPsp, name: string): Promise<LiveMerchant> {
   const { admin } = await import('./admin.ts');
-  const { testBaseUrl } = await import('./local-env.ts');
   const accountId = (await admin('create-account', '--name', name)).id as string;
-  const set = await admin(
+  const set = await setProviderAt(psp, accountId);
+  const liveKey = (await admin('issue-key', '--account', accountId, '--mode', 'live')).apiKey as string;
+  return { accountId, liveKey, callbackUrl: set.callbackUrl };
+}
+
+/** `npm run admin -- set-provider` pointing the account at this PSP; its output. */
+export async function setProviderAt(psp: LocalPsp, accountId: string): Promise<{ callbackUrl: string }> {
+  const { admin } = await import('./admin.ts');
+  const { testBaseUrl } = await import('./local-env.ts');
+  return admin(
     'set-provider',
     ...['--account', accountId, '--base-url', psp.baseUrl, '--token-url', psp.tokenUrl],
     ...['--client-id', psp.clientId, `--client-secret=${psp.clientSecret}`, '--pix-key', psp.pixKey],
     ...['--cert', psp.files.clientCert, '--key', psp.files.clientKey, '--ca', psp.files.ca],
     ...['--api-url', testBaseUrl],
   );
-  const liveKey = (await admin('issue-key', '--account', accountId, '--mode', 'live')).apiKey as string;
-  return { accountId, liveKey, callbackUrl: set.callbackUrl };
 }
 
 /** A live charge of the merchant and the txid of its cob at the PSP. */

@@ -14,7 +14,14 @@ import { reconciliationItem } from '../../shared/store/live-acquirer.ts';
 import { rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
-import { control, type LiveMerchant, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+import {
+  control,
+  type LiveMerchant,
+  liveChargeAt,
+  liveMerchantAt,
+  setProviderAt,
+  startPsp,
+} from '../helpers/psp.ts';
 import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 let periodic: { psp: LocalPsp; merchant: LiveMerchant };
@@ -135,5 +142,25 @@ describe('reconciliation with the live acquirer', { timeout: 90_000 }, () => {
       cursor: reconciliationItem({ accountId, reconciledTo: elsewhere }, PUT_OFF, movedAt),
     });
     expect(current.committed).toBe(true);
+  });
+
+  it('the same PSP set again (renewed credentials) keeps the cursor: a Pix whose callback was lost before is read', async () => {
+    const psp = await startPsp();
+    try {
+      const merchant = await liveMerchantAt(psp, 'Loja Renovada');
+      psp.bank.webhooks.delete(psp.pixKey);
+      // No periodic run meanwhile: the cursor, at now, is put off.
+      await putOffReconciliation(merchant.accountId);
+      const charge = await liveChargeAt(psp, merchant.liveKey, { amount: 1300 });
+      const paidAt = Date.now();
+      await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+      // Past the runs' overlap (5 s in the tests): a run from the set-provider's own time would not list it.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, paidAt + 6_000 - Date.now())));
+      await setProviderAt(psp, merchant.accountId);
+      await eventually(async () => expect(await statusOf(merchant.liveKey, charge.id)).toBe('paid'), SETTLED);
+      expect(psp.callbacks).toEqual([]);
+    } finally {
+      await psp.stop();
+    }
   });
 });
