@@ -86,6 +86,39 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
   });
 
+  it('a devolution status the standard may add later is not final: the refund waits, then follows the PSP', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(5000);
+    const before = (await balance(merchant.liveKey)).available;
+    const refundId = await devolutionRefund(paymentId, endToEndId, 1000);
+    const devolution = psp.bank.pix
+      .get(endToEndId)
+      ?.devolucoes.find((d) => d.id === devolutionIdOf(refundId));
+    if (!devolution) throw new Error('no devolution at the PSP');
+    // A PSP whose enum grew (the standard allows it) reports a status this service does not know,
+    // in the Pix a callback makes the service read back.
+    (devolution as { status: string }).status = 'AGENDADA';
+    const callbackPath = `${new URL(merchant.callbackUrl).pathname}/pix`;
+    expect((await api(callbackPath, { body: { pix: [{ endToEndId }] } })).status).toBe(200);
+    await eventually(
+      () =>
+        expect(
+          runtimeLogRecords().some(
+            (r) => r.message === 'unknown devolution status: the refund waits' && r.refundId === refundId,
+          ),
+        ).toBe(true),
+      SETTLED,
+    );
+    expect((await refundOf(paymentId, refundId))?.status).toBe('IN_PROGRESS');
+    expect((await balance(merchant.liveKey)).available).toBe(before - 1000);
+    // Back to a status it knows, the PSP completes it, and the refund follows.
+    (devolution as { status: string }).status = 'EM_PROCESSAMENTO';
+    await control(psp, 'POST', `/devolucao/${devolutionIdOf(refundId)}/complete`);
+    await eventually(
+      async () => expect((await refundOf(paymentId, refundId))?.status).toBe('REFUNDED'),
+      SETTLED,
+    );
+  });
+
   it('NAO_REALIZADO at the PSP → FAILED; the reserve is back in available', async () => {
     const { paymentId, endToEndId } = await paidLiveCharge(7000);
     const before = (await balance(merchant.liveKey)).available;
