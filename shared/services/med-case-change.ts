@@ -53,6 +53,13 @@ const isReviewed = (change: MedCaseChange): boolean => 'reviewed' in change && c
 
 /** 400 when the case's status does not allow the change (Part 2: appeal/accept only from open). */
 function assertAllowed(medCase: MedCaseRecord, change: MedCaseChange): void {
+  // An operator applies the decision that waits, as it is now: one a reject dropped, or another
+  // that replaced it, since the operator's command read the case is not this one.
+  if (isReviewed(change)) {
+    const waiting = medCase.pendingReview;
+    if (waiting?.kind !== 'decision' || waiting.outcome !== change.step)
+      throw new InvalidInput('Nothing of this MED case waits for review.', { param: 'id' });
+  }
   const allowed =
     change.step === 'requestEvidence'
       ? isUndecided(medCase.status)

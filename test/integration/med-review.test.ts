@@ -9,10 +9,13 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { InvalidInput } from '../../shared/domain/errors.ts';
+import { applyMedReview } from '../../shared/services/apply-med-review.ts';
+import { rejectMedReview } from '../../shared/services/reject-med-review.ts';
 import { admin } from '../helpers/admin.ts';
 import { balance, getCharge, rawId } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
-import { decideMed, disputed, medEvents, openMed } from '../helpers/med.ts';
+import { decideMed, disputed, medEvents, openMed, paidCharge } from '../helpers/med.ts';
 
 /** `npm run admin -- med-review …`; rejects with the exit code on refusal. */
 const medReview = (...args: string[]) => admin('med-review', ...args);
@@ -132,6 +135,25 @@ describe('a reported amount other than the charge amount', () => {
 });
 
 describe('a case opened with review', () => {
+  it('an apply and a reject of the waiting decision sent together: exactly one takes effect (10 rounds)', async () => {
+    const m = await disputed(1_000 * 10, { review: true });
+    for (let round = 0; round < 10; round++) {
+      const chargeId = await paidCharge(m.apikey, 1_000);
+      const opened = (await openMed(m.apikey, chargeId, { review: true })).body;
+      expect((await decideMed(m.apikey, opened.id, 'merchant_lost')).status).toBe(202);
+      const scope = { accountId: m.accountId, mode: 'test' } as const;
+      const [applied, rejected] = await Promise.allSettled([
+        applyMedReview(scope, opened.id),
+        rejectMedReview(scope, opened.id),
+      ]);
+      expect([applied.status, rejected.status].filter((s) => s === 'fulfilled')).toHaveLength(1);
+      const loser = applied.status === 'rejected' ? applied : rejected;
+      expect((loser as PromiseRejectedResult).reason).toBeInstanceOf(InvalidInput);
+      const after = (await api(`/v1/med/cases/${opened.id}`, { apikey: m.apikey })).body;
+      expect(after.status).toBe(applied.status === 'fulfilled' ? 'rejected' : 'open');
+    }
+  });
+
   it('keeps its status and money until an operator applies the decision', async () => {
     const m = await disputed(4_000, { review: true });
     const held = await balance(m.apikey);
