@@ -40,7 +40,7 @@ interface Needed {
 }
 
 /** The item actions (IAM `dynamodb:<action>`) a call needs, as IAM authorises them. */
-export function actionsNeeded(commandName: string, input: CallInput): Needed[] {
+function actionsNeeded(commandName: string, input: CallInput): Needed[] {
   const command = commandName.replace(/Command$/, '');
   switch (command) {
     case 'Query':

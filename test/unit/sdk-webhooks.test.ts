@@ -9,11 +9,19 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type CanonicalEvent,
   type Charge,
+  type ChargeEventType,
   type LegacyEvent,
+  type LegacyEventType,
   type MedCase,
+  type MedEventType,
   WebhookSignatureError,
   webhooks,
 } from '../../sdk/src/index.ts';
+import type {
+  CanonicalEventType as ServiceChargeEventType,
+  LegacyEventType as ServiceLegacyEventType,
+} from '../../shared/domain/events.ts';
+import type { MedEventType as ServiceMedEventType } from '../../shared/domain/med-cases.ts';
 import { signatureHeader } from '../../shared/domain/webhook-signature.ts';
 
 const OLD_SECRET = 'a'.repeat(64);
@@ -148,6 +156,15 @@ describe('the sha256= scheme (legacy payment.* events)', () => {
       () => webhooks.verify(`${legacyBody} `, headersOf(independent), NEW_SECRET),
       'no_matching_signature',
     );
+  });
+});
+
+describe("the SDK's event names", () => {
+  // The SDK stands alone, so it spells the names out; these keep them the ones the service emits (tsc).
+  it("are the service's own", () => {
+    expectTypeOf<ChargeEventType>().toEqualTypeOf<ServiceChargeEventType>();
+    expectTypeOf<MedEventType>().toEqualTypeOf<ServiceMedEventType>();
+    expectTypeOf<ServiceLegacyEventType>().toExtend<LegacyEventType>();
   });
 });
 

@@ -232,17 +232,18 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
     },
 
     async listPix(query: ReceivedPixQuery) {
+      const payer = query.payerDocument === undefined ? undefined : documentField(query.payerDocument);
       const filters: Record<string, string> = {
         inicio: query.from.toISOString(),
         fim: query.to.toISOString(),
         'paginacao.itensPorPagina': String(config.pixPageSize ?? PIX_PAGE_SIZE),
-        ...(query.payerDocument !== undefined && documentField(query.payerDocument)),
+        ...payer,
         ...(query.txid !== undefined && { txid: query.txid }),
       };
       const received: ReceivedPix[] = [];
       for (let page = 0; page < MAX_PIX_PAGES; page++) {
         const answer = await api.call<PixConsultados>({
-          operation: query.payerDocument === undefined ? 'listPix' : 'listPixByPayer',
+          operation: payer === undefined ? 'listPix' : 'listPixByPayer',
           method: 'GET',
           path: '/pix',
           query: { ...filters, 'paginacao.paginaAtual': String(page) },
@@ -250,7 +251,6 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         });
         // A payer filter counts only if the PSP says it applied it (`ParametrosConsultaPix` echoes
         // the filters used): a PSP that ignored it would list any payer's Pix as the expected one's.
-        const payer = query.payerDocument === undefined ? undefined : documentField(query.payerDocument);
         if (
           payer &&
           Object.entries(payer).some(([field, value]) => answer.parametros[field as 'cpf'] !== value)
