@@ -71,7 +71,11 @@ export function parseRetryAfter(value: string | null, nowMs = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-/** 429: the key's per-minute limit; `retryAfterSeconds` is when the window resets (undefined without the header). */
+/**
+ * 429: the key's per-minute limit (`rate_limited`), or a refund that lost the account's balance to
+ * concurrent ones (`lock_timeout`); nothing was done. `retryAfterSeconds` is when to send it again
+ * (undefined without the header).
+ */
 export class RateLimitError extends PixError {
   get retryAfterSeconds(): number | undefined {
     const ms = parseRetryAfter(this.headers?.get('retry-after') ?? null);

@@ -118,7 +118,7 @@ export interface paths {
   "/v1/payments/{id}/refund": {
     /**
      * Refund a payment
-     * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.
+     * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. 429 `lock_timeout` (`Retry-After`) when concurrent refunds of the account kept it from reserving for 5 s: nothing was written, retry with the same key. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.
      */
     post: operations["refundPayment"];
   };
@@ -2247,7 +2247,7 @@ export interface operations {
   };
   /**
    * Refund a payment
-   * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.
+   * @description Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. 429 `lock_timeout` (`Retry-After`) when concurrent refunds of the account kept it from reserving for 5 s: nothing was written, retry with the same key. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.
    */
   refundPayment: {
     parameters: {
@@ -2337,7 +2337,25 @@ export interface operations {
           });
         };
       };
-      429: components["responses"]["ApiKeyRateLimited"];
+      /** @description Errors: `lock_timeout`, `rate_limited`. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
+          "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+            error?: {
+              /** @constant */
+              type?: "rate_limit_error";
+              /** @enum {unknown} */
+              code?: "lock_timeout" | "rate_limited";
+            };
+          });
+        };
+      };
       500: components["responses"]["ApiKeyInternalError"];
     };
   };

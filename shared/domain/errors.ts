@@ -70,6 +70,20 @@ export class Conflict extends DomainError {
   }
 }
 
+/**
+ * Too many concurrent writers of the same money (429 `lock_timeout`, as Stripe names it):
+ * the use case lost its race again and again for as long as it may try, and wrote nothing. A
+ * retry after `retryAfterSeconds`, with the same idempotency key, is safe.
+ */
+export class Contended extends DomainError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds = 1) {
+    super('lock_timeout', message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /** Document storage (the evidence bucket) did not answer; nothing was written (503). */
 export class StorageUnavailable extends DomainError {
   constructor(message = 'Document storage is unavailable; evidence upload is suspended. Retry later.') {

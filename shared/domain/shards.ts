@@ -83,8 +83,9 @@ export const totalCount = (counts: readonly ShardCount[]): number => counts.redu
  * MED hold takes its charge's shard below zero): the plan also brings every negative shard back
  * to zero, so that the conditions on the shards it takes from guard the sum and not just those
  * shards. What it takes (`amount` plus those debts) comes from one shard that holds it all if
- * any (chosen by `seed`, so concurrent debits spread), else from the largest shards, each giving
- * what it holds, until covered. Moving balance between shards and debiting happen in the same
+ * any, else from the shards in turn, each giving what it holds, until covered; both chosen by
+ * `seed`, so that concurrent debits spread over the shards rather than all race for the same
+ * ones. Moving balance between shards and debiting happen in the same
  * transaction: no separate rebalancing step, nothing half-moved. A negative part is such a
  * credit to a negative shard (no condition).
  */
@@ -106,7 +107,7 @@ export function planDebit(
   if (single) return [{ shard: single.shard, amount: needed }, ...debts];
   const parts: ShardDebit[] = [];
   let left = needed;
-  for (const s of [...positive].sort((a, b) => b.available - a.available)) {
+  for (const s of rotate(positive, seed)) {
     if (left === 0) break;
     const take = Math.min(s.available, left);
     parts.push({ shard: s.shard, amount: take });

@@ -7,6 +7,7 @@
 
 import {
   Conflict,
+  Contended,
   DomainError,
   type ErrorDetail,
   IdempotencyConflict,
@@ -90,6 +91,7 @@ const DOMAIN_ERRORS: [new (...args: never[]) => DomainError, ErrorStatus][] = [
   [IdempotencyConflict, 409],
   [Conflict, 409],
   [Unprocessable, 422],
+  [Contended, 429],
   [ProviderUnavailable, 503],
   [StorageUnavailable, 503],
 ];
@@ -100,6 +102,7 @@ export function toHttpError(error: DomainError): HttpError {
   return new HttpError(status, error.code, error.message, {
     ...(error.param !== undefined && { param: error.param }),
     ...(error.details !== undefined && { details: error.details }),
+    ...(error instanceof Contended && { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
   });
 }
 

@@ -13,7 +13,7 @@
 import { randomInt } from 'node:crypto';
 import { requestFingerprint } from '../domain/charge-input.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
-import { IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
+import { Contended, IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
 import { refundEvents } from '../domain/events.ts';
 import { type RefundBody, refundRequestOf } from '../domain/refund-input.ts';
 import {
@@ -33,18 +33,22 @@ import { providerFor } from '../providers/index.ts';
 import type { PixProvider } from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge, idempotencyItem, readIdempotencyRecord, type StoredResponse } from '../store/charges.ts';
-import { transactRetryingConflicts } from '../store/client.ts';
+import { type TransactResult, transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { chargeRefundTotalsChange, getRefund, newRefundItems } from '../store/refunds.ts';
 import { readWalletShards } from '../store/wallets.ts';
-import { injectFault } from '../testing/faults.ts';
+import { faultRequested, injectFault } from '../testing/faults.ts';
 import { requestRefund } from './advance-refund.ts';
 import { eventContext } from './charge-transition.ts';
 
 export const REFUND_ROUTE = 'refundPayment';
-/** Each lost race costs an attempt; many refunds of one merchant at once may lose a few. */
-const MAX_ATTEMPTS = 30;
+/**
+ * How long a refund keeps trying after lost races (many refunds of one merchant at once may
+ * lose a few) before it answers 429 `lock_timeout` having written nothing: no attempt starts
+ * later, so the commit and the acquirer's first answer still fit the API Lambda's 10 s.
+ */
+const WRITE_BUDGET_MS = 5_000;
 
 export interface CreateRefundResult extends StoredResponse {
   replayed: boolean;
@@ -84,7 +88,8 @@ export async function createRefund(request: {
   let charge = first;
   let shards = firstShards;
   let shardsCurrency = PRIMARY_CURRENCY;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const giveUpAt = Date.now() + WRITE_BUDGET_MS;
+  while (Date.now() < giveUpAt) {
     const now = new Date();
     const at = now.toISOString();
     const amount = assertRefundable(charge, wanted, now.getTime());
@@ -113,24 +118,26 @@ export async function createRefund(request: {
     if (!debits) throw insufficientBalance();
     const response = { status: 201, body: serializeRefund(refund) };
     const after = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount, updatedAt: at };
-    const result = await transactRetryingConflicts({
-      refund: newRefundItems(refund, at),
-      charge: chargeRefundTotalsChange(
-        scope,
-        chargeId,
-        { refunded: amount, at },
-        { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
-      ),
-      wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), { debits }),
-      idempotency: idempotencyItem(scope, {
-        routeId: REFUND_ROUTE,
-        key: body.idempotencyKey,
-        record: { requestHash, response },
-        chargeId,
-        createdAt: at,
-      }),
-      events: outboxItems(scope, refundEvents(after, charge.status, refund, eventContext(at))),
-    });
+    const result = faultRequested('refund-contended', request.headers)
+      ? lostWalletRace
+      : await transactRetryingConflicts({
+          refund: newRefundItems(refund, at),
+          charge: chargeRefundTotalsChange(
+            scope,
+            chargeId,
+            { refunded: amount, at },
+            { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
+          ),
+          wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), { debits }),
+          idempotency: idempotencyItem(scope, {
+            routeId: REFUND_ROUTE,
+            key: body.idempotencyKey,
+            record: { requestHash, response },
+            chargeId,
+            createdAt: at,
+          }),
+          events: outboxItems(scope, refundEvents(after, charge.status, refund, eventContext(at))),
+        });
     if (result.committed) {
       injectFault('refund-after-write', request.headers);
       await askAcquirer(refund, request.headers, { provider, charge: after });
@@ -149,8 +156,12 @@ export async function createRefund(request: {
       result.failed.includes('wallet') ? readWalletShards(scope, shardsCurrency) : shards,
     ]);
   }
-  throw new Error(`Could not refund payment ${chargeId} after ${MAX_ATTEMPTS} attempts`);
+  throw new Contended('Too many concurrent refunds of this account: retry with the same idempotencyKey.');
 }
+
+/** What a refund sees when every attempt loses a shard to another writer (fault `refund-contended`). */
+const lostWalletRace: TransactResult<RefundItem> = { committed: false, failed: ['wallet'], current: {} };
+type RefundItem = 'refund' | 'charge' | 'wallet' | 'idempotency' | 'events';
 
 const insufficientBalance = () =>
   new InvalidInput('The available balance does not cover this refund.', {

@@ -12,6 +12,7 @@ export type FaultPoint =
   | 'after-write'
   | 'refund-after-write'
   | 'refund-after-provider'
+  | 'refund-contended'
   | 'evidence-storage';
 
 export function injectFault(point: FaultPoint, headers: Record<string, string>): void {

@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { getCharge, replaceChargeItem } from '../../shared/store/charges.ts';
@@ -70,9 +71,16 @@ describe('concurrent refunds of one payment', () => {
   });
 });
 
-describe('refunds over a sharded balance', () => {
-  const shardsOf = (accountId: string) => readWalletShards({ accountId, mode: 'test' }, 'BRL');
+const shardsOf = (accountId: string) => readWalletShards({ accountId, mode: 'test' }, 'BRL');
 
+/** `n` results of `task`, one after another. */
+async function seq<T>(n: number, task: () => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < n; i++) results.push(await task());
+  return results;
+}
+
+describe('refunds over a sharded balance', () => {
   /** Two paid charges whose money sits on two different wallet shards (a charge records its shard). */
   async function paidOnTwoShards(apikey: string, accountId: string, amounts: [number, number]) {
     const shardOf = async (charge: { id: string }) =>
@@ -161,6 +169,68 @@ describe('refunds over a sharded balance', () => {
     expect((await shardsOf(m.accountId)).every((s) => s.available === 0)).toBe(true);
     const listed = await Promise.all(payments.map((id) => refunds(m.apikey, id)));
     expect(listed.flat()).toHaveLength(49);
+  });
+});
+
+describe('many refunds of one merchant over many shards', () => {
+  it('accepts every one the balance covers, never a 500: 65 refunds racing at exactly the total over 64 shards', async () => {
+    const m = await merchant({ settings: { walletShards: 64 } });
+    const paid = async (amount: number) => {
+      const charge = await newCharge(m.apikey, { amount });
+      expect((await pay(m.apikey, charge.id, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+      return rawId(charge.id);
+    };
+    const payments = (
+      await Promise.all(
+        Array.from({ length: 8 }, async () => [await paid(10_000), ...(await seq(7, () => paid(10_000)))]),
+      )
+    ).flat();
+    const extra = await paid(20_000);
+    // 64 × 9 800 + 19 600 net, each settlement on its charge's shard: no shard holds 10 000
+    // unless two charges fell on it, so most refunds take from two shards or more.
+    expect((await balance(m.apikey)).available).toBe(646_800);
+
+    // As a merchant's client does (the SDK included): a 429 is sent again with the same key
+    // after its Retry-After; anything else is final.
+    const requests = [
+      ...payments.map((id) => ({ id, body: { idempotencyKey: randomUUID() } })),
+      { id: extra, body: { idempotencyKey: randomUUID(), amount: 6800 } },
+    ];
+    const statuses = await Promise.all(
+      requests.map(async ({ id, body }) => {
+        const seen: number[] = [];
+        for (;;) {
+          const reply = await refund(m.apikey, id, body);
+          seen.push(reply.status);
+          if (reply.status !== 429) return seen;
+          expectError(reply, 429, 'rate_limit_error', 'lock_timeout');
+          await sleep(Number(reply.headers.get('retry-after')) * 1000);
+        }
+      }),
+    );
+
+    expect(statuses.map((seen) => seen.at(-1))).toEqual(Array(65).fill(201));
+    expect((await balance(m.apikey)).available).toBe(0);
+    expect((await shardsOf(m.accountId)).every((s) => s.available === 0)).toBe(true);
+  });
+
+  it('answers 429 lock_timeout, having written nothing, when it loses every race it may try; the same key then refunds', async () => {
+    const m = await paidPayment(6000);
+    const before = (await balance(m.apikey)).available;
+    const body = { idempotencyKey: randomUUID(), amount: 2500 };
+
+    const contended = await refund(m.apikey, m.paymentId, body, { 'x-fault-inject': 'refund-contended' });
+
+    expectError(contended, 429, 'rate_limit_error', 'lock_timeout');
+    expect(Number(contended.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refunds(m.apikey, m.paymentId)).toEqual([]);
+    expect((await balance(m.apikey)).available).toBe(before);
+
+    const retried = await refund(m.apikey, m.paymentId, body);
+
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect((await balance(m.apikey)).available).toBe(before - 2500);
   });
 });
 

@@ -72,12 +72,28 @@ describe('planDebit', () => {
     expect(planDebit(shards, 400, 1)).toEqual([{ shard: 1, amount: 400 }]);
   });
 
-  it('splits over the largest shards when none covers it alone, never overdrawing one', () => {
+  it('splits over the shards in turn from the seed’s when none covers it alone, never overdrawing one', () => {
     expect(planDebit(shards, 10_500, 0)).toEqual([
-      { shard: 1, amount: 9800 },
       { shard: 0, amount: 500 },
+      { shard: 1, amount: 9800 },
       { shard: undefined, amount: 200 },
     ]);
+    expect(planDebit(shards, 10_500, 1)).toEqual([
+      { shard: 1, amount: 9800 },
+      { shard: undefined, amount: 300 },
+      { shard: 0, amount: 400 },
+    ]);
+  });
+
+  it('spreads debits no single shard covers over different shards by seed, so concurrent ones do not all race for the same', () => {
+    const even = Array.from({ length: 64 }, (_, shard) => ({ shard, available: 9800 }));
+    const plans = Array.from({ length: 64 }, (_, seed) => planDebit(even, 10_000, seed) ?? []);
+    for (const plan of plans) {
+      expect(plan.reduce((t, d) => t + d.amount, 0)).toBe(10_000);
+      expect(plan.every((d) => d.amount <= 9800)).toBe(true);
+    }
+    // Each plan takes two shards; 64 seeds start at 64 different ones.
+    expect(new Set(plans.map((plan) => plan[0]?.shard)).size).toBe(64);
   });
 
   it('refuses only what the sum cannot cover', () => {

@@ -227,7 +227,7 @@ export const paymentOperations: Operations<'payments'> = {
   refundPayment: {
     summary: 'Refund a payment',
     description:
-      'Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.',
+      'Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. 429 `lock_timeout` (`Retry-After`) when concurrent refunds of the account kept it from reserving for 5 s: nothing was written, retry with the same key. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.',
     body: RefundBody,
     responses: {
       201: { description: 'The refund, `PENDING`.', schema: Refund, headers: ['Idempotent-Replayed'] },
@@ -242,6 +242,7 @@ export const paymentOperations: Operations<'payments'> = {
       ],
       409: ['idempotency_key_reused'],
       422: ['REFUND_NOT_SUPPORTED', 'unprocessable_entity'],
+      429: ['lock_timeout'],
     },
   },
   listRefunds: {
