@@ -12,13 +12,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { acquirerCallBudgets, lambdaTimeoutSeconds } from '../../shared/resources.ts';
+import { newAccount, newKey } from '../helpers/accounts.ts';
 import { rawId } from '../helpers/charges.ts';
 import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { parseBrCode } from '../helpers/emv-parser.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
-import { control, liveMerchantAt, startPsp } from '../helpers/psp.ts';
+import { control, liveMerchantAt, setProviderAt, startPsp } from '../helpers/psp.ts';
 
 let psp: LocalPsp;
 let liveKey: string;
@@ -177,6 +178,46 @@ describe('live charges through the API Pix acquirer', () => {
     // The other body's cob, whose code nobody was shown, is withdrawn before its 409 (its only revision).
     const other = newCobs.find((c) => c.txid !== cob?.txid);
     expect(other).toMatchObject({ status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR', revisao: 1 });
+  });
+
+  it('creates refused at the account limit after their cob was made withdraw that cob: no code left payable without a charge', async () => {
+    const { id: accountId } = await newAccount({ settings: { velocity: { accountMaxPending: 2 } } });
+    await setProviderAt(psp, accountId);
+    const key = await newKey(accountId, 'live');
+    const cobsBefore = new Set(psp.bank.cobs.keys());
+    // A slow PSP holds every PUT /cob in flight past every create's first read of the counter:
+    // all six pass it, make a cob, and only then race for the account's two places.
+    await control(psp, 'POST', '/mode', { mode: 'slow', delayMs: 800, count: 40 });
+    let replies: Awaited<ReturnType<typeof create>>[];
+    try {
+      replies = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          api('/v1/charges', {
+            apikey: key,
+            headers: { 'Idempotency-Key': `live-${randomUUID()}` },
+            body: { amount: 1500, payment_method: 'pix' },
+          }),
+        ),
+      );
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+
+    const created = replies.filter((r) => r.status === 201);
+    expect(created).toHaveLength(2);
+    for (const r of replies.filter((r) => r.status !== 201))
+      expectError(r, 403, 'permission_error', 'fraud.account_velocity_exceeded');
+    const newCobs = [...psp.bank.cobs.values()].filter((c) => !cobsBefore.has(c.txid));
+    // Six cobs were made (the race happened after the PSP); only the charges' own stay payable.
+    expect(newCobs).toHaveLength(6);
+    const charged = new Set(created.map((r) => r.body.pix.br_code));
+    expect(
+      newCobs
+        .filter((c) => c.status === 'ATIVA')
+        .map((c) => c.pixCopiaECola)
+        .sort(),
+    ).toEqual([...charged].sort());
+    expect(newCobs.filter((c) => c.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR')).toHaveLength(4);
   });
 
   it('a cancel of a charge whose cob the PSP already concluded settles its Pix and answers payment_not_cancellable', async () => {
