@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../shared/http/openapi/document.ts';
 import { newAccount, newKey, newMember } from '../helpers/accounts.ts';
 import { newCharge } from '../helpers/charges.ts';
+import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { openMed, paidCharge } from '../helpers/med.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
@@ -285,3 +286,38 @@ describe.each(operations.filter(({ path }) => path !== '/v1/auth/logout'))(
     });
   },
 );
+
+/**
+ * The codes every authenticated operation shares, asserted on each (aliases included), not only
+ * on the routes their own tests drive: 401 without credentials, 400 `invalid_request` naming a
+ * query parameter it does not read, 400 `invalid_json` for a body that is not JSON.
+ */
+describe.each(
+  // Collected before `beforeAll`: the credentials' values are not known yet, their kind is.
+  operations.filter(
+    ({ operation, path }) => Object.keys(credentials(operation)).length > 0 && path !== '/v1/auth/logout',
+  ),
+)('$method $path', ({ method, path, operation }) => {
+  it('answers 401 unauthorized without credentials, 400 invalid_request for an unknown query parameter, 400 invalid_json for a broken body', async () => {
+    const realPath = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(realId(path, name)));
+    const call = { method, headers: credentials(operation) };
+
+    expectError(await api(realPath, { method }), 401, 'authentication_error', 'unauthorized');
+
+    const unknown = await api(`${realPath}?zz_unknown=1`, call);
+    expectError(unknown, 400, 'invalid_request_error', 'invalid_request');
+    expect(unknown.body.error.param).toBe('zz_unknown');
+
+    if (method === 'GET' || method === 'DELETE') return;
+    expectError(
+      await api(realPath, {
+        ...call,
+        rawBody: '{',
+        headers: { ...call.headers, 'idempotency-key': `broken-${crypto.randomUUID()}` },
+      }),
+      400,
+      'invalid_request_error',
+      'invalid_json',
+    );
+  });
+});
