@@ -4,7 +4,8 @@
  * - `t=<unix>,v1=<hex>`: HMAC-SHA256 of `"<t>.<rawBody>"` (canonical `charge.*`, `payout.*` and MED
  *   events), with a timestamp tolerance against replays;
  * - `sha256=<hex>`: HMAC-SHA256 of the raw body (legacy `payment.*`, `withdrawal.*`), which carries
- *   no timestamp: deduplicate those on `X-Acme-Delivery-Id`.
+ *   no timestamp and leaves the headers unsigned: deduplicate those on their signed body fields
+ *   (`event`, `data.transactionId`, `data.status`, `data.occurredAt`), not on `X-Acme-Delivery-Id`.
  * Several secrets are accepted so a receiver keeps working across a `rotate-secret` (the swap is
  * instant on the service's side).
  */

@@ -8,6 +8,7 @@
 import type { ChargeRecord } from './charges.ts';
 import { effectiveStatus } from './charges.ts';
 import { InvalidInput } from './errors.ts';
+import { maskTaxId } from './format.ts';
 import type { Journal, LedgerAccount, LedgerEntry } from './ledger.ts';
 import { prefixedUuidV7 } from './pix-ids.ts';
 
@@ -30,6 +31,8 @@ export interface RefundRecord {
   fee: number;
   /** Cashout: the Pix key paid. */
   destinationKey?: string;
+  /** The key is the payment's payer document, not one the merchant sent: shown masked. */
+  destinationIsPayer?: true;
   /** Devolution: the end-to-end id of the Pix returned. */
   endToEndId?: string;
   /**
@@ -128,14 +131,18 @@ export function assertRefundable(charge: ChargeRecord, request: RefundRequest, n
   return amount;
 }
 
-/** The Pix key a cashout pays: `destinationKey`, else the payer's CPF/CNPJ. */
-export function cashoutKey(charge: ChargeRecord, request: RefundRequest): string {
-  const key = request.destinationKey ?? charge.payer?.document ?? charge.customer.document;
-  if (key === undefined)
+/** The Pix key a cashout pays: `destinationKey`, else the payer's CPF/CNPJ (then marked as such). */
+export function cashoutDestination(
+  charge: ChargeRecord,
+  request: RefundRequest,
+): Pick<RefundRecord, 'destinationKey' | 'destinationIsPayer'> {
+  if (request.destinationKey !== undefined) return { destinationKey: request.destinationKey };
+  const document = charge.payer?.document ?? charge.customer.document;
+  if (document === undefined)
     throw new InvalidInput('This payment has no payer document to pay back: give a destinationKey.', {
       param: 'destinationKey',
     });
-  return key;
+  return { destinationKey: document, destinationIsPayer: true };
 }
 
 /** `amount` debited to `debit` and credited to `credit` (merchant balances are credit-normal: ledger.ts). */
@@ -188,7 +195,10 @@ export const serializeRefund = (refund: RefundRecord) => ({
   strategy: refund.strategy,
   fee: refund.fee,
   automatic: refund.automatic,
-  ...(refund.destinationKey !== undefined && { destinationKey: refund.destinationKey }),
+  // The payer's document is never shown in full (Part 1): a key the merchant did not send is masked.
+  ...(refund.destinationKey !== undefined && {
+    destinationKey: refund.destinationIsPayer ? maskTaxId(refund.destinationKey) : refund.destinationKey,
+  }),
   failureReason: refund.failureReason ?? null,
   createdAt: refund.createdAt,
   updatedAt: refund.updatedAt,

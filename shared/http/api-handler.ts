@@ -70,12 +70,13 @@ const TOKEN_PREFIXES = routes.flatMap((r) =>
 /**
  * The path as logged and echoed: a credential segment becomes `{token}`, whether or not a route
  * matched (a wrong method or suffix on a callback URL still carries its token). Segments are read
- * as `matchRoute` reads them (empty ones skipped), so `/v1//provider-callbacks/…` is redacted too.
+ * as `matchRoute` reads them (empty ones skipped), so `/v1//provider-callbacks/…` is redacted too,
+ * and in any case (`/V1/Provider-Callbacks/…` matches no route, yet carries the token).
  */
 export function loggedPath(rawPath: string): string {
   const segments = rawPath.split('/').filter(Boolean);
   const prefix = TOKEN_PREFIXES.find(
-    (p) => segments.length > p.length && p.every((part, i) => segments[i] === part),
+    (p) => segments.length > p.length && p.every((part, i) => segments[i]?.toLowerCase() === part),
   );
   if (prefix === undefined) return rawPath;
   segments[prefix.length] = '{token}';

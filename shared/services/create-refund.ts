@@ -18,7 +18,7 @@ import { refundEvents } from '../domain/events.ts';
 import { type RefundBody, refundRequestOf } from '../domain/refund-input.ts';
 import {
   assertRefundable,
-  cashoutKey,
+  cashoutDestination,
   type RefundRecord,
   refundReserveJournal,
   serializeRefund,
@@ -105,7 +105,7 @@ export async function createRefund(request: {
       strategy: wanted.strategy,
       reason: wanted.reason ?? null,
       fee: cashout && wanted.passFeeToTenant ? account.settings.feePlan.cashoutFee : 0,
-      ...(cashout ? { destinationKey: cashoutKey(charge, wanted) } : { endToEndId: charge.endToEndId }),
+      ...(cashout ? cashoutDestination(charge, wanted) : { endToEndId: charge.endToEndId }),
       automatic: false,
       createdAt: at,
       updatedAt: at,

@@ -53,6 +53,8 @@ export function postWebhook(
         headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
         timeout: timeoutMs,
         agent: false,
+        // Explicit, so NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn certificate checks off.
+        rejectUnauthorized: true,
       },
       (res) => {
         answered = { statusCode: res.statusCode ?? 0, chunks };

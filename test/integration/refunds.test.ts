@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { getRefund } from '../../shared/store/refunds.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   balance,
@@ -245,6 +246,20 @@ describe('POST /v1/payments/{id}/refund', () => {
       expect(reply.status, destinationKey).toBe(201);
       expect(reply.body.destinationKey).toBe(destinationKey);
     }
+  });
+
+  it('pays a cashout without destinationKey to the payer’s document, which it shows masked, never in full', async () => {
+    const m = await paidPayment(5000, { payer_document: '52998224725' });
+
+    const reply = await refund(m.apikey, m.paymentId, { amount: 100 });
+
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ strategy: 'cashout', destinationKey: '***.982.247-**' });
+    expect((await refunds(m.apikey, m.paymentId))[0]?.destinationKey).toBe('***.982.247-**');
+    expect(JSON.stringify(reply.body)).not.toContain('52998224725');
+    // The Pix-out itself goes to the whole document.
+    const stored = await getRefund({ accountId: m.accountId, mode: 'test' }, m.paymentId, reply.body.id);
+    expect(stored?.destinationKey).toBe('52998224725');
   });
 
   it('answers REFUND_NOT_SUPPORTED (422) for a cashout when the acquirer offers no Pix-out, and defaults to a devolution there', async () => {

@@ -155,6 +155,8 @@ describe('createApiHandler', () => {
     // Empty segments, which route matching skips, do not hide the token either.
     expect(loggedPath(`/v1//provider-callbacks/${token}/pix`)).toBe('/v1/provider-callbacks/{token}/pix');
     expect(loggedPath(`/v1/provider-callbacks//${token}/pix`)).toBe('/v1/provider-callbacks/{token}/pix');
+    // Nor does another case, which matches no route but still carries it.
+    expect(loggedPath(`/V1/Provider-Callbacks/${token}/pix`)).toBe('/V1/Provider-Callbacks/{token}/pix');
   });
 
   it('answers an unknown route 404 without repeating a token in the path', async () => {
