@@ -20,13 +20,19 @@ export async function toApiEvent(req: IncomingMessage, body: Buffer): Promise<Ap
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const match = matchRoute(method, url.pathname);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headersDistinct)) {
-    if (value && name !== 'cookie') headers[name] = value.join(',');
+  // Built with Object.fromEntries, as API Gateway's JSON would be: a `__proto__` parameter is an
+  // own property (and refused as unknown), not the object's prototype.
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(req.headersDistinct).flatMap(([name, value]) =>
+      value && name !== 'cookie' ? [[name, value.join(',')]] : [],
+    ),
+  );
+  const queryValues = new Map<string, string>();
+  for (const [name, value] of url.searchParams) {
+    const before = queryValues.get(name);
+    queryValues.set(name, before === undefined ? value : `${before},${value}`);
   }
-  const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams)
-    query[name] = name in query ? `${query[name]},${value}` : value;
+  const query: Record<string, string> = Object.fromEntries(queryValues);
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
   const now = new Date();
   const key = match ? routeKey(match.route) : '$default';

@@ -54,13 +54,25 @@ const Customer = v.strictObject({
   phone: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ()-]{8,20}$/, 'Must be a phone number'))),
 });
 
+/**
+ * A number DynamoDB stores and JavaScript reads back as sent: 0, or a magnitude from 1e-130
+ * (DynamoDB's smallest) to 2^53 − 1 (beyond it the document client refuses to write it).
+ */
+const storableNumber = (n: number): boolean =>
+  n === 0 || (Math.abs(n) >= 1e-130 && Math.abs(n) <= Number.MAX_SAFE_INTEGER);
+
 const MetadataValue = v.union(
-  [v.pipe(v.string(), ...maxChars(MAX_METADATA_VALUE_LENGTH)), v.number(), v.boolean(), v.null()],
-  `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers, booleans or null`,
+  [
+    v.pipe(v.string(), ...maxChars(MAX_METADATA_VALUE_LENGTH)),
+    v.pipe(v.number(), v.check(storableNumber)),
+    v.boolean(),
+    v.null(),
+  ],
+  `Values must be strings (at most ${MAX_METADATA_VALUE_LENGTH} characters), numbers (0, or between 1e-130 and 9007199254740991 in magnitude), booleans or null`,
 );
 
 // It drops the object-prototype names `__proto__`, `constructor` and `prototype` (README lists
-// them as stripped), and would take an array as an object of its indexes: `assertMetadataObject`.
+// them as stripped), and would take an array as an object of its indexes: `assertObjectFields`.
 export const Metadata = v.pipe(
   v.record(
     v.pipe(
@@ -102,18 +114,22 @@ export const CreateChargeBody = body(Pix);
 export const CreatePixChargeBody = body(v.optional(Pix));
 export type CreateChargeBody = v.InferOutput<typeof CreatePixChargeBody>;
 
-/** Validates the body, then the payer-lock rules that span fields. */
-/** 400 for a `metadata` array, which the record schema would read as an object of its indexes. */
-export function assertMetadataObject(input: unknown): void {
-  if (Array.isArray((input as { metadata?: unknown } | null)?.metadata))
-    throw new InvalidInput('metadata must be a JSON object, not an array.', { param: 'metadata' });
+/**
+ * 400 for an array given as `metadata` or `customer`, which the schemas would read as an object
+ * of its indexes (`{}` for `[]`).
+ */
+export function assertObjectFields(input: unknown): void {
+  for (const field of ['metadata', 'customer'])
+    if (Array.isArray((input as Record<string, unknown> | null)?.[field]))
+      throw new InvalidInput(`${field} must be a JSON object, not an array.`, { param: field });
 }
 
+/** Validates the body, then the payer-lock rules that span fields. */
 export function parseCreateCharge(
   input: unknown,
   route: 'createCharge' | 'createPixCharge',
 ): CreateChargeBody {
-  assertMetadataObject(input);
+  assertObjectFields(input);
   const parsed = parseAmountFirst(input, route);
   const lock = parsed.expected_payer_tax_id;
   if (lock !== undefined) {

@@ -6,6 +6,7 @@
  */
 
 import * as v from 'valibot';
+import { PIX_MAX_AMOUNT } from './charge-input.ts';
 import type { ChargeRecord } from './charges.ts';
 import { InvalidInput } from './errors.ts';
 import { parseChargeId, prefixedUuidV7, publicChargeId } from './pix-ids.ts';
@@ -336,7 +337,14 @@ export const MED_REASON_MAX_LENGTH = 2000;
 
 /** `POST /v1/sandbox/charges/{id}/med` body (every field optional). */
 export const openMedCaseSchema = v.strictObject({
-  amount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  amount: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(PIX_MAX_AMOUNT, `Must be at most ${PIX_MAX_AMOUNT}`),
+    ),
+  ),
   type: v.optional(oneOf(medCaseTypes)),
   method: v.optional(oneOf(medMethods)),
   reason: v.optional(v.pipe(v.string(), v.maxLength(MED_REASON_MAX_LENGTH))),
@@ -366,7 +374,7 @@ export const appealSchema = v.strictObject({
 });
 
 /** `POST /v1/sandbox/med/cases/{id}/decide`. */
-export const decideSchema = v.object({ outcome: oneOf(medDecisions) });
+export const decideSchema = v.strictObject({ outcome: oneOf(medDecisions) });
 
 export const MED_LIST_DEFAULT_LIMIT = 25;
 export const MED_LIST_MAX_LIMIT = 100;

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 
 import {
-  assertMetadataObject,
+  assertObjectFields,
   type CreateChargeBody,
   idempotencyKeyField,
   Metadata,
@@ -73,7 +73,7 @@ export const CreatePaymentBody = v.pipe(
 export type CreatePaymentBody = v.InferOutput<typeof CreatePaymentBody>;
 
 export function parseCreatePayment(input: unknown): CreatePaymentBody {
-  assertMetadataObject(input);
+  assertObjectFields(input);
   return parseWithAmountCode(CreatePaymentBody, input);
 }
 

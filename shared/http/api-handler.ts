@@ -174,12 +174,15 @@ const parseRequest = (group: Group): ApiMiddleware => ({
 
 /** A route that reads a JSON object gets one (or, when its body is optional, none); see `RouteDefinition.body`. */
 function parseJsonBody(event: ApiEvent, route: RouteDefinition, contentType: string | undefined): unknown {
+  // A public page or document (a payer's browser, a bank): a body on its GET means nothing and is
+  // not read, so it cannot fail the request either.
+  if (route.body === undefined && route.auth === 'none') return undefined;
   const body = parseJson(event, contentType);
   if (route.body === undefined) {
     // A merchant's route that reads no body: anything but nothing or `{}` (which clients send
     // by habit) was meant to say something the route would ignore.
     const [field] = isJsonObject(body) ? Object.keys(body) : [];
-    if (route.auth !== 'none' && body !== undefined && !(isJsonObject(body) && field === undefined))
+    if (body !== undefined && !(isJsonObject(body) && field === undefined))
       throw new InvalidInput(
         'This route takes no request body.',
         field === undefined ? {} : { param: field },
@@ -200,11 +203,52 @@ function parseJson(event: ApiEvent, contentType: string | undefined): unknown {
       param: 'Content-Type',
     });
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new InvalidInput('The request body is not valid JSON.', { code: 'invalid_json' });
   }
+  const malformed = illFormedStringAt(body);
+  if (malformed !== undefined)
+    throw new InvalidInput(
+      'Strings must be well-formed Unicode: a lone surrogate (\\ud800–\\udfff) cannot be stored or sent back as JSON.',
+      malformed === '' ? {} : { param: malformed },
+    );
+  return body;
+}
+
+/**
+ * The dot path of the first string (a value or a key) with a lone UTF-16 surrogate, which
+ * JSON.parse accepts from `\ud800` but strict JSON parsers refuse when it is sent back (for a key,
+ * the object holding it); `''` for the body itself, undefined when every string is well-formed. Iterative, with each node linked
+ * to its parent and the path built only when found: a body may nest deeper than the call stack.
+ */
+function illFormedStringAt(body: unknown): string | undefined {
+  interface Node {
+    value: unknown;
+    key?: string;
+    parent?: Node;
+  }
+  const pathOf = (node: Node | undefined): string => {
+    const keys: string[] = [];
+    for (let n = node; n?.key !== undefined; n = n.parent) keys.push(n.key);
+    return keys.reverse().join('.');
+  };
+  const pending: Node[] = [{ value: body }];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const { value } = node;
+    if (typeof value === 'string') {
+      if (!value.isWellFormed()) return pathOf(node);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        // The object holding the key: the key itself would make the error ill-formed too.
+        if (!key.isWellFormed()) return pathOf(node);
+        pending.push({ value: item, key, parent: node });
+      }
+    }
+  }
+  return undefined;
 }
 
 const authenticate = (): ApiMiddleware => ({

@@ -37,6 +37,12 @@ export interface Destination {
 
 /** Validates the URL's form (no network). */
 export function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
+  // The URL is stored and shown as sent, so it must be one the parser did not have to repair:
+  // `new URL` trims spaces, drops tabs and newlines and reads `http:host` as `http://host`.
+  if (!/^https?:\/\//i.test(raw) || /[\s\x00-\x1f\x7f]/.test(raw))
+    throw new DestinationError(
+      'Must be an absolute http(s) URL, written out, with no spaces or control characters',
+    );
   let url: URL;
   try {
     url = new URL(raw);
@@ -48,6 +54,7 @@ export function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
   }
   if (url.username || url.password) throw new DestinationError('Must not contain credentials');
   if (url.hash) throw new DestinationError('Must not contain a fragment');
+  if (url.port === '0') throw new DestinationError('Must not use port 0');
   if (raw.length > 2048) throw new DestinationError('Must be at most 2048 characters');
   return url;
 }

@@ -146,6 +146,8 @@ describe('input a route does not read', () => {
       [`/v1/payments/${id}?foo=1`, 'foo'],
       [`/v1/payments/${id}/refunds?limit=5`, 'limit'],
       [`/v1/charges/${charge.id}?expand=customer`, 'expand'],
+      // Read as an own name, as API Gateway sends it, never as the object's prototype.
+      [`/v1/payments/${id}?__proto__=1`, '__proto__'],
     ] as const) {
       const reply = await api(path, { apikey });
       expectError(reply, 400, 'invalid_request_error', 'invalid_request');

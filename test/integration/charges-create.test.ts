@@ -309,6 +309,43 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
     await invalid({ amount: 100, payment_method: 'pix', metadata: ['a', 'b'] }, 'metadata');
     await invalid({ amount: 100, payment_method: 'pix', metadata: { nested: { a: 1 } } }, 'metadata.nested');
     await invalid({ amount: 100, payment_method: 'pix', metadata: { ['k'.repeat(41)]: 'v' } }, /^metadata/);
+    // Numbers DynamoDB cannot store or JavaScript cannot read back exactly: 400, not a 500 after the cob.
+    for (const n of [1e308, -1e308, 2 ** 53, 1e-200])
+      await invalid({ amount: 100, payment_method: 'pix', metadata: { n } }, 'metadata.n');
+    const kept = await createCharge(m.apikey, {
+      amount: 100,
+      payment_method: 'pix',
+      metadata: { big: 2 ** 53 - 1, small: 1e-130, zero: 0, neg: -12.5 },
+    });
+    expect(kept.body.metadata).toMatchObject({ big: 2 ** 53 - 1, small: 1e-130, zero: 0, neg: -12.5 });
+  });
+
+  it('refuses an array as customer, which would read as an empty object', async () => {
+    await invalid({ amount: 100, payment_method: 'pix', customer: [] }, 'customer');
+    await invalid({ amount: 100, payment_method: 'pix', customer: [{ name: 'A' }] }, 'customer');
+  });
+
+  it('refuses a string with a lone surrogate, which no strict JSON parser could read back, naming where it is', async () => {
+    const lone = (text: string) => `${text}\ud800`;
+    for (const [body, param] of [
+      [{ amount: 100, payment_method: 'pix', description: lone('Pedido ') }, 'description'],
+      [{ amount: 100, payment_method: 'pix', customer: { name: lone('Ana') } }, 'customer.name'],
+      // A key is named by the object holding it: the error must not carry the surrogate either.
+      [{ amount: 100, payment_method: 'pix', metadata: { [lone('k')]: 'v' } }, 'metadata'],
+    ] as const) {
+      const reply = await api('/v1/charges', {
+        apikey: m.apikey,
+        headers: { 'Idempotency-Key': newIdempotencyKey() },
+        // JSON.stringify would escape the surrogate as `\ud800`, which is what a client sends.
+        rawBody: JSON.stringify(body),
+      });
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe(param);
+    }
+    // A well-formed pair (an emoji) is fine.
+    expect(
+      (await createCharge(m.apikey, { amount: 100, payment_method: 'pix', description: 'Pedido 🙂' })).status,
+    ).toBe(201);
   });
 
   it('requires an Idempotency-Key of 8 to 128 characters', async () => {

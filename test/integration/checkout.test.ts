@@ -7,6 +7,7 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import {
   CompactSign,
@@ -160,7 +161,42 @@ describe('the QR code of a charge', () => {
     expect(response.headers.get('content-type')).toBe('image/png');
     expect(decodeQr(Buffer.from(await response.arrayBuffer()))).toBe(charge.pix.br_code);
   });
+
+  it('ignores a body sent with a GET of a public page, whatever it is (not an undeclared 400)', async () => {
+    for (const [body, contentType] of [
+      ['hello', 'text/plain'],
+      ['{bad', 'application/json'],
+    ] as const) {
+      const answer = await getWithBody(`/checkout/${rawId(charge)}/status`, body, contentType);
+      expect(answer.status, `${contentType} ${body}: ${answer.text}`).toBe(200);
+      expect(JSON.parse(answer.text).status).toBe('pending');
+    }
+  });
 });
+
+/** A GET with a body, which fetch refuses to send but HTTP allows. */
+function getWithBody(
+  path: string,
+  body: string,
+  contentType: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${testBaseUrl}${path}`,
+      { method: 'GET', headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('the Pix location of a charge (GET http://<26.25>)', () => {
   let charge: PublicCharge;

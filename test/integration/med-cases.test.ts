@@ -181,6 +181,10 @@ describe('opening a MED case (sandbox)', () => {
     const chargeId = await paidCharge(m.apikey, 700);
     const badAmount = await openMed(m.apikey, chargeId, { amount: 0 });
     expect(badAmount.body.error.param).toBe('amount');
+    // Past the Pix maximum: a 400, not a 500 from a number the table cannot store.
+    const hugeAmount = await openMed(m.apikey, chargeId, { amount: 2 ** 53 });
+    expectError(hugeAmount, 400, 'invalid_request_error', 'invalid_request');
+    expect(hugeAmount.body.error.param).toBe('amount');
     expect((await openMed(m.apikey, chargeId, { review: 'yes' })).body.error.param).toBe('review');
     const badMethod = await openMed(m.apikey, chargeId, { method: 'magic' });
     expect(badMethod.body.error.param).toBe('method');
@@ -400,6 +404,13 @@ describe('sandbox decisions and their money', () => {
   it('withdrawn is refused once appealed; an unknown outcome is a 400 on outcome', async () => {
     const m = await disputed(2_000);
     expect((await decideMed(m.apikey, m.medCase.id, 'nope')).body.error.param).toBe('outcome');
+    // A field the decision does not read is named, not ignored (the case stays open).
+    const extra = await api(`/v1/sandbox/med/cases/${m.medCase.id}/decide`, {
+      apikey: m.apikey,
+      body: { outcome: 'merchant_won', money_outcome: 'lost' },
+    });
+    expectError(extra, 400, 'invalid_request_error', 'invalid_request');
+    expect(extra.body.error.param).toBe('money_outcome');
     expect((await appeal(m.apikey, m.medCase.id, 'Delivered on time')).status).toBe(200);
     expectError(
       await decideMed(m.apikey, m.medCase.id, 'withdrawn'),

@@ -50,6 +50,12 @@ describe('POST /v1/webhooks/endpoints', () => {
     ['NAT64 of a private address', 'http://[64:ff9b::a00:1]/hook'],
     ['another loopback address', 'http://127.0.0.2/hook'],
     ['a host that does not resolve', 'https://no-such-host.invalid/hook'],
+    // Forms the URL parser would repair, so the stored URL would not be the one delivered to.
+    ['surrounding spaces', ` ${URL} `],
+    ['a tab inside', 'http://127.0.0.1:9/ho\tok'],
+    ['a NUL', 'http://127.0.0.1:9/hook\u0000'],
+    ['no slashes after the scheme', 'http:127.0.0.1:9/hook'],
+    ['port 0', 'http://127.0.0.1:0/hook'],
   ])('rejects %s with param url', async (_label, url) => {
     const reply = await register(m.apikey, { url, events: ['charge.paid'] });
     expectError(reply, 400, 'invalid_request_error', 'invalid_request');
