@@ -39,7 +39,7 @@ export interface Destination {
 export function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
   // The URL is stored and shown as sent, so it must be one the parser did not have to repair:
   // `new URL` trims spaces, drops tabs and newlines and reads `http:host` as `http://host`.
-  if (!/^https?:\/\//i.test(raw) || /[\s\x00-\x1f\x7f]/.test(raw))
+  if (!/^https?:\/\//i.test(raw) || /[\s\p{Cc}]/u.test(raw))
     throw new DestinationError(
       'Must be an absolute http(s) URL, written out, with no spaces or control characters',
     );
