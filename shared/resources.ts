@@ -130,8 +130,11 @@ export const evidenceBucket = {
   accessLogExpirationDays: 90,
 } as const;
 
-/** Partition-key prefix of the per-key rate-limit counters: the only items read-only functions may write. */
+/** Partition-key prefix of the per-key rate-limit counters: the only items `wallets` (read-only) writes. */
 export const rateLimitKeyPrefix = 'RATE#';
+/** Partition-key prefixes of the login limit's counters and of logged-out tokens: all `auth` writes. */
+export const loginAttemptsKeyPrefix = 'LOGINATTEMPTS#';
+export const revokedJwtKeyPrefix = 'REVOKEDJWT#';
 
 /**
  * Item access to the single table, by tier: the DynamoDB actions it allows, and whether on the
@@ -166,7 +169,7 @@ export type BackgroundFunction = 'scheduler' | 'outbox' | 'webhook-dispatcher' |
  * docs/infrastructure.md, "Grants".
  */
 export const tableAccessOf = {
-  auth: 'readWrite',
+  auth: 'read',
   'api-keys': 'readWriteDelete',
   charges: 'readWrite',
   wallets: 'read',
@@ -183,8 +186,21 @@ export const tableAccessOf = {
   'provider-callback-consumer': 'readWrite',
 } as const satisfies Record<Group | BackgroundFunction, TableAccess | 'none'>;
 
-/** Read-only functions that still count requests against the per-key limit (`RATE#` items only). */
-export const rateLimitCounterWriters: readonly (keyof typeof tableAccessOf)[] = ['wallets'];
+/**
+ * Writes a function of a read tier still makes, only on items whose partition key starts with
+ * one of `prefixes` (IAM `dynamodb:LeadingKeys`): `wallets` counts requests against the per-key
+ * limit; the public `auth` (login, logout) counts failed logins and records logged-out tokens,
+ * and may write nothing a merchant owns.
+ */
+export const prefixedWrites: Partial<
+  Record<
+    keyof typeof tableAccessOf,
+    { actions: readonly ('PutItem' | 'UpdateItem')[]; prefixes: readonly string[] }
+  >
+> = {
+  wallets: { actions: ['UpdateItem'], prefixes: [rateLimitKeyPrefix] },
+  auth: { actions: ['PutItem', 'UpdateItem'], prefixes: [loginAttemptsKeyPrefix, revokedJwtKeyPrefix] },
+};
 
 /** How often the scheduler runs when deployed (EventBridge rule). Expiry happens within one period. */
 export const schedulerPeriodSeconds = 60;

@@ -4,12 +4,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  evidenceBucket,
-  lambdaTimeoutSeconds,
-  rateLimitCounterWriters,
-  tableAccessOf,
-} from '#shared/resources.ts';
+import { evidenceBucket, lambdaTimeoutSeconds, prefixedWrites, tableAccessOf } from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
@@ -162,7 +157,8 @@ export class ApiFunctions extends Construct {
       if (tableAccess !== 'none') fn.bindTable(props.table, { access: tableAccess });
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
-      if (rateLimitCounterWriters.includes(group)) fn.allowRateLimitCounters(props.table);
+      const writes = prefixedWrites[group];
+      if (writes) fn.allowPrefixedWrites(props.table, writes);
       if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(props.acquirerSecretPrefix);
       if (access.providerCallbackQueue === true)
         fn.bindQueue(props.providerCallbackQueue, 'PROVIDER_CALLBACK_QUEUE_URL', ['sqs:SendMessage']);

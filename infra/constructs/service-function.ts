@@ -237,9 +237,12 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** `UpdateItem` on the table's rate-limit counter items only (`RATE#` partition keys). */
-  allowRateLimitCounters(table: SingleTable): this {
-    table.grantRateLimitCounterUpdates(this.role);
+  /** Writes on the table's items under some partition-key prefixes only (`prefixedWrites`). */
+  allowPrefixedWrites(
+    table: SingleTable,
+    writes: { actions: readonly string[]; prefixes: readonly string[] },
+  ): this {
+    table.grantPrefixedWrites(this.role, writes);
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     return this;
   }

@@ -2,17 +2,11 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import {
-  rateLimitKeyPrefix,
-  type TableAccess,
-  tableAccessTiers,
-  table as tableDefinition,
-} from '#shared/resources.ts';
+import { type TableAccess, tableAccessTiers, table as tableDefinition } from '#shared/resources.ts';
 
 export type { TableAccess };
 
 /** Partition keys of the per-key rate-limit counters (fixed one-minute windows). */
-const rateLimitCounterKeys = `${rateLimitKeyPrefix}*`;
 
 /**
  * The service's single DynamoDB table, built from `shared/resources.ts` so the local runtime
@@ -66,16 +60,20 @@ export class SingleTable extends Construct {
     });
   }
 
-  /**
-   * `UpdateItem` on rate-limit counter items only: read-only groups still count requests
-   * against the per-key limit and may write nothing else.
-   */
-  grantRateLimitCounterUpdates(grantee: IGrantable): void {
+  /** `actions` on the items whose partition key starts with one of `prefixes` only (`prefixedWrites`). */
+  grantPrefixedWrites(
+    grantee: IGrantable,
+    writes: { actions: readonly string[]; prefixes: readonly string[] },
+  ): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
+        actions: writes.actions.map((action) => `dynamodb:${action}`),
         resources: [this.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [rateLimitCounterKeys] } },
+        conditions: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': writes.prefixes.map((prefix) => `${prefix}*`),
+          },
+        },
       }),
     );
   }

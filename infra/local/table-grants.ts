@@ -7,13 +7,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  rateLimitCounterWriters,
-  rateLimitKeyPrefix,
-  table,
-  tableAccessOf,
-  tableAccessTiers,
-} from '../../shared/resources.ts';
+import { prefixedWrites, table, tableAccessOf, tableAccessTiers } from '../../shared/resources.ts';
 
 export type GrantedFunction = keyof typeof tableAccessOf;
 
@@ -76,11 +70,13 @@ export function refusal(name: GrantedFunction, commandName: string, input: CallI
         (tier.actions as readonly string[]).includes(action) && (index === undefined || tier.indexes);
       if (allowed) continue;
     }
-    // The conditional grant: rate-limit counters only (IAM `dynamodb:LeadingKeys`).
+    // The conditional grant: some writes, on some partition-key prefixes only (IAM `dynamodb:LeadingKeys`).
+    const writes = prefixedWrites[name];
+    const pk = partitionKeyOf(key);
     if (
-      action === 'UpdateItem' &&
-      rateLimitCounterWriters.includes(name) &&
-      partitionKeyOf(key)?.startsWith(rateLimitKeyPrefix)
+      writes?.actions.some((allowed) => allowed === action) &&
+      pk !== undefined &&
+      writes.prefixes.some((prefix) => pk.startsWith(prefix))
     )
       continue;
     const resource = index === undefined ? `table/${table.partitionKey}` : `table/index/${index}`;

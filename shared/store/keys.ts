@@ -13,7 +13,12 @@
 import { chargeIdFloor } from '../domain/pix-ids.ts';
 import type { MerchantScope, Mode } from '../domain/scope.ts';
 import { SCOPE_PARTITIONS, scopePartitionOf } from '../domain/scope-partitions.ts';
-import { evidenceBucket, rateLimitKeyPrefix } from '../resources.ts';
+import {
+  evidenceBucket,
+  loginAttemptsKeyPrefix,
+  rateLimitKeyPrefix,
+  revokedJwtKeyPrefix,
+} from '../resources.ts';
 
 export type { MerchantScope, Mode } from '../domain/scope.ts';
 
@@ -100,7 +105,7 @@ export const membershipKey = (accountId: string, userId: string): ItemKey => ({
 });
 /** GSI1 partition of a user's memberships (user → accounts). */
 export const userMembershipsIndexPk = (userId: string): string => `USER#${userId}`;
-export const revokedJwtKey = (jti: string): ItemKey => ({ pk: `REVOKEDJWT#${jti}`, sk: 'JWT' });
+export const revokedJwtKey = (jti: string): ItemKey => ({ pk: `${revokedJwtKeyPrefix}${jti}`, sk: 'JWT' });
 export const apiKeyKey = (accountId: string, keyId: string): ItemKey => ({
   pk: accountPk(accountId),
   sk: `${PREFIX.apiKey}${keyId}`,
@@ -110,7 +115,7 @@ export const auditKey = (accountId: string, at: string, id: string): ItemKey => 
   pk: accountPk(accountId),
   sk: `${PREFIX.audit}${at}#${id}`,
 });
-/** `RATE#…`: the only partitions read-only functions may write (IAM `dynamodb:LeadingKeys`). */
+/** `RATE#…`: the only partitions `wallets` may write (IAM `dynamodb:LeadingKeys`, `prefixedWrites`). */
 export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
   pk: `${rateLimitKeyPrefix}${keyId}#${minute}`,
   sk: 'RATE',
@@ -118,10 +123,10 @@ export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
 
 /**
  * One e-mail address's login items share a partition, keyed by the SHA-256 of the normalised
- * address (`loginLimitSubject`): never the address itself. Not under `RATE#`: read-only
- * functions have no business writing them.
+ * address (`loginLimitSubject`): never the address itself. Its own prefix, the only one `auth`
+ * may write besides logged-out tokens (`prefixedWrites`).
  */
-const loginPk = (emailHash: string) => `LOGINATTEMPTS#${emailHash}`;
+const loginPk = (emailHash: string) => `${loginAttemptsKeyPrefix}${emailHash}`;
 
 /** The failed-login counter of one e-mail address, all sources together. */
 export const loginAttemptsKey = (emailHash: string): ItemKey => ({

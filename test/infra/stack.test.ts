@@ -22,8 +22,8 @@ import {
   evidenceBucket,
   lambdaTimeoutSeconds,
   observability,
+  prefixedWrites,
   providerCallbackQueues,
-  rateLimitCounterWriters,
   schedulerPeriodSeconds,
   table,
   tableAccessOf,
@@ -855,11 +855,22 @@ describe('API Lambdas', () => {
     },
   );
 
-  it('gives the rate-limit counter grant to the read-only functions that count requests only', () => {
+  it('gives the prefix-limited write grants (IAM LeadingKeys) to exactly the functions prefixedWrites names', () => {
     for (const name of tableFunctions) {
       const conditioned = statementsOf(functionOf(name)).filter((statement) => statement.Condition);
-      expect(conditioned.length > 0, name).toBe(rateLimitCounterWriters.includes(name));
+      const writes = prefixedWrites[name];
+      expect(conditioned.length, name).toBe(writes ? 1 : 0);
+      if (!writes) continue;
+      const statement = conditioned[0] as (typeof conditioned)[number];
+      expect([...actionsOf(statement)].sort(), name).toEqual(
+        writes.actions.map((a) => `dynamodb:${a}`).sort(),
+      );
+      expect(statement.Condition, name).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': writes.prefixes.map((prefix) => `${prefix}*`) },
+      });
     }
+    // The public login function writes nothing else: no unconditioned write on the table.
+    expect(canWriteTable('auth')).toBe(false);
   });
 
   it('lets the public checkout group read the table and the Pix signing seed, and nothing else', () => {

@@ -38,6 +38,17 @@ describe('local table grants', () => {
     expect(refusal('wallets', 'UpdateItemCommand', { Key: { pk: 'RATE#k#1' } })).toBeUndefined();
     expect(refusal('wallets', 'UpdateItemCommand', { Key: { pk: { S: 'RATE#k#1' } } })).toBeUndefined();
     expect(refusal('wallets', 'UpdateItemCommand', { Key: { pk: 'ACCOUNT#a' } })).toMatch(/UpdateItem/);
+    expect(refusal('wallets', 'PutItemCommand', { Item: { pk: 'RATE#k#1' } })).toMatch(/PutItem/);
     expect(refusal('checkout', 'UpdateItemCommand', { Key: { pk: 'RATE#k#1' } })).toMatch(/UpdateItem/);
+  });
+
+  it('lets the public auth function write login counters and logged-out tokens, nothing a merchant owns', () => {
+    expect(refusal('auth', 'UpdateItemCommand', { Key: { pk: 'LOGINATTEMPTS#h' } })).toBeUndefined();
+    expect(refusal('auth', 'PutItemCommand', { Item: { pk: 'LOGINATTEMPTS#h' } })).toBeUndefined();
+    expect(refusal('auth', 'PutItemCommand', { Item: { pk: 'REVOKEDJWT#j' } })).toBeUndefined();
+    expect(refusal('auth', 'QueryCommand', { IndexName: 'gsi1' })).toBeUndefined();
+    expect(refusal('auth', 'PutItemCommand', { Item: { pk: 'ACCOUNT#a' } })).toMatch(/PutItem/);
+    expect(refusal('auth', 'UpdateItemCommand', { Key: { pk: 'EMAIL#e' } })).toMatch(/UpdateItem/);
+    expect(refusal('auth', 'DeleteItemCommand', { Key: { pk: 'LOGINATTEMPTS#h' } })).toMatch(/DeleteItem/);
   });
 });
