@@ -23,6 +23,8 @@ export function assertJava17(): void {
 export async function startDynamoDbLocal(s: LocalSettings): Promise<ChildProcess> {
   const path = s.inMemory ? null : join(s.dataDir, 'dynamodb');
   if (path) mkdirSync(path, { recursive: true });
+  // DynamoDB Local sends usage telemetry to AWS unless told not to; the child inherits this.
+  process.env.DDB_LOCAL_TELEMETRY = '0';
   const child = spawn({ port: s.dynamoDbPort, sharedDb: true, path, stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
