@@ -2319,7 +2319,7 @@ export interface operations {
           };
         };
       };
-      /** @description Errors: `REFUND_NOT_SUPPORTED`, `unprocessable_entity`. */
+      /** @description Error: `REFUND_NOT_SUPPORTED`. */
       422: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2327,14 +2327,14 @@ export interface operations {
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
         };
         content: {
-          "application/json": components["schemas"]["ErrorEnvelope"] & ({
+          "application/json": components["schemas"]["ErrorEnvelope"] & {
             error?: {
               /** @constant */
               type?: "invalid_request_error";
               /** @enum {unknown} */
-              code?: "REFUND_NOT_SUPPORTED" | "unprocessable_entity";
+              code?: "REFUND_NOT_SUPPORTED";
             };
-          });
+          };
         };
       };
       /** @description Errors: `lock_timeout`, `rate_limited`. */

@@ -27,6 +27,7 @@ import {
   dynamoDbRoundTripsSoFar,
   dynamoDbUnitsSoFar,
 } from '../store/client.ts';
+import { faultRequested } from '../testing/faults.ts';
 import { authenticateApiKey, authenticateUser } from './authenticate.ts';
 import { toErrorEnvelope } from './errors.ts';
 import type {
@@ -273,6 +274,8 @@ const requestInput = (): ApiMiddleware => ({
     if (!request) return;
     rejectUnreadQuery(request.route, request.query);
     request.body = parseJsonBody(event, request.route, request.headers['content-type']);
+    if (faultRequested('unexpected-error', request.headers))
+      throw new Error('Injected unexpected failure (internal detail: cbt_never_shown)');
   },
 });
 

@@ -13,6 +13,7 @@ export type FaultPoint =
   | 'refund-after-write'
   | 'refund-after-provider'
   | 'refund-contended'
+  | 'unexpected-error'
   | 'evidence-storage';
 
 export function injectFault(point: FaultPoint, headers: Record<string, string>): void {

@@ -117,6 +117,21 @@ describe('rate limiting', () => {
   });
 });
 
+describe('an unexpected failure', () => {
+  it('answers 500 api_error internal_error in the envelope, its detail only in the log', async () => {
+    const reply = await api('/v1/wallets/balance', {
+      apikey: demo().test_api_key,
+      headers: { 'x-fault-inject': 'unexpected-error' },
+    });
+
+    expectError(reply, 500, 'api_error', 'internal_error');
+    expect(reply.body.error.message).toBe('An unexpected error occurred.');
+    expect(JSON.stringify(reply.body)).not.toContain('cbt_never_shown');
+    const record = await requestLogRecord(reply.body.request_id);
+    expect(record).toMatchObject({ status: 500, errorMessage: expect.stringContaining('cbt_never_shown') });
+  });
+});
+
 describe('unknown routes', () => {
   it('answers 404 with the envelope', async () => {
     const reply = await api('/v1/does-not-exist', { apikey: demo().test_api_key });

@@ -279,7 +279,9 @@ describe('GET /v1/payments/stats and /metrics', () => {
     for (const days of ['0', '-2', 'abc', '1.5'])
       expectError(await stats(m.apikey, `?days=${days}`), 400, 'invalid_request_error', 'invalid_request');
     expect((await stats(m.apikey, '?days=0')).body.error.param).toBe('days');
-    expect((await metrics(m.apikey, '?days=x')).body.error.param).toBe('days');
+    const badDays = await metrics(m.apikey, '?days=x');
+    expectError(badDays, 400, 'invalid_request_error', 'invalid_request');
+    expect(badDays.body.error.param).toBe('days');
     expect((await metrics(m.apikey, '?currency=R%24')).body.error.param).toBe('currency');
     expect((await stats(m.apikey, '?day=1')).body.error.param).toBe('day');
     const empty = await stats(m.apikey);

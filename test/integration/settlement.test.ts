@@ -164,10 +164,19 @@ describe('payer lock', () => {
 describe('races', () => {
   it('a payment racing an expiry ends in exactly one outcome, and the ledger agrees', async () => {
     const m = await merchant();
-    for (let i = 0; i < 8; i++) {
+    const outcomes = { paid: 0, expired: 0 };
+    // At least 8 rounds, and on until each side has won one (at most 40).
+    for (let i = 0; i < 40 && (i < 8 || outcomes.paid === 0 || outcomes.expired === 0); i++) {
       const charge = await newCharge(m.apikey, { amount: 1000 + i });
-      const [paid, expired] = await Promise.all([pay(m.apikey, charge.id), expire(m.apikey, charge.id)]);
+      // Sent in turn first, so that each side wins some rounds.
+      const [paid, expired] =
+        i % 2 === 0
+          ? await Promise.all([pay(m.apikey, charge.id), expire(m.apikey, charge.id)])
+          : await Promise.all([expire(m.apikey, charge.id), pay(m.apikey, charge.id)]).then(
+              ([e, p]) => [p, e] as const,
+            );
       const stored = await storedCharge(m.accountId, rawId(charge.id));
+      outcomes[paid.body.outcome === 'paid' ? 'paid' : 'expired']++;
       if (paid.body.outcome === 'paid') {
         expect(stored?.status).toBe('PAID');
         expectError(expired, 400, 'invalid_request_error', 'invalid_request');
@@ -177,6 +186,9 @@ describe('races', () => {
         expect(expired.status).toBe(200);
       }
     }
+    // Both orders happened, so each branch above was checked at least once.
+    expect(outcomes.paid).toBeGreaterThan(0);
+    expect(outcomes.expired).toBeGreaterThan(0);
     expect(await ledgerDiscrepancies()).toEqual([]);
   });
 
@@ -281,6 +293,7 @@ describe('sandbox routes', () => {
     expectError(await pay(m.apikey, 'ch_000000000000000000000000'), 404, 'not_found_error', 'not_found');
     expectError(await expire(m.apikey, 'nope'), 404, 'not_found_error', 'not_found');
     const bad = await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'sideways' } });
+    expectError(bad, 400, 'invalid_request_error', 'invalid_request');
     expect(bad.body.error.param).toBe('status');
     await pay(m.apikey, charge.id);
     const notPending = await expire(m.apikey, charge.id);

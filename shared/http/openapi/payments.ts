@@ -241,7 +241,7 @@ export const paymentOperations: Operations<'payments'> = {
         'insufficient_balance',
       ],
       409: ['idempotency_key_reused'],
-      422: ['REFUND_NOT_SUPPORTED', 'unprocessable_entity'],
+      422: ['REFUND_NOT_SUPPORTED'],
       429: ['lock_timeout'],
     },
   },
