@@ -28,8 +28,8 @@ function where(): { prefix: string } | { dir: string } {
  * Throws unless a secret store is configured: `set-provider` asks before it points the PSP at a
  * new callback token, which a failed secret write would leave the table without.
  */
-export function assertAcquirerSecretStore(): void {
-  where();
+export function assertAcquirerSecretStore(): 'aws' | 'local' {
+  return 'prefix' in where() ? 'aws' : 'local';
 }
 
 const secretsManager = async () => {

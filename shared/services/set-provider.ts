@@ -53,7 +53,14 @@ function checkPems(request: SetProviderRequest): void {
 
 export async function setProvider(request: SetProviderRequest): Promise<{ callbackUrl: string }> {
   checkPems(request);
-  assertAcquirerSecretStore();
+  // Deployed, the callback URL carries its token: never over plain HTTP.
+  if (assertAcquirerSecretStore() === 'aws' && !/^https:\/\//i.test(request.apiBaseUrl))
+    throw new InvalidInput(
+      '--api-url must be an https:// URL when deployed: the callback URL carries its token.',
+      {
+        param: 'api-url',
+      },
+    );
   const account = await getAccount(request.accountId);
   if (!account) throw new NotFound(`No account ${request.accountId}.`);
   const secret: AcquirerSecret = {

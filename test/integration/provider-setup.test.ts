@@ -168,4 +168,17 @@ describe('set-provider', () => {
       callbackTokenHash(first.callbackUrl.split('/').at(-1) as string),
     );
   });
+
+  it('against AWS, refuses a plain-HTTP --api-url before it touches the PSP: the callback URL carries its token', async () => {
+    const account = await admin('create-account', '--name', 'Live Merchant 6');
+    const first = await admin('set-provider', ...providerArgs(account.id, psp));
+    const { JWT_SECRET: _, ...awsEnv } = testAwsEnv;
+    const refused = await adminRefusedWithEnv(
+      { ...awsEnv, ACQUIRER_SECRET_PREFIX: 'pix/acquirer/' },
+      'set-provider',
+      ...providerArgs(account.id, psp, { 'api-url': 'http://api.example.com' }),
+    );
+    expect(refused.stderr).toContain('--api-url must be an https:// URL');
+    expect(psp.bank.webhooks.get(psp.pixKey)?.webhookUrl).toBe(first.callbackUrl);
+  });
 });
