@@ -389,7 +389,9 @@ describe('POST /v1/charges: validation (400, nothing written)', () => {
 
   it('writes nothing for a rejected request', async () => {
     const fresh = await merchant();
-    await createCharge(fresh.apikey, { amount: -1, payment_method: 'pix' });
+    const reply = await createCharge(fresh.apikey, { amount: -1, payment_method: 'pix' });
+    // Refused by validation: one refused before it (a 401, a 429) would write nothing anyway.
+    expectError(reply, 400, 'invalid_request_error', 'invalid_amount');
     // Every partition of the scope: its own and those of its charges, events and journals.
     expect(await scopeItems({ accountId: fresh.accountId, mode: 'test' })).toEqual([]);
   });

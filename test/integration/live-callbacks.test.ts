@@ -17,7 +17,7 @@ import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
 import { control, liveChargeAt, liveMerchantAt, startPsp } from '../helpers/psp.ts';
-import { runtimeLogLines, runtimeLogRecords } from '../helpers/runtime-log.ts';
+import { requestLogRecord, runtimeLogLines, runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { Receiver } from '../helpers/webhook-receiver.ts';
 
 let psp: LocalPsp;
@@ -82,11 +82,19 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
     const stored = await storedCharge(accountId, rawId(charge.id), 'live');
     expect(stored?.endToEndId).toBe(pix.endToEndId);
     expect((await balance(liveKey)).available).toBe(before + stored?.fees.netAmount);
-    // The callback's request was logged, without its token (a credential).
-    await eventually(() =>
-      expect(runtimeLogRecords().some((r) => r.routeKey === 'POST /v1/provider-callbacks/{token}/pix')).toBe(
-        true,
-      ),
+    // The callback's request was logged, without its token (a credential). Its record is written
+    // before the PSP gets its 200: once that came, a later request's record marks the log caught up.
+    await eventually(
+      () =>
+        expect(
+          psp.callbacks.some((c) => c.status === 200 && c.body.pix[0]?.endToEndId === pix.endToEndId),
+        ).toBe(true),
+      SETTLED,
+    );
+    const later = await api(`/v1/charges/${charge.id}`, { apikey: liveKey });
+    await requestLogRecord(String(later.headers.get('x-request-id')));
+    expect(runtimeLogRecords().some((r) => r.routeKey === 'POST /v1/provider-callbacks/{token}/pix')).toBe(
+      true,
     );
     expect(
       runtimeLogLines().filter((line) => line.includes(callbackPath.split('/').at(-1) as string)),

@@ -37,6 +37,8 @@ async function withoutCallbacks(name: string) {
 
 /** A Pix or devolution through the queue, the PSP and the scheduler: generous on a loaded machine. */
 const SETTLED = { timeoutMs: 30_000 };
+/** `RECONCILIATION_OVERLAP_SECONDS` of the test runtime (global-setup.ts). */
+const OVERLAP_MS = 5_000;
 
 // The timeout: a test CA made with node-forge and three admin CLI runs per merchant, slow on a loaded machine.
 beforeAll(async () => {
@@ -152,10 +154,12 @@ describe('reconciliation with the live acquirer', { timeout: 90_000 }, () => {
       // No periodic run meanwhile: the cursor, at now, is put off.
       await putOffReconciliation(merchant.accountId);
       const charge = await liveChargeAt(psp, merchant.liveKey, { amount: 1300 });
-      const paidAt = Date.now();
-      await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
-      // Past the runs' overlap (5 s in the tests): a run from the set-provider's own time would not list it.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, paidAt + 6_000 - Date.now())));
+      const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+      // Set again only once the Pix is older than the runs' overlap: then a run from the set-provider's
+      // own time (a cursor wrongly reset) would not list it. The PSP lists by `horario`, on this clock.
+      await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(pix.horario) + OVERLAP_MS), {
+        message: 'the Pix older than the overlap',
+      });
       await setProviderAt(psp, merchant.accountId);
       await eventually(async () => expect(await statusOf(merchant.liveKey, charge.id)).toBe('paid'), SETTLED);
       expect(psp.callbacks).toEqual([]);

@@ -11,7 +11,7 @@ import { merchant, newCharge, pay } from '../helpers/charges.ts';
 import { emfDocuments, metricSum, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
-import { runtimeLogLines } from '../helpers/runtime-log.ts';
+import { requestLogRecord, runtimeLogLines } from '../helpers/runtime-log.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 
 const { metrics } = observability;
@@ -46,7 +46,10 @@ describe('webhook delivery metrics', () => {
     expect(metricSum(documents[2]!, metrics.webhookLatency)).toBeGreaterThan(0);
     for (const document of documents)
       expect(document).toMatchObject({ service: 'pix-service', mode: 'test' });
-    // Off the request log: no EMF document among the runtime's log lines.
+    // Off the request log: no EMF document among the runtime's log lines, read once the record of
+    // a request made after the documents were written is in (the runtime logs in order).
+    const later = await api('/v1/webhooks/deliveries?limit=1', { apikey: m.apikey });
+    await requestLogRecord(String(later.headers.get('x-request-id')));
     expect(runtimeLogLines().some((line) => line.includes(delivery.id) && line.includes('"_aws"'))).toBe(
       false,
     );

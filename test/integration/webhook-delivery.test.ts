@@ -4,6 +4,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import {
   CreateQueueCommand,
   DeleteQueueCommand,
@@ -17,7 +18,7 @@ import {
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
@@ -29,6 +30,7 @@ import {
   PREFIX,
 } from '../../shared/store/keys.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
+import { emfDocuments } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { scopeItems } from '../helpers/scope-items.ts';
@@ -37,6 +39,8 @@ import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const sqs = new SQSClient({});
 const receiver = receiverPool().start;
+/** The dispatcher's EMF documents (one per attempt, naming its delivery): see metrics.test.ts. */
+const metricsFile = () => join(inject('dataDir'), 'metrics.jsonl');
 
 async function endpoint(apikey: string, url: string, events: string[]) {
   const reply = await api('/v1/webhooks/endpoints', { apikey, body: { url, events } });
@@ -323,7 +327,14 @@ describe('retries', () => {
       lastError: null,
       lastResponseBody: 'accepted',
     });
-    expect(r.received).toHaveLength(1);
+    // The attempt's metrics document is written as it ends, a retry (0 s delay here) queued right after.
+    await eventually(() =>
+      expect(emfDocuments(metricsFile()).some((d) => d.deliveryId === delivery.id)).toBe(true),
+    );
+    // Positive control: this charge's delivery is queued after any retry of the first, so comes later.
+    const control = await newCharge(m.apikey);
+    await r.waitFor(1, 15_000, (q) => JSON.parse(q.body).data.object.id === control.id);
+    expect(r.forDelivery(delivery.id)).toHaveLength(1);
   });
 
   it('records a refused connection as an error and retries', async () => {
