@@ -166,7 +166,7 @@ export type BackgroundFunction = 'scheduler' | 'outbox' | 'webhook-dispatcher' |
 
 /**
  * Each Lambda's tier (`none`: no table, no `TABLE_NAME`). Why each needs what it has:
- * docs/infrastructure.md, "Grants".
+ * docs/infrastructure.md, "What each function may do".
  */
 export const tableAccessOf = {
   auth: 'read',

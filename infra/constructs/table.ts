@@ -6,8 +6,6 @@ import { type TableAccess, tableAccessTiers, table as tableDefinition } from '#s
 
 export type { TableAccess };
 
-/** Partition keys of the per-key rate-limit counters (fixed one-minute windows). */
-
 /**
  * The service's single DynamoDB table, built from `shared/resources.ts` so the local runtime
  * creates the same keys, indexes and TTL attribute.

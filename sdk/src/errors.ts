@@ -72,7 +72,7 @@ export function parseRetryAfter(value: string | null, nowMs = Date.now()): numbe
 }
 
 /**
- * 429: the key's per-minute limit (`rate_limited`), or a refund that lost the account's balance to
+ * 429: the key's per-minute limit or the dashboard's failed-login limit (`rate_limited`), or a refund that lost the account's balance to
  * concurrent ones (`lock_timeout`); nothing was done. `retryAfterSeconds` is when to send it again
  * (undefined without the header).
  */

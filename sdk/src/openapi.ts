@@ -1065,7 +1065,7 @@ export interface components {
     "X-RateLimit-Limit-Minute": number;
     /** @description Requests left in the current minute. */
     "X-RateLimit-Remaining-Minute": number;
-    /** @description Seconds until the next window. */
+    /** @description Seconds to wait before sending the request again: until the rate-limit window ends, or a short pause after a refund’s lock_timeout. */
     "Retry-After": number;
     /** @description `true` when this is the stored response of an earlier request. */
     "Idempotent-Replayed": "true";

@@ -5,7 +5,8 @@
  *   events), with a timestamp tolerance against replays;
  * - `sha256=<hex>`: HMAC-SHA256 of the raw body (legacy `payment.*`, `withdrawal.*`), which carries
  *   no timestamp and leaves the headers unsigned: deduplicate those on their signed body fields
- *   (`event`, `data.transactionId`, `data.status`, `data.occurredAt`), not on `X-Acme-Delivery-Id`.
+ *   (`event`, `data.transactionId`, `data.status`, `data.occurredAt`, plus `data.refund.id`/`status`
+ *   for `payment.refunded`), not on `X-Acme-Delivery-Id`.
  * Several secrets are accepted so a receiver keeps working across a `rotate-secret` (the swap is
  * instant on the service's side).
  */

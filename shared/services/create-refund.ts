@@ -6,7 +6,8 @@
  * from the wallet's shards, each part only while its shard still holds it (`planDebit`: one
  * shard that covers it, else several in the same transaction), and stores the idempotency record
  * and the `payment.refunded` event. `insufficient_balance` only when the shards read right
- * before together do not cover it. Then the acquirer is asked (advance-refund.ts). A replay returns the
+ * before together do not cover it; a refund that keeps losing races for 5 s answers 429
+ * `lock_timeout` (`Contended`), having written nothing. Then the acquirer is asked (advance-refund.ts). A replay returns the
  * original refund and finishes what a failure after the commit left undone.
  */
 

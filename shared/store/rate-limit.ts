@@ -1,7 +1,8 @@
 /**
  * Per-key fixed one-minute windows: one counter item per key per minute
  * (`RATE#<keyId>#<minute>`), incremented atomically and deleted by TTL. The `RATE#` prefix is
- * what lets read-only functions write counters and nothing else (IAM `dynamodb:LeadingKeys`).
+ * what lets `wallets` (read tier) write counters and nothing else; the login counters'
+ * `LOGINATTEMPTS#` prefix does the same for `auth` (IAM `dynamodb:LeadingKeys`, `prefixedWrites`).
  *
  * Login attempts: one counter item per e-mail address and one per address and source, in the
  * address's partition (`LOGINATTEMPTS#<hash>`, keys.ts), each with a window that starts at its

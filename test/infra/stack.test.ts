@@ -109,7 +109,7 @@ const tableWriteActions = [
   'dynamodb:BatchWriteItem',
 ];
 
-/** Unconditional item writes anywhere in the table (the rate-limit counter grant is conditional). */
+/** Unconditional item writes anywhere in the table (the prefixed write grants, `prefixedWrites`, are conditional). */
 const canWriteTable = (fn: Group | ServiceFunction): boolean =>
   statementsOf(fn).some(
     (statement) =>

@@ -439,7 +439,10 @@ export function buildOpenApiDocument() {
         ),
         'X-RateLimit-Limit-Minute': header('Requests allowed per minute for this key.', { type: 'integer' }),
         'X-RateLimit-Remaining-Minute': header('Requests left in the current minute.', { type: 'integer' }),
-        'Retry-After': header('Seconds until the next window.', { type: 'integer' }),
+        'Retry-After': header(
+          'Seconds to wait before sending the request again: until the rate-limit window ends, or a short pause after a refund’s lock_timeout.',
+          { type: 'integer' },
+        ),
         'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request.', {
           const: 'true',
         }),

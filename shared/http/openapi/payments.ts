@@ -83,6 +83,7 @@ export const Refund = v.pipe(
       strategy: 'cashout',
       fee: 0,
       automatic: false,
+      destinationKey: '***.982.247-**',
       failureReason: null,
       createdAt: '2026-11-22T20:05:00.000Z',
       updatedAt: '2026-11-22T20:05:00.000Z',
