@@ -38,7 +38,13 @@ import { planCancel } from '../domain/settlement.ts';
 import { newJournalId, newRefundId } from '../ids.ts';
 import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
-import { type PixProvider, ProviderRejectedError, ProviderUnavailableError } from '../providers/provider.ts';
+import {
+  type PixProvider,
+  ProviderRefusal,
+  ProviderRejectedError,
+  ProviderRequestError,
+  ProviderUnavailableError,
+} from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
@@ -69,7 +75,8 @@ async function withdrawCob(provider: PixProvider, txid: string): Promise<boolean
     await provider.cancelCob(txid);
     return true;
   } catch (error) {
-    if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable(UNAVAILABLE);
+    if (error instanceof ProviderUnavailableError || error instanceof ProviderRequestError)
+      throw new ProviderUnavailable(UNAVAILABLE);
     if (error instanceof ProviderRejectedError) return false;
     throw error;
   }
@@ -100,7 +107,10 @@ export async function cancelPayment(
         // then read again (PAID → payment_not_cancellable). A cob removed by the PSP has no QR
         // left; one still ATIVA would stay payable behind a CANCELLED charge: nothing is changed.
         const status = await settleConcludedCob(scope, charge).catch((error: unknown) => {
-          if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable(UNAVAILABLE);
+          // Unreachable, or refusing to show the cob (credentials, a cob it no longer knows):
+          // whether it was paid is unknown, so nothing is changed.
+          if (error instanceof ProviderUnavailableError || error instanceof ProviderRefusal)
+            throw new ProviderUnavailable(UNAVAILABLE);
           throw error;
         });
         if (status === 'ATIVA')

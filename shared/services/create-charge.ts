@@ -37,6 +37,7 @@ import {
   type CreatedCob,
   type PixProvider,
   ProviderRejectedError,
+  ProviderRequestError,
   ProviderUnavailableError,
 } from '../providers/provider.ts';
 import {
@@ -290,7 +291,10 @@ async function requestCob(
       }),
     };
   } catch (error) {
-    if (error instanceof ProviderUnavailableError) throw new ProviderUnavailable();
+    // Unreachable, or refusing our credentials (README: 503 until `set-provider` renews them):
+    // nothing was created, and the same key succeeds later.
+    if (error instanceof ProviderUnavailableError || error instanceof ProviderRequestError)
+      throw new ProviderUnavailable();
     if (!(error instanceof ProviderRejectedError)) throw error;
     return {
       failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },

@@ -9,6 +9,7 @@ import type { ChargeRecord } from '../domain/charges.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { planExpiry } from '../domain/settlement.ts';
 import { awaitingPayment, txStatuses } from '../domain/transaction-status.ts';
+import { errorFields, log } from '../log.ts';
 import { dueEntries, getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { readPaymentIds } from '../store/payment-list.ts';
@@ -46,8 +47,15 @@ export async function expireCharge(
  */
 export async function expireDueCharges(now: Date): Promise<number> {
   let expired = 0;
-  for (const entry of await dueEntries('EXPIRY', now))
-    if (await expireDue(entry.scope, entry.id, now)) expired++;
+  for (const entry of await dueEntries('EXPIRY', now)) {
+    try {
+      if (await expireDue(entry.scope, entry.id, now)) expired++;
+    } catch (error) {
+      // One charge's trouble (its acquirer, a settlement) must not stop every other account's
+      // expiries: it stays due and is tried next run.
+      log.error('charge expiry failed; retried next run', { chargeId: entry.id, ...errorFields(error) });
+    }
+  }
   return expired;
 }
 

@@ -51,6 +51,11 @@ export async function settleConcludedCob(
   const cob = await provider.getCob(charge.txid);
   if (cob.status !== 'CONCLUIDA') return cob.status;
   const received = Array.isArray(cob.raw.pix) ? (cob.raw.pix as { endToEndId?: unknown }[]) : [];
+  // Paid, but the answer does not say by which Pix (`pix` is optional in the standard): nothing
+  // can be settled from it, and the charge must be neither cancelled nor expired meanwhile.
+  // Reconciliation (`GET /pix`) finds that Pix.
+  if (!received.some((pix) => typeof pix.endToEndId === 'string'))
+    throw new ProviderUnavailableError(`API Pix: cob ${charge.txid} is CONCLUIDA but lists no Pix`);
   for (const pix of received) {
     if (typeof pix.endToEndId !== 'string') continue;
     const outcome = await settlePixAt(account, provider, pix.endToEndId);
@@ -76,10 +81,11 @@ export async function settleCobBeforeExpiry(
     await settleConcludedCob(scope, charge);
     return true;
   } catch (error) {
-    if (!(error instanceof ProviderUnavailableError)) throw error;
-    // Past that, a Pix the acquirer shows later is a late payment, returned like any other.
+    // Unavailable, or refusing (credentials revoked, a cob it no longer knows): either way it
+    // cannot say whether a Pix came, so the expiry waits. Past that, a Pix the acquirer shows
+    // later is a late payment, returned like any other.
     if (now.getTime() - Date.parse(charge.expiresAt) > MAX_EXPIRY_DEFERRAL_MS) return true;
-    log.warn('cob not read before expiry: acquirer unavailable; expiry deferred', { chargeId });
+    log.warn('cob not read before expiry; expiry deferred', { chargeId, ...errorFields(error) });
     return false;
   }
 }

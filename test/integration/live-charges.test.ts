@@ -128,6 +128,38 @@ describe('live charges through the API Pix acquirer', () => {
     expect(replay.body.id).toBe(retried.body.id);
   });
 
+  it('credentials the PSP refuses (401 invalid_client) are 503 with nothing stored or changed, on create, provider-status and cancel; the same key succeeds once renewed', async () => {
+    const before = await create({ amount: 1300, payment_method: 'pix' });
+    expect(before.status).toBe(201);
+    const key = `live-${randomUUID()}`;
+    await control(psp, 'POST', '/token', { refuseClient: true });
+    try {
+      expectError(
+        await create({ amount: 1400, payment_method: 'pix' }, key),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
+      expectError(
+        await api(`/v1/payments/${rawId(before.body.id)}/provider-status`, { apikey: liveKey }),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
+      const cancel = await api(`/v1/payments/${rawId(before.body.id)}/cancel`, {
+        apikey: liveKey,
+        method: 'POST',
+      });
+      expectError(cancel, 503, 'api_error', 'service_unavailable');
+      expect((await api(`/v1/charges/${before.body.id}`, { apikey: liveKey })).body.status).toBe('pending');
+    } finally {
+      await control(psp, 'POST', '/token', { refuseClient: false });
+    }
+    const retried = await create({ amount: 1400, payment_method: 'pix' }, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('a PSP slower than an attempt: 503 service_unavailable within the request budget, before the API Lambda times out', async () => {
     const key = `live-${randomUUID()}`;
     // Every answer 15 s late: longer than an attempt, longer than the whole Lambda.

@@ -13,7 +13,7 @@ import { chargeKey, dueIndex, reconciliationKey } from '../../shared/store/keys.
 import { reconciliationItem } from '../../shared/store/live-acquirer.ts';
 import { rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { api } from '../helpers/http.ts';
+import { api, expectError } from '../helpers/http.ts';
 import {
   control,
   type LiveMerchant,
@@ -123,6 +123,80 @@ describe('reconciliation with the live acquirer', { timeout: 90_000 }, () => {
       ).toMatchObject({ outcome: 'settled', via: 'cob' }),
     );
   });
+  it('a charge whose cob the acquirer refuses to show waits for its expiry, and holds no other expiry up', async () => {
+    const { psp, merchant } = beforeExpiry;
+    const storedStatus = async (id: string) =>
+      (await storedCharge(merchant.accountId, rawId(id), 'live'))?.status;
+    const refused = await liveChargeAt(psp, merchant.liveKey, { amount: 3300 });
+    const unpaid = await liveChargeAt(psp, merchant.liveKey, { amount: 3400 });
+    // A refusal, not an outage (its credentials, a cob it no longer knows): 400 on the read.
+    await control(psp, 'POST', '/refuse', { count: 1_000_000, path: `/cob/${refused.txid}`, method: 'GET' });
+    try {
+      // The refused one is due first, so a run that stopped at it would never reach the other.
+      await closeWindowAfter(merchant.accountId, refused.id, new Date(Date.now() - 1000).toISOString());
+      await closeWindowAfter(merchant.accountId, unpaid.id, new Date().toISOString());
+      await eventually(
+        async () => expect(await statusOf(merchant.liveKey, unpaid.id)).toBe('expired'),
+        SETTLED,
+      );
+      await eventually(() =>
+        expect(
+          runtimeLogRecords().some(
+            (r) =>
+              r.message === 'cob not read before expiry; expiry deferred' && r.chargeId === rawId(refused.id),
+          ),
+        ).toBe(true),
+      );
+      // Shown expired (its window closed), but its expiry not recorded: a Pix could still be settled.
+      expect(await storedStatus(refused.id)).toBe('WAITING_PAYMENT');
+    } finally {
+      await control(psp, 'POST', '/refuse', { count: 0, path: `/cob/${refused.txid}` });
+    }
+    // Readable again: read, found ATIVA, its expiry recorded.
+    await eventually(async () => expect(await storedStatus(refused.id)).toBe('EXPIRED'), SETTLED);
+  });
+
+  it('a cob read CONCLUIDA without its optional pix list holds a cancel (503) until the Pix is known', async () => {
+    const { psp, merchant } = beforeExpiry;
+    const charge = await liveChargeAt(psp, merchant.liveKey, { amount: 3500 });
+    const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+    await control(psp, 'POST', '/answer-format', { cobPixList: false });
+    try {
+      const held = await api(`/v1/payments/${rawId(charge.id)}/cancel`, {
+        apikey: merchant.liveKey,
+        method: 'POST',
+      });
+      expectError(held, 503, 'api_error', 'service_unavailable');
+      expect(await statusOf(merchant.liveKey, charge.id)).toBe('pending');
+    } finally {
+      await control(psp, 'POST', '/answer-format', { cobPixList: true });
+    }
+    // With the list, the cancel settles that Pix first: the payment was paid in time.
+    const refused = await api(`/v1/payments/${rawId(charge.id)}/cancel`, {
+      apikey: merchant.liveKey,
+      method: 'POST',
+    });
+    expectError(refused, 400, 'invalid_request_error', 'payment_not_cancellable');
+    expect((await storedCharge(merchant.accountId, rawId(charge.id), 'live'))?.endToEndId).toBe(
+      pix.endToEndId,
+    );
+  });
+
+  it('a Pix whose time the PSP writes in another UTC offset (+05:00) is settled, its time stored in UTC', async () => {
+    const { psp, merchant } = periodic;
+    const charge = await liveChargeAt(psp, merchant.liveKey, { amount: 3600 });
+    await control(psp, 'POST', '/answer-format', { horarioOffsetMinutes: 300 });
+    try {
+      const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, {});
+      await eventually(async () => expect(await statusOf(merchant.liveKey, charge.id)).toBe('paid'), SETTLED);
+      const stored = await storedCharge(merchant.accountId, rawId(charge.id), 'live');
+      expect(stored?.endToEndId).toBe(pix.endToEndId);
+      expect(stored?.paidAt).toBe(new Date(pix.horario).toISOString());
+    } finally {
+      await control(psp, 'POST', '/answer-format', { horarioOffsetMinutes: 0 });
+    }
+  });
+
   it("a run's cursor write leaves a cursor another writer moved meanwhile (an overlapping run, a new acquirer)", async () => {
     const { accountId } = beforeExpiry.merchant;
     const scope = { accountId, mode: 'live' } as const;

@@ -199,6 +199,30 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     expect(await ledgerDiscrepancies([merchant.accountId])).toEqual([]);
   });
 
+  it('a devolution read back with its valor zero-padded ("012.00", as the standard allows) after a lost answer is the same devolution', async () => {
+    const { paymentId, endToEndId } = await paidLiveCharge(5000);
+    const before = (await balance(merchant.liveKey)).available;
+    // The PUT is carried out, its answer lost; the retry is "id used"; the read-back shows `012.00`.
+    await control(psp, 'POST', '/lose-answers', { count: 1, method: 'PUT', pathPrefix: '/pix/' });
+    await control(psp, 'POST', '/answer-format', { devolucaoValorPadded: true });
+    try {
+      const reply = await api(`/v1/payments/${paymentId}/refund`, {
+        apikey: merchant.liveKey,
+        body: { idempotencyKey: randomUUID(), amount: 1200, strategy: 'devolution' },
+      });
+      expect(reply.status).toBe(201);
+      await eventually(
+        async () => expect((await refundOf(paymentId, reply.body.id))?.status).toBe('IN_PROGRESS'),
+        SETTLED,
+      );
+      // Never FAILED on the way: the money left, so the reserve stays out of available.
+      expect((await balance(merchant.liveKey)).available).toBe(before - 1200);
+      expect(psp.bank.pix.get(endToEndId)?.devolucoes).toHaveLength(1);
+    } finally {
+      await control(psp, 'POST', '/answer-format', { devolucaoValorPadded: false });
+    }
+  });
+
   it('DEVOLVIDO reported for a refund held FAILED is logged as an error and counted', async () => {
     const { paymentId, endToEndId } = await paidLiveCharge(3000);
     const refundId = await devolutionRefund(paymentId, endToEndId, 900);

@@ -325,8 +325,25 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
   /** `GET /pix` by payer: applied and echoed; refused (403); or silently ignored (neither applied nor echoed). */
   let payerFilter: boolean | 'ignored' = true;
+  /** Whether the token endpoint refuses the client's (otherwise right) credentials. */
+  let clientRefused = false;
   /** Whether a created cob's answer carries `pixCopiaECola` and `location` (both optional in CobGerada). */
   const cobFields = { pixCopiaECola: true, location: true };
+  /**
+   * Answers valid in the standard but unlike this PSP's usual ones: Pix times in another UTC
+   * offset (RFC 3339 allows any), a `CONCLUIDA` cob read without its optional `pix` list, and a
+   * devolution's `valor` with a leading zero (`"010.00"` matches `\d{1,10}\.\d{2}`).
+   */
+  const answerFormat = { horarioOffsetMinutes: 0, cobPixList: true, devolucaoValorPadded: false };
+  const formatPix = (pix: StoredPix): Record<string, unknown> => {
+    const json = pixJson(pix);
+    const offset = answerFormat.horarioOffsetMinutes;
+    if (offset === 0) return json;
+    const local = new Date(Date.parse(pix.horario) + offset * 60_000).toISOString().slice(0, -1);
+    const hours = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+    const minutes = String(Math.abs(offset) % 60).padStart(2, '0');
+    return { ...json, horario: `${local}${offset < 0 ? '-' : '+'}${hours}:${minutes}` };
+  };
   /** The next `remaining` reads of a devolution answer `status` (a PSP whose reads lag or fail). */
   let devolucaoReads: { status: 404 | 503; remaining: number } = { status: 503, remaining: 0 };
   /** The next `remaining` API requests matching `method` and `pathPrefix` are done, but their answer is lost. */
@@ -404,7 +421,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       .toString('utf8')
       .split(':')
       .map((part) => decodeURIComponent(part));
-    if (scheme !== 'Basic' || id !== clientId || secret !== clientSecret)
+    if (scheme !== 'Basic' || id !== clientId || secret !== clientSecret || clientRefused)
       return oauthError(401, 'invalid_client', 'Client authentication failed.');
     const subject = (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
     if (subject !== clientId)
@@ -448,7 +465,16 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
 
   /** The API Pix routes under `/v2`: `[method, path pattern, handler of the decoded path parameters]`. */
   const apiRoutes: Route[] = [
-    ['GET', /^\/cob\/([^/]+)$/, showCob],
+    [
+      'GET',
+      /^\/cob\/([^/]+)$/,
+      ([txid = ''], { res }) => {
+        const cob = bank.cobs.get(txid);
+        if (!cob) return notFound(res, 'CobNaoEncontrado', 'Cobrança não encontrada.');
+        const { pix, ...rest } = bank.cobJson(cob);
+        sendJson(res, 200, answerFormat.cobPixList ? { ...rest, ...(pix !== undefined && { pix }) } : rest);
+      },
+    ],
     [
       'PUT',
       /^\/cob\/([^/]+)$/,
@@ -503,7 +529,11 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         }
         const devolucao = bank.pix.get(endToEndId)?.devolucoes.find((d) => d.id === id);
         if (!devolucao) return notFound(res, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.');
-        sendJson(res, 200, devolucao);
+        sendJson(
+          res,
+          200,
+          answerFormat.devolucaoValorPadded ? { ...devolucao, valor: `0${devolucao.valor}` } : devolucao,
+        );
       },
     ],
     [
@@ -512,7 +542,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       ([endToEndId = ''], { res }) => {
         const pix = bank.pix.get(endToEndId);
         if (!pix) return notFound(res, 'PixNaoEncontrado', 'Pix não encontrado.');
-        sendJson(res, 200, pixJson(pix));
+        sendJson(res, 200, formatPix(pix));
       },
     ],
     [
@@ -541,7 +571,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
               quantidadeTotalDeItens: all.length,
             },
           },
-          pix: all.slice(page * size, (page + 1) * size).map(pixJson),
+          pix: all.slice(page * size, (page + 1) * size).map(formatPix),
         });
       },
     ],
@@ -606,10 +636,14 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
    * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
-   * - `POST /token` `{expiresIn?, revoke?: true, sendExpiresIn?: boolean}`;
+   * - `POST /token` `{expiresIn?, revoke?: true, sendExpiresIn?: boolean, refuseClient?: boolean}`:
+   *   `refuseClient` revokes the tokens and answers the client's credentials `invalid_client` (401)
+   *   until set false again (its secret or certificate expired at the PSP);
    * - `POST /payer-filter` `{supported: boolean | "ignored"}`: whether `GET /pix` answers a `cpf`/`cnpj`
    *   filter (false: 403; "ignored": lists as if it were not sent, and does not echo it in `parametros`);
    * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
+   * - `POST /answer-format` `{horarioOffsetMinutes?, cobPixList?, devolucaoValorPadded?}`: Pix times in
+   *   another UTC offset, `GET /cob` without its `pix` list, a devolution's `valor` read with a leading zero;
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
    * - `POST /lose-answers` `{count, method?, pathPrefix?, path?}`: the next `count` API requests matching
    *   (`pathPrefix`, or exactly `path`, below `/v2`) are carried out, then the connection drops before the answer;
@@ -688,6 +722,23 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
           return badControl(res, 'supported must be a boolean or "ignored".');
         payerFilter = json.supported;
         sendJson(res, 200, { supported: payerFilter });
+      },
+    ],
+    [
+      'POST',
+      /^\/answer-format$/,
+      (_, { json, res }) => {
+        const { horarioOffsetMinutes: offset, cobPixList, devolucaoValorPadded } = json;
+        if (offset !== undefined && (!Number.isInteger(offset) || Math.abs(offset as number) >= 24 * 60))
+          return badControl(res, 'horarioOffsetMinutes must be an integer of minutes below a day.');
+        for (const [name, value] of Object.entries({ cobPixList, devolucaoValorPadded }))
+          if (value !== undefined && typeof value !== 'boolean')
+            return badControl(res, `${name} must be a boolean.`);
+        if (typeof offset === 'number') answerFormat.horarioOffsetMinutes = offset;
+        if (typeof cobPixList === 'boolean') answerFormat.cobPixList = cobPixList;
+        if (typeof devolucaoValorPadded === 'boolean')
+          answerFormat.devolucaoValorPadded = devolucaoValorPadded;
+        sendJson(res, 200, answerFormat);
       },
     ],
     [
@@ -773,6 +824,10 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       (_, { json, res }) => {
         if (typeof json.expiresIn === 'number' && json.expiresIn > 0) tokenTtlSeconds = json.expiresIn;
         if (json.revoke === true) tokens.clear();
+        if (typeof json.refuseClient === 'boolean') {
+          clientRefused = json.refuseClient;
+          if (clientRefused) tokens.clear();
+        }
         if (typeof json.sendExpiresIn === 'boolean') tokenExpiresIn = json.sendExpiresIn;
         sendJson(res, 200, { expiresIn: tokenTtlSeconds });
       },

@@ -22,7 +22,7 @@ import {
   type ReceivedPix,
   type ReceivedPixQuery,
 } from '../provider.ts';
-import { fromDecimalString, toDecimalString } from './money.ts';
+import { fromDecimalString, toDecimalString, toUtcIso } from './money.ts';
 import { type ApiPixCredentials, apiPixTransport, type TransportOptions } from './transport.ts';
 import type {
   CobRequest,
@@ -94,7 +94,7 @@ const receivedPix = (pix: PixResponse): ReceivedPix => ({
   endToEndId: pix.endToEndId,
   ...(pix.txid !== undefined && { txid: pix.txid }),
   amount: fromDecimalString(pix.valor),
-  receivedAt: pix.horario,
+  receivedAt: toUtcIso(pix.horario),
   ...(pix.infoPagador !== undefined && { payerMessage: pix.infoPagador }),
   devolutions: (pix.devolucoes ?? []).map((d) => ({
     ...devolutionState(d),
@@ -213,7 +213,8 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
             { cause: readError },
           );
         }
-        if (existing.valor !== valor) throw error;
+        // As amounts, not strings: the standard's `\d{1,10}\.\d{2}` allows `"010.00"` for 1000.
+        if (fromDecimalString(existing.valor) !== input.amount) throw error;
       }
     },
 

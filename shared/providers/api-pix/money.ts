@@ -4,6 +4,16 @@
 export const toDecimalString = (centavos: number): string =>
   `${Math.trunc(centavos / 100)}.${String(Math.abs(centavos % 100)).padStart(2, '0')}`;
 
+/**
+ * An API Pix time (RFC 3339, any offset: `2026-11-24T05:49:37+05:00`) as the service stores
+ * times, in UTC (`…Z`): stored times are compared as strings, which only works in one offset.
+ */
+export function toUtcIso(time: string): string {
+  const ms = Date.parse(time);
+  if (Number.isNaN(ms)) throw new Error(`Not an API Pix time: ${JSON.stringify(time)}`);
+  return new Date(ms).toISOString();
+}
+
 /** `"10.50"` → 1050; anything but the standard's `\d{1,10}\.\d{2}` throws (a PSP answering it is broken). */
 export function fromDecimalString(decimal: string): number {
   const match = /^(\d{1,10})\.(\d{2})$/.exec(decimal);
