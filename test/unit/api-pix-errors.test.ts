@@ -33,6 +33,10 @@ describe('fromResponse', () => {
     ['getCob', 504, problem(504, 'IndisponibilidadePorTempoEsgotado'), ProviderUnavailableError, undefined],
     ['getPix', 429, undefined, ProviderUnavailableError, undefined],
     ['token', 503, undefined, ProviderUnavailableError, undefined],
+    // No answer about the request itself: the cob may exist, so not a refusal that fails the charge.
+    ['createCob', 408, undefined, ProviderUnavailableError, undefined],
+    ['createCob', 425, undefined, ProviderUnavailableError, undefined],
+    ['createCob', 302, undefined, ProviderUnavailableError, undefined],
     ['createCob', 400, problem(400, 'CobOperacaoInvalida'), ProviderRejectedError, 'CobOperacaoInvalida'],
     ['createCob', 404, problem(404, 'NaoEncontrado'), ProviderRejectedError, 'NaoEncontrado'],
     ['createCob', 422, 'unprocessable', ProviderRejectedError, 'http_422'],
@@ -88,6 +92,15 @@ describe('fromResponse', () => {
     const error = fromResponse(operation, status, body);
     expect(error).toBeInstanceOf(errorClass);
     expect((error as { providerErrorCode?: string }).providerErrorCode).toBe(code);
+  });
+
+  it('keeps at most 500 characters of a problem text, which has no limit in the standard', () => {
+    const error = fromResponse(
+      'createCob',
+      400,
+      problem(400, 'CobOperacaoInvalida', { detail: 'x'.repeat(450_000) }),
+    );
+    expect(error.message.length).toBeLessThan(600);
   });
 
   it('keeps the title, detail and every violation in the message', () => {
@@ -197,8 +210,18 @@ describe('cobRequest', () => {
     expect(cobRequest({ ...base, payerDocument: '12345678909' }, 'k').devedor).toBeUndefined();
   });
 
-  it('cuts the description to the 140 characters of solicitacaoPagador', () => {
+  it('cuts the description to the 140 characters of solicitacaoPagador, never within a surrogate pair', () => {
     expect(cobRequest({ ...base, description: 'a'.repeat(200) }, 'k').solicitacaoPagador).toHaveLength(140);
+    const emoji =
+      cobRequest({ ...base, description: `${'a'.repeat(139)}🙂🙂` }, 'k').solicitacaoPagador ?? '';
+    expect(emoji).toBe(`${'a'.repeat(139)}🙂`);
+    expect(emoji.isWellFormed()).toBe(true);
+  });
+
+  it('cuts the payer name to the 200 code points of devedor.nome', () => {
+    const name = 'e\u0301'.repeat(200); // 200 characters as read, 400 code points
+    const cob = cobRequest({ ...base, payerDocument: '52998224725', payerName: name }, 'k');
+    expect(Array.from((cob.devedor as { nome: string }).nome)).toHaveLength(200);
   });
 });
 

@@ -53,8 +53,11 @@ export type ApiPixProvider = PixProvider &
  */
 export const API_PIX_SCOPES = 'cob.write cob.read pix.write pix.read webhook.write';
 
-/** API Pix caps `solicitacaoPagador` at 140 characters. */
+/** API Pix caps `solicitacaoPagador` at 140 characters and `devedor.nome` at 200 (JSON Schema counts code points). */
 const PAYER_REQUEST_MAX = 140;
+const PAYER_NAME_MAX = 200;
+/** The first `max` code points: never half of a surrogate pair, which a strict PSP would refuse. */
+const firstCodePoints = (text: string, max: number): string => Array.from(text).slice(0, max).join('');
 /** `GET /pix` pages at the standard's maximum, and a bound on pages so a broken PSP cannot loop us forever. */
 const PIX_PAGE_SIZE = 1000;
 const MAX_PIX_PAGES = 1000;
@@ -75,12 +78,16 @@ export function cobRequest(input: CreateCobInput, pixKey: string): CobRequest {
     // the payer is not named to the PSP (the service's own payer lock still applies).
     ...(input.payerDocument !== undefined &&
       input.payerName !== undefined && {
-        devedor: { ...documentField(input.payerDocument), nome: input.payerName },
+        // Our 200-character limit counts what a reader sees (é as e + ◌́ is one): the PSP's, code points.
+        devedor: {
+          ...documentField(input.payerDocument),
+          nome: firstCodePoints(input.payerName, PAYER_NAME_MAX),
+        },
       }),
     valor: { original: toDecimalString(input.amount) },
     chave: pixKey,
     ...(input.description !== undefined && {
-      solicitacaoPagador: input.description.slice(0, PAYER_REQUEST_MAX),
+      solicitacaoPagador: firstCodePoints(input.description, PAYER_REQUEST_MAX),
     }),
   };
 }

@@ -5,7 +5,7 @@
  *
  * | Answer | Error |
  * |---|---|
- * | no answer, timeout, 5xx, 429 | `ProviderUnavailableError` (retried where idempotent) |
+ * | no answer, timeout, 5xx, 429, 408, 425, 3xx (no answer to the request itself) | `ProviderUnavailableError` (retried where idempotent) |
  * | 403 on `GET /pix` filtered by payer (the PSP does not offer the filter) | `ProviderQueryNotOfferedError` |
  * | 400, 403, 404, 405 on `GET /infracoes` (not API Pix: a PSP may not offer it) | `ProviderQueryNotOfferedError` |
  * | 401, 403 (credentials, scopes) | `ProviderRequestError` |
@@ -50,6 +50,9 @@ const NOT_FOUND_MEANS_ABSENT: ReadonlySet<ApiPixOperation> = new Set([
   'getDevolution',
 ]);
 
+/** The most of a PSP's problem text an error message keeps. */
+const MAX_TEXT = 500;
+
 /** What the body says, whichever of the two error formats (RFC 7807, RFC 6749) it is in. */
 function describe(status: number, body: unknown): { code: string; text: string; properties: string[] } {
   if (body !== null && typeof body === 'object') {
@@ -77,8 +80,13 @@ function describe(status: number, body: unknown): { code: string; text: string; 
 /** The typed error for a non-2xx answer of `operation` (the body parsed as JSON, or the raw text). */
 export function fromResponse(operation: ApiPixOperation, status: number, body: unknown): Error {
   const { code, text, properties } = describe(status, body);
-  const message = `API Pix ${operation} answered ${status}: ${text}`;
-  if (status >= 500 || status === 429) return new ProviderUnavailableError(message);
+  // A problem's text has no length limit in the standard: it ends up in a charge's or a refund's
+  // failure reason, which must fit in an item.
+  const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+  const message = `API Pix ${operation} answered ${status}: ${shown}`;
+  // Overloaded, timed out, too early or redirected: nothing said about the request itself.
+  if (status >= 500 || status === 429 || status === 408 || status === 425 || (status >= 300 && status < 400))
+    return new ProviderUnavailableError(message);
   if (status === 403 && operation === 'listPixByPayer')
     return new ProviderQueryNotOfferedError(message, code);
   // The infraction feed is not API Pix: a PSP without it may refuse the path as it likes (no alarm).
