@@ -290,8 +290,12 @@ export async function advanceDueRefunds(now: Date): Promise<number> {
       const after = await advanceOne(refund, new Date());
       if (after.status !== refund.status) moved++;
     } catch (error) {
-      // One refund's trouble must not stop the others: it stays due and is tried next run.
+      // One refund's trouble (credentials refused, say) must not stop the others, nor be asked
+      // again every run: it is checked later, backing off as an unanswered one is.
       log.error('refund advance failed', { refundId: refund.id, error: String(error) });
+      await checkLater(refund, new Date()).catch((later: unknown) =>
+        log.error('refund check not postponed', { refundId: refund.id, error: String(later) }),
+      );
     }
   }
   return moved;

@@ -8,9 +8,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { devolutionIdOf } from '../../shared/domain/refunds.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { refundKey } from '../../shared/store/keys.ts';
 import { balance, rawId } from '../helpers/charges.ts';
 import { emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -220,6 +223,38 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
       expect(psp.bank.pix.get(endToEndId)?.devolucoes).toHaveLength(1);
     } finally {
       await control(psp, 'POST', '/answer-format', { devolucaoValorPadded: false });
+    }
+  });
+
+  it('a refund the PSP refuses our credentials for is asked again later, not on every scheduler run', async () => {
+    const { paymentId } = await paidLiveCharge(4000);
+    await control(psp, 'POST', '/token', { refuseClient: true });
+    try {
+      const reply = await api(`/v1/payments/${paymentId}/refund`, {
+        apikey: merchant.liveKey,
+        body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
+      });
+      // Recorded and reserved; the acquirer is asked later, by the scheduler.
+      expect(reply.status).toBe(201);
+      const failedAt = await eventually(() => {
+        const record = runtimeLogRecords().find(
+          (r) => r.message === 'refund advance failed' && r.refundId === reply.body.id,
+        );
+        expect(record).toBeDefined();
+        return Date.parse(record?.timestamp);
+      }, SETTLED);
+      // Its next check is put off past that run (the refund queue's sort key starts with the time).
+      const scope = { accountId: merchant.accountId, mode: 'live' } as const;
+      await eventually(async () => {
+        const item = (
+          await db.send(
+            new GetCommand({ TableName: tableName(), Key: refundKey(scope, paymentId, reply.body.id) }),
+          )
+        ).Item;
+        expect(Date.parse(String(item?.gsi2sk).split('#')[0] ?? '')).toBeGreaterThan(failedAt);
+      });
+    } finally {
+      await control(psp, 'POST', '/token', { refuseClient: false });
     }
   });
 
