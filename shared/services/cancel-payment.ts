@@ -64,7 +64,9 @@ async function acquirerOf(scope: MerchantScope): Promise<PixProvider> {
   return provider;
 }
 
-const UNAVAILABLE = 'The acquirer is unavailable; nothing was changed. Retry the cancel later.';
+/** Not "nothing changed": a withdrawal whose answer timed out may have been done at the acquirer. */
+const UNAVAILABLE =
+  'The acquirer did not confirm; the payment is unchanged here, though its QR code may already be withdrawn. Retry the cancel later.';
 
 /**
  * `PATCH /cob/{txid}` (idempotent): unavailable → 503, nothing changed. `false` when the acquirer

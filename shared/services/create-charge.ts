@@ -139,7 +139,18 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
   const outcome = await requestCob(provider, input, txid, expiresIn, now);
   injectFault('after-provider', request.headers);
 
-  const charge = await newChargeRecord(request, account.settings, provider.name, outcome, expiresIn, now);
+  const charge = await newChargeRecord(
+    request,
+    account.settings,
+    provider.name,
+    outcome,
+    expiresIn,
+    now,
+  ).catch(async (error: unknown) => {
+    // A cob no payer can pay (no code in the answer): withdrawn, as no charge will name it.
+    if (error instanceof ProviderUnavailable && 'cob' in outcome) await withdrawUnusedCob(provider, txid);
+    throw error;
+  });
   const response = { status: 201, body: (request.serialize ?? serializeCharge)(charge, now.getTime()) };
   const record = { requestHash, response };
   // Every journal of the charge moves this wallet shard (random: settlements spread evenly).

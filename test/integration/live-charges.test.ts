@@ -69,7 +69,7 @@ describe('live charges through the API Pix acquirer', () => {
     expect((await api(`/v1/charges/${reply.body.id}`, { apikey: liveKey })).body.pix.br_code).toBe(brCode);
   });
 
-  it('a PSP that omits pixCopiaECola: the BR Code points at its location; with no location either, 503 and nothing stored', async () => {
+  it('a PSP that omits pixCopiaECola: the BR Code points at its location (or loc.location); with neither, 503, nothing stored, the cob withdrawn', async () => {
     await control(psp, 'POST', '/cob-fields', { pixCopiaECola: false });
     try {
       const reply = await create({ amount: 1234, payment_method: 'pix' });
@@ -82,8 +82,18 @@ describe('live charges through the API Pix acquirer', () => {
       expect(code.fields.get('54')).toBe('12.34');
       expect(location).not.toContain(new URL(testBaseUrl).host);
 
+      // Without `location`, its `loc` (a PayloadLocation) names it.
       await control(psp, 'POST', '/cob-fields', { location: false });
+      const viaLoc = await create({ amount: 1235, payment_method: 'pix' });
+      expect(viaLoc.status).toBe(201);
+      const locCob = [...psp.bank.cobs.values()].find(
+        (c) => c.loc.location === parseBrCode(viaLoc.body.pix.br_code).merchantAccount.get('25'),
+      );
+      expect(locCob).toMatchObject({ status: 'ATIVA', valor: { original: '12.35' } });
+
+      await control(psp, 'POST', '/cob-fields', { loc: false });
       const before = (await api('/v1/charges?limit=100', { apikey: liveKey })).body.data.length;
+      const cobsBefore = new Set(psp.bank.cobs.keys());
       expectError(
         await create({ amount: 4321, payment_method: 'pix' }),
         503,
@@ -91,8 +101,11 @@ describe('live charges through the API Pix acquirer', () => {
         'service_unavailable',
       );
       expect((await api('/v1/charges?limit=100', { apikey: liveKey })).body.data).toHaveLength(before);
+      // The cob the PSP made is not left payable behind no charge.
+      const made = [...psp.bank.cobs.values()].filter((c) => !cobsBefore.has(c.txid));
+      expect(made.map((c) => c.status)).toEqual(['REMOVIDA_PELO_USUARIO_RECEBEDOR']);
     } finally {
-      await control(psp, 'POST', '/cob-fields', { pixCopiaECola: true, location: true });
+      await control(psp, 'POST', '/cob-fields', { pixCopiaECola: true, location: true, loc: true });
     }
   });
 

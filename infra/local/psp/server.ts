@@ -327,8 +327,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let payerFilter: boolean | 'ignored' = true;
   /** Whether the token endpoint refuses the client's (otherwise right) credentials. */
   let clientRefused = false;
-  /** Whether a created cob's answer carries `pixCopiaECola` and `location` (both optional in CobGerada). */
-  const cobFields = { pixCopiaECola: true, location: true };
+  /** Whether a created cob's answer carries `pixCopiaECola`, `location` and `loc` (all optional in CobGerada). */
+  const cobFields = { pixCopiaECola: true, location: true, loc: true };
   /**
    * Answers valid in the standard but unlike this PSP's usual ones: Pix times in another UTC
    * offset (RFC 3339 allows any), a `CONCLUIDA` cob read without its optional `pix` list, and a
@@ -483,11 +483,12 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const parsed = validBody(body, schemas.cobSolicitada, 'cob', COB_REFUSED);
         if (!parsed.ok) return sendJson(res, 400, parsed.problem);
         sendResult(res, bank.putCob(txid, parsed.value), (cob) => {
-          const { pixCopiaECola, location, ...rest } = bank.cobJson(cob);
+          const { pixCopiaECola, location, loc, ...rest } = bank.cobJson(cob);
           return {
             ...rest,
             ...(cobFields.pixCopiaECola && { pixCopiaECola }),
             ...(cobFields.location && { location }),
+            ...(cobFields.loc && { loc }),
           };
         });
       },
@@ -641,7 +642,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    *   until set false again (its secret or certificate expired at the PSP);
    * - `POST /payer-filter` `{supported: boolean | "ignored"}`: whether `GET /pix` answers a `cpf`/`cnpj`
    *   filter (false: 403; "ignored": lists as if it were not sent, and does not echo it in `parametros`);
-   * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean}`: whether `PUT /cob` answers carry them;
+   * - `POST /cob-fields` `{pixCopiaECola?: boolean, location?: boolean, loc?: boolean}`: whether `PUT /cob` answers carry them;
    * - `POST /answer-format` `{horarioOffsetMinutes?, cobPixList?, devolucaoValorPadded?}`: Pix times in
    *   another UTC offset, `GET /cob` without its `pix` list, a devolution's `valor` read with a leading zero;
    * - `POST /devolucao-reads` `{status: 404|503, count}`: the next `count` `GET …/devolucao/{id}` answer that;
@@ -745,7 +746,7 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       'POST',
       /^\/cob-fields$/,
       (_, { json, res }) => {
-        for (const field of ['pixCopiaECola', 'location'] as const) {
+        for (const field of ['pixCopiaECola', 'location', 'loc'] as const) {
           const value = json[field];
           if (value !== undefined && typeof value !== 'boolean')
             return badControl(res, `${field} must be a boolean.`);

@@ -70,6 +70,13 @@ const documentField = (document: string): { cpf: string } | { cnpj: string } => 
   return normalized.length === 11 ? { cpf: normalized } : { cnpj: normalized };
 };
 
+/** The cob's payload location: `location`, else `loc.location`. */
+const locationOf = (cob: CobResponse): string | undefined =>
+  cob.location ??
+  (typeof (cob.loc as { location?: unknown } | undefined)?.location === 'string'
+    ? (cob.loc as { location: string }).location
+    : undefined);
+
 /** The `PUT /cob/{txid}` body of a charge. */
 export function cobRequest(input: CreateCobInput, pixKey: string): CobRequest {
   return {
@@ -164,7 +171,8 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         providerChargeId: cob.txid,
         txid: cob.txid,
         ...(cob.pixCopiaECola !== undefined && { pixCopiaECola: cob.pixCopiaECola }),
-        ...(cob.location !== undefined && { location: cob.location }),
+        // `location` is optional in CobGerada; its `loc` (a PayloadLocation) names it too.
+        ...(locationOf(cob) !== undefined && { location: locationOf(cob) }),
       };
     },
 
