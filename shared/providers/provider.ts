@@ -24,6 +24,11 @@ export interface CreatedCob {
   pixCopiaECola?: string;
   /** A live PSP's payload location (no scheme); the sandbox signs its own. */
   location?: string;
+  /**
+   * When the acquirer's cob expires (API Pix `calendario.criacao` + `expiracao`): a create retried
+   * with its key gets the cob the first attempt made, whose clock started then.
+   */
+  expiresAt?: string;
 }
 
 export interface DevolutionInput {

@@ -313,6 +313,9 @@ async function requestCob(
   }
 }
 
+const earliest = (iso: string, other: string | undefined): string =>
+  other !== undefined && other < iso ? other : iso;
+
 /** The stored charge; with its BR Code and QR when the acquirer accepted it. */
 async function newChargeRecord(
   request: CreateChargeRequest,
@@ -339,7 +342,12 @@ async function newChargeRecord(
     idempotencyKey: request.idempotencyKey,
     baseUrl: request.baseUrl,
     provider: providerName,
-    expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString(),
+    // The acquirer's own expiry when it says one (a retried create gets the first attempt's cob),
+    // never later than this create's window.
+    expiresAt: earliest(
+      new Date(now.getTime() + expiresIn * 1000).toISOString(),
+      'cob' in outcome ? outcome.cob.expiresAt : undefined,
+    ),
     createdAt: at,
     updatedAt: at,
     ...('failure' in outcome && { failure: outcome.failure }),

@@ -141,6 +141,27 @@ describe('live charges through the API Pix acquirer', () => {
     expect(replay.body.id).toBe(retried.body.id);
   });
 
+  it('a create retried after its answer was lost shows the cob’s own expiry, which started at the first attempt', async () => {
+    const key = `live-${randomUUID()}`;
+    const cobsBefore = new Set(psp.bank.cobs.keys());
+    // The PUT is carried out (the cob's clock starts) and its answer lost, twice: the create is 503.
+    await control(psp, 'POST', '/lose-answers', { count: 2, method: 'PUT', pathPrefix: '/cob/' });
+    expectError(
+      await create({ amount: 1500, payment_method: 'pix', expires_in: 60 }, key),
+      503,
+      'api_error',
+      'service_unavailable',
+    );
+    const [cob] = [...psp.bank.cobs.values()].filter((c) => !cobsBefore.has(c.txid));
+    const cobExpiresAt = Date.parse(String(cob?.calendario.criacao)) + 60_000;
+    // Retried a while later with the same key: the same cob, whose window is already running.
+    await eventually(() => expect(Date.now()).toBeGreaterThan(cobExpiresAt - 60_000 + 1_000));
+    const retried = await create({ amount: 1500, payment_method: 'pix', expires_in: 60 }, key);
+    expect(retried.status).toBe(201);
+    expect(cobOf(retried.body.pix.br_code)?.txid).toBe(cob?.txid);
+    expect(Date.parse(retried.body.pix.expires_at)).toBe(cobExpiresAt);
+  });
+
   it('credentials the PSP refuses (401 invalid_client) are 503 with nothing stored or changed, on create, provider-status and cancel; the same key succeeds once renewed', async () => {
     const before = await create({ amount: 1300, payment_method: 'pix' });
     expect(before.status).toBe(201);

@@ -70,6 +70,14 @@ const documentField = (document: string): { cpf: string } | { cnpj: string } => 
   return normalized.length === 11 ? { cpf: normalized } : { cnpj: normalized };
 };
 
+/** `calendario.criacao` + `calendario.expiracao`, in UTC; undefined when the answer lacks either. */
+function cobExpiresAt(cob: CobResponse): string | undefined {
+  const calendario = cob.calendario as { criacao?: unknown; expiracao?: unknown } | undefined;
+  if (typeof calendario?.criacao !== 'string' || typeof calendario.expiracao !== 'number') return undefined;
+  const created = Date.parse(calendario.criacao);
+  return Number.isNaN(created) ? undefined : new Date(created + calendario.expiracao * 1000).toISOString();
+}
+
 /** The cob's payload location: `location`, else `loc.location`. */
 const locationOf = (cob: CobResponse): string | undefined =>
   cob.location ??
@@ -173,6 +181,7 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         ...(cob.pixCopiaECola !== undefined && { pixCopiaECola: cob.pixCopiaECola }),
         // `location` is optional in CobGerada; its `loc` (a PayloadLocation) names it too.
         ...(locationOf(cob) !== undefined && { location: locationOf(cob) }),
+        ...(cobExpiresAt(cob) !== undefined && { expiresAt: cobExpiresAt(cob) }),
       };
     },
 
