@@ -80,6 +80,8 @@ describe('charges (cob)', () => {
       txid,
       pixCopiaECola: stored?.pixCopiaECola,
       location: stored?.location,
+      // The cob's own clock: its creation at the PSP plus its expiracao.
+      expiresAt: new Date(Date.parse(String(stored?.calendario.criacao)) + 1800_000).toISOString(),
     });
     expect(created.pixCopiaECola).toMatch(/^000201.*6304[0-9A-F]{4}$/);
   });

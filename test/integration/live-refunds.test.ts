@@ -226,38 +226,6 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     }
   });
 
-  it('a refund the PSP refuses our credentials for is asked again later, not on every scheduler run', async () => {
-    const { paymentId } = await paidLiveCharge(4000);
-    await control(psp, 'POST', '/token', { refuseClient: true });
-    try {
-      const reply = await api(`/v1/payments/${paymentId}/refund`, {
-        apikey: merchant.liveKey,
-        body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
-      });
-      // Recorded and reserved; the acquirer is asked later, by the scheduler.
-      expect(reply.status).toBe(201);
-      const failedAt = await eventually(() => {
-        const record = runtimeLogRecords().find(
-          (r) => r.message === 'refund advance failed' && r.refundId === reply.body.id,
-        );
-        expect(record).toBeDefined();
-        return Date.parse(record?.timestamp);
-      }, SETTLED);
-      // Its next check is put off past that run (the refund queue's sort key starts with the time).
-      const scope = { accountId: merchant.accountId, mode: 'live' } as const;
-      await eventually(async () => {
-        const item = (
-          await db.send(
-            new GetCommand({ TableName: tableName(), Key: refundKey(scope, paymentId, reply.body.id) }),
-          )
-        ).Item;
-        expect(Date.parse(String(item?.gsi2sk).split('#')[0] ?? '')).toBeGreaterThan(failedAt);
-      });
-    } finally {
-      await control(psp, 'POST', '/token', { refuseClient: false });
-    }
-  });
-
   it('DEVOLVIDO reported for a refund held FAILED is logged as an error and counted', async () => {
     const { paymentId, endToEndId } = await paidLiveCharge(3000);
     const refundId = await devolutionRefund(paymentId, endToEndId, 900);
@@ -314,5 +282,38 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     });
     expect(unspecified.status).toBe(201);
     expect(unspecified.body.strategy).toBe('devolution');
+  });
+
+  // Last in the file: a failed reconciliation puts the account's next one off by a minute.
+  it('a refund the PSP refuses our credentials for is asked again later, not on every scheduler run', async () => {
+    const { paymentId } = await paidLiveCharge(4000);
+    await control(psp, 'POST', '/token', { refuseClient: true });
+    try {
+      const reply = await api(`/v1/payments/${paymentId}/refund`, {
+        apikey: merchant.liveKey,
+        body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
+      });
+      // Recorded and reserved; the acquirer is asked later, by the scheduler.
+      expect(reply.status).toBe(201);
+      const failedAt = await eventually(() => {
+        const record = runtimeLogRecords().find(
+          (r) => r.message === 'refund advance failed' && r.refundId === reply.body.id,
+        );
+        expect(record).toBeDefined();
+        return Date.parse(record?.timestamp);
+      }, SETTLED);
+      // Its next check is put off past that run (the refund queue's sort key starts with the time).
+      const scope = { accountId: merchant.accountId, mode: 'live' } as const;
+      await eventually(async () => {
+        const item = (
+          await db.send(
+            new GetCommand({ TableName: tableName(), Key: refundKey(scope, paymentId, reply.body.id) }),
+          )
+        ).Item;
+        expect(Date.parse(String(item?.gsi2sk).split('#')[0] ?? '')).toBeGreaterThan(failedAt);
+      });
+    } finally {
+      await control(psp, 'POST', '/token', { refuseClient: false });
+    }
   });
 });
