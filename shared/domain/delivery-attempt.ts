@@ -45,10 +45,13 @@ export function destinationOf(
       : { cancel: 'No override signing secret' };
   }
   const { endpoint } = found;
-  if (!endpoint) return { cancel: 'Endpoint was deleted' };
+  if (!endpoint) return { cancel: ENDPOINT_DELETED };
   if (endpoint.status !== 'ACTIVE') return { cancel: 'Endpoint is inactive' };
   return { url: endpoint.url, secret: endpoint.secret };
 }
+
+/** The reason a delivery to a deleted endpoint is cancelled, at the delete or at its next attempt. */
+export const ENDPOINT_DELETED = 'Endpoint was deleted';
 
 export const cancellation = (reason: string): DeliveryChange => ({
   status: 'CANCELLED',
@@ -119,7 +122,8 @@ export function attemptResult(
     cycleAttempts,
     lastStatusCode: statusCode,
     lastError,
-    lastResponseBody: answer.body === undefined ? null : answer.body.slice(0, RESPONSE_BODY_LIMIT),
+    // `null` when empty, as for a 2xx: never `""` for one answer and `null` for another.
+    lastResponseBody: answer.body ? answer.body.slice(0, RESPONSE_BODY_LIMIT) : null,
   };
   if (cycleAttempts >= MAX_ATTEMPTS) {
     // The last attempt of this cycle (the queue's 15th receive): SQS dead-letters the message next.

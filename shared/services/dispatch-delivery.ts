@@ -147,7 +147,9 @@ export async function dispatchDelivery(
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
   const start = attemptStart(delivery);
-  await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, now());
+  // Refused when the delivery left the attemptable states since it was read (cancelled by its
+  // endpoint's deletion, delivered by another message): then nothing is sent.
+  if (!(await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, now()))) return { kind: 'done' };
 
   let answer: AttemptAnswer;
   try {

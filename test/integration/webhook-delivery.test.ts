@@ -596,6 +596,8 @@ describe('endpoint state', () => {
     await api(`/v1/webhooks/endpoints/${ep.id}`, { apikey: m.apikey, method: 'DELETE' });
     // Stored at once; a filtered list follows the stream's counters, within a poll.
     expect((await deliveryItems(m.accountId)).map((item) => item.status)).toEqual(['CANCELLED']);
+    // Its record says why, as a cancellation at the next attempt would (not the last failure's).
+    expect((await deliveryItems(m.accountId))[0]).toMatchObject({ lastError: 'Endpoint was deleted' });
     await deliveryWithStatus(m.apikey, 'charge.created', 'CANCELLED');
     // The cancelled delivery's message is still on the queue, hidden until its Retry-After (5 s,
     // counted from the first attempt); then the dispatcher reads it and must drop it. Positive

@@ -106,6 +106,10 @@ describe('an attempt', () => {
       nextRetryAt: '2026-11-21T10:00:10.000Z',
     });
     expect(retry.change.lastResponseBody).toHaveLength(1024);
+    // An empty answer body is null on a failure too, as on a success.
+    expect(
+      attemptResult({ attempts: 0 }, 1, { statusCode: 500, body: '' }, options).change.lastResponseBody,
+    ).toBeNull();
     const throttled = attemptResult({ attempts: 0 }, 1, { statusCode: 429, retryAfter: '120' }, options);
     expect(throttled.outcome).toEqual({ kind: 'retry', delaySeconds: 120 });
     const last = attemptResult({ attempts: 29 }, 15, { error: 'connect ECONNREFUSED' }, options);
