@@ -222,8 +222,9 @@ function parseJson(event: ApiEvent, contentType: string | undefined): unknown {
 /**
  * The dot path of the first string (a value or a key) with a lone UTF-16 surrogate, which
  * JSON.parse accepts from `\ud800` but strict JSON parsers refuse when it is sent back (for a key,
- * the object holding it); `''` for the body itself, undefined when every string is well-formed. Iterative, with each node linked
- * to its parent and the path built only when found: a body may nest deeper than the call stack.
+ * the object holding it); `''` for the body itself, undefined when every string is well-formed.
+ * Iterative, with each node linked to its parent and the path built only when found: a body may
+ * nest deeper than the call stack.
  */
 function illFormedStringAt(body: unknown): string | undefined {
   interface Node {

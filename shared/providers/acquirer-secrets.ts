@@ -25,10 +25,11 @@ function where(): { prefix: string } | { dir: string } {
 }
 
 /**
- * Throws unless a secret store is configured: `set-provider` asks before it points the PSP at a
- * new callback token, which a failed secret write would leave the table without.
+ * Where acquirer secrets go (Secrets Manager deployed, files locally); throws unless a store is
+ * configured: `set-provider` asks before it points the PSP at a new callback token, which a
+ * failed secret write would leave the table without.
  */
-export function assertAcquirerSecretStore(): 'aws' | 'local' {
+export function acquirerSecretStore(): 'aws' | 'local' {
   return 'prefix' in where() ? 'aws' : 'local';
 }
 

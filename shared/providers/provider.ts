@@ -135,6 +135,14 @@ export class ProviderUnavailableError extends Error {
   override readonly name = 'ProviderUnavailableError';
 }
 
+/**
+ * The acquirer did not do what was asked and said nothing about the request itself: unreachable,
+ * or refusing our credentials or a request of ours. For the merchant a 503 (README: until
+ * `set-provider` renews the credentials), never their mistake nor a 500.
+ */
+export const acquirerNotServing = (error: unknown): boolean =>
+  error instanceof ProviderUnavailableError || error instanceof ProviderRequestError;
+
 /** The acquirer answered a refusal; `providerErrorCode` names it (API Pix: the problem's type). */
 export abstract class ProviderRefusal extends Error {
   readonly providerErrorCode: string;

@@ -39,10 +39,10 @@ import { newJournalId, newRefundId } from '../ids.ts';
 import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
+  acquirerNotServing,
   type PixProvider,
   ProviderRefusal,
   ProviderRejectedError,
-  ProviderRequestError,
   ProviderUnavailableError,
 } from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
@@ -77,8 +77,7 @@ async function withdrawCob(provider: PixProvider, txid: string): Promise<boolean
     await provider.cancelCob(txid);
     return true;
   } catch (error) {
-    if (error instanceof ProviderUnavailableError || error instanceof ProviderRequestError)
-      throw new ProviderUnavailable(UNAVAILABLE);
+    if (acquirerNotServing(error)) throw new ProviderUnavailable(UNAVAILABLE);
     if (error instanceof ProviderRejectedError) return false;
     throw error;
   }

@@ -34,11 +34,10 @@ import { newChargeId } from '../ids.ts';
 import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
+  acquirerNotServing,
   type CreatedCob,
   type PixProvider,
   ProviderRejectedError,
-  ProviderRequestError,
-  ProviderUnavailableError,
 } from '../providers/provider.ts';
 import {
   chargeRefItem,
@@ -302,10 +301,8 @@ async function requestCob(
       }),
     };
   } catch (error) {
-    // Unreachable, or refusing our credentials (README: 503 until `set-provider` renews them):
-    // nothing was created, and the same key succeeds later.
-    if (error instanceof ProviderUnavailableError || error instanceof ProviderRequestError)
-      throw new ProviderUnavailable();
+    // Nothing was created: the same key succeeds later.
+    if (acquirerNotServing(error)) throw new ProviderUnavailable();
     if (!(error instanceof ProviderRejectedError)) throw error;
     return {
       failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },

@@ -119,26 +119,33 @@ export async function createRefund(request: {
     if (!debits) throw insufficientBalance();
     const response = { status: 201, body: serializeRefund(refund) };
     const after = { ...charge, refundedAmount: (charge.refundedAmount ?? 0) + amount, updatedAt: at };
+    const items = {
+      refund: newRefundItems(refund, at),
+      charge: chargeRefundTotalsChange(
+        scope,
+        chargeId,
+        { refunded: amount, at },
+        { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
+      ),
+      wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), { debits }),
+      idempotency: idempotencyItem(scope, {
+        routeId: REFUND_ROUTE,
+        key: body.idempotencyKey,
+        record: { requestHash, response },
+        chargeId,
+        createdAt: at,
+      }),
+      events: outboxItems(scope, refundEvents(after, charge.status, refund, eventContext(at))),
+    };
+    // Fault `refund-contended`: every attempt loses a shard to another writer.
+    const lostRace: TransactResult<keyof typeof items> = {
+      committed: false,
+      failed: ['wallet'],
+      current: {},
+    };
     const result = faultRequested('refund-contended', request.headers)
-      ? lostWalletRace
-      : await transactRetryingConflicts({
-          refund: newRefundItems(refund, at),
-          charge: chargeRefundTotalsChange(
-            scope,
-            chargeId,
-            { refunded: amount, at },
-            { from: TRANSITIONS.refundInFull.from, maxRefundedBefore: charge.amount - amount },
-          ),
-          wallet: journalItems(scope, refundReserveJournal(refund), at, newJournalId(), { debits }),
-          idempotency: idempotencyItem(scope, {
-            routeId: REFUND_ROUTE,
-            key: body.idempotencyKey,
-            record: { requestHash, response },
-            chargeId,
-            createdAt: at,
-          }),
-          events: outboxItems(scope, refundEvents(after, charge.status, refund, eventContext(at))),
-        });
+      ? lostRace
+      : await transactRetryingConflicts(items);
     if (result.committed) {
       injectFault('refund-after-write', request.headers);
       await askAcquirer(refund, request.headers, { provider, charge: after });
@@ -159,10 +166,6 @@ export async function createRefund(request: {
   }
   throw new Contended('Too many concurrent refunds of this account: retry with the same idempotencyKey.');
 }
-
-/** What a refund sees when every attempt loses a shard to another writer (fault `refund-contended`). */
-const lostWalletRace: TransactResult<RefundItem> = { committed: false, failed: ['wallet'], current: {} };
-type RefundItem = 'refund' | 'charge' | 'wallet' | 'idempotency' | 'events';
 
 const insufficientBalance = () =>
   new InvalidInput('The available balance does not cover this refund.', {

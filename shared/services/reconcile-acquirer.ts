@@ -83,7 +83,8 @@ export async function settleCobBeforeExpiry(
   } catch (error) {
     // Unavailable, or refusing (credentials revoked, a cob it no longer knows): either way it
     // cannot say whether a Pix came, so the expiry waits. Past that, a Pix the acquirer shows
-    // later is a late payment, returned like any other.
+    // later is a late payment, returned like any other. Anything else is ours: it is thrown.
+    if (!(error instanceof ProviderUnavailableError || error instanceof ProviderRefusal)) throw error;
     if (now.getTime() - Date.parse(charge.expiresAt) > MAX_EXPIRY_DEFERRAL_MS) return true;
     log.warn('cob not read before expiry; expiry deferred', { chargeId, ...errorFields(error) });
     return false;

@@ -17,7 +17,7 @@ import {
 } from '../domain/acquirer.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { newCallbackToken } from '../ids.ts';
-import { assertAcquirerSecretStore, putAcquirerSecret } from '../providers/acquirer-secrets.ts';
+import { acquirerSecretStore, putAcquirerSecret } from '../providers/acquirer-secrets.ts';
 import { apiPixProvider } from '../providers/api-pix/adapter.ts';
 import { getAccount, setAcquirerItems } from '../store/accounts.ts';
 import { transact } from '../store/client.ts';
@@ -54,7 +54,7 @@ function checkPems(request: SetProviderRequest): void {
 export async function setProvider(request: SetProviderRequest): Promise<{ callbackUrl: string }> {
   checkPems(request);
   // Deployed, the callback URL carries its token: never over plain HTTP.
-  if (assertAcquirerSecretStore() === 'aws' && !/^https:\/\//i.test(request.apiBaseUrl))
+  if (acquirerSecretStore() === 'aws' && !/^https:\/\//i.test(request.apiBaseUrl))
     throw new InvalidInput(
       '--api-url must be an https:// URL when deployed: the callback URL carries its token.',
       {
