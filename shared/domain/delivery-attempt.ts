@@ -10,9 +10,31 @@ import type { Delivery, DeliveryStatus } from './webhook-deliveries.ts';
 
 const RESPONSE_BODY_LIMIT = 1024;
 
-/** The statuses an attempt (or a cancellation) may leave; DELIVERED and CANCELLED are final. */
+/** The statuses a cancellation may leave; DELIVERED and CANCELLED are final. */
 export const ATTEMPTABLE: readonly DeliveryStatus[] = ['PENDING', 'PROCESSING', 'FAILED'];
+/** The statuses an attempt starts from; PROCESSING only once its lease has lapsed (below). */
+export const STARTABLE: readonly DeliveryStatus[] = ['PENDING', 'FAILED'];
 export const isFinal = (status: DeliveryStatus): boolean => status === 'DELIVERED' || status === 'CANCELLED';
+
+/**
+ * How long a PROCESSING mark keeps other messages of the same delivery from attempting it: an
+ * attempt's POST timeout plus room for the table calls around it. A second message for one
+ * delivery (a `SendMessageBatch` retried after a partial failure, the local runtime's requeue at
+ * start) then waits instead of POSTing the same delivery at the same time. It must stay shorter
+ * than the queue's visibility timeout: an attempt that died is taken over by its own message,
+ * which comes back after that timeout (checked in test/unit/delivery-attempt.test.ts).
+ */
+export const processingLeaseMs = (timeoutMs: number): number => timeoutMs + 10_000;
+
+/** How much longer another attempt holds the delivery (0: none does, or it died). */
+export function leaseHeldForMs(
+  delivery: Pick<Delivery, 'status' | 'updatedAt'>,
+  leaseMs: number,
+  now: Date,
+): number {
+  if (delivery.status !== 'PROCESSING') return 0;
+  return Math.max(0, Date.parse(delivery.updatedAt) + leaseMs - now.getTime());
+}
 
 /** The fields a status change writes (the store applies exactly these). */
 export type DeliveryChange = Partial<

@@ -20,6 +20,9 @@ import {
   type Destination,
   destinationOf,
   isFinal,
+  leaseHeldForMs,
+  processingLeaseMs,
+  STARTABLE,
 } from '../domain/delivery-attempt.ts';
 import type { Mode } from '../domain/scope.ts';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.ts';
@@ -144,12 +147,20 @@ export async function dispatchDelivery(
     await changeDelivery(ref, delivery, ATTEMPTABLE, cancellation(destination.cancel), now());
     return { kind: 'done', report: report('CANCELLED', false) };
   }
+  // Another message's attempt is in flight: come back when its lease lapses (by then it has
+  // recorded its result, or it died and this message takes over).
+  const leaseMs = processingLeaseMs(options.timeoutMs);
+  const heldForMs = leaseHeldForMs(delivery, leaseMs, now());
+  if (heldForMs > 0) return { kind: 'retry', delaySeconds: Math.ceil(heldForMs / 1000) };
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
   const start = attemptStart(delivery);
-  // Refused when the delivery left the attemptable states since it was read (cancelled by its
-  // endpoint's deletion, delivered by another message): then nothing is sent.
-  if (!(await changeDelivery(ref, delivery, ATTEMPTABLE, start.change, now()))) return { kind: 'done' };
+  const lapsedMark = new Date(now().getTime() - leaseMs).toISOString();
+  // Refused when the delivery changed since it was read (another message marked it, or it was
+  // cancelled or delivered): nothing is sent, and the next receive, after a lease, sees which.
+  if (!(await changeDelivery(ref, delivery, STARTABLE, start.change, now(), lapsedMark))) {
+    return { kind: 'retry', delaySeconds: Math.ceil(leaseMs / 1000) };
+  }
 
   let answer: AttemptAnswer;
   try {

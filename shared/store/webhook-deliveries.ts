@@ -268,6 +268,8 @@ export async function changeDelivery(
   from: readonly DeliveryStatus[],
   fields: Partial<Delivery> & { status: DeliveryStatus },
   now: Date,
+  /** Also from PROCESSING when its mark (`updatedAt`) is older than this: an attempt whose lease lapsed. */
+  processingMarkedBefore?: string,
 ): Promise<boolean> {
   const scope = parseScope(ref.pk);
   const { eventCreatedAt } = parseDeliverySk(ref.sk);
@@ -288,7 +290,12 @@ export async function changeDelivery(
   from.forEach((status, n) => {
     values[`:from${n}`] = status;
   });
-  const condition = `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`;
+  let condition = `#status IN (${from.map((_, n) => `:from${n}`).join(', ')})`;
+  if (processingMarkedBefore !== undefined) {
+    values[':processing'] = 'PROCESSING';
+    values[':markedBefore'] = processingMarkedBefore;
+    condition += ' OR (#status = :processing AND #updatedAt < :markedBefore)';
+  }
   try {
     await db.send(
       new UpdateCommand({

@@ -19,6 +19,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { processingLeaseMs } from '../../shared/domain/delivery-attempt.ts';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
@@ -29,6 +30,7 @@ import {
   type MerchantScope,
   PREFIX,
 } from '../../shared/store/keys.ts';
+import { changeDelivery, deliveryMessage, toStoredDelivery } from '../../shared/store/webhook-deliveries.ts';
 import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { emfDocuments } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -38,6 +40,8 @@ import { type Answer, type Receiver, receiverPool } from '../helpers/webhook-rec
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const sqs = new SQSClient({});
+/** The dispatcher's POST timeout in the test runtime (`WEBHOOK_TIMEOUT_MS`, global-setup.ts). */
+const TEST_WEBHOOK_TIMEOUT_MS = 1500;
 const receiver = receiverPool().start;
 /** The dispatcher's EMF documents (one per attempt, naming its delivery): see metrics.test.ts. */
 const metricsFile = () => join(inject('dataDir'), 'metrics.jsonl');
@@ -88,6 +92,27 @@ async function deliveryItems(accountId: string) {
 async function sendRawMessage(body: unknown) {
   const queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries' }))).QueueUrl;
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
+}
+
+/**
+ * A merchant's `charge.created` delivery whose first attempt was answered 429 `Retry-After: 30`:
+ * PENDING, its message hidden for 30 s, so only the messages a test sends attempt it meanwhile
+ * (the receiver answers them 200).
+ */
+async function deliveryWithItsMessageHidden() {
+  const m = await merchant();
+  const { receiver: r, url } = await receiver();
+  r.answer = (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '30' } } : { status: 200 });
+  const ep = await endpoint(m.apikey, url, ['charge.created']);
+  await newCharge(m.apikey);
+  await r.waitFor(1);
+  const [item] = await eventually(async () => {
+    const items = await deliveryItems(m.accountId);
+    expect(items[0]?.status).toBe('PENDING');
+    return items;
+  });
+  if (!item) throw new Error('no delivery');
+  return { m, r, ep, item };
 }
 
 describe('a delivery', () => {
@@ -394,18 +419,8 @@ describe('dead-letter queue and redrive', () => {
 
 describe('queue messages and deliveries from before the event reference', () => {
   it('delivers a message of the first format ({pk, sk} only): the delivery is read first', async () => {
-    const m = await merchant();
-    const { receiver: r, url } = await receiver();
-    // The first attempt's message is hidden for 30 s: the old-format message is what delivers.
-    r.answer = (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '30' } } : { status: 200 });
-    const ep = await endpoint(m.apikey, url, ['charge.created']);
-    await newCharge(m.apikey);
-    await r.waitFor(1);
-    const [item] = await eventually(async () => {
-      const items = await deliveryItems(m.accountId);
-      expect(items[0]?.status).toBe('PENDING');
-      return items;
-    });
+    // The old-format message is what delivers.
+    const { m, r, ep, item } = await deliveryWithItsMessageHidden();
     await sendRawMessage({ pk: item?.pk, sk: item?.sk });
     const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
     expect(delivered).toMatchObject({ id: item?.id, attempts: 2, lastStatusCode: 200 });
@@ -486,6 +501,32 @@ describe('resilience', () => {
     );
     expect(ids).toEqual(new Set(charges.map((c) => c.id)));
     expect(delivered.data.every((d: { attempts: number }) => d.attempts >= 1)).toBe(true);
+  });
+
+  it('holds a second message off while another attempt is in flight, and takes over once its lease lapses', async () => {
+    const { m, r, item } = await deliveryWithItsMessageHidden();
+    // Another dispatcher marks its attempt (and dies before it POSTs); then a second message for
+    // the same delivery arrives, as a retried `SendMessageBatch` would send it.
+    const markedAt = Date.now();
+    const ref = { pk: String(item.pk), sk: String(item.sk) };
+    expect(
+      await changeDelivery(
+        ref,
+        toStoredDelivery(item),
+        ['PENDING'],
+        { status: 'PROCESSING' },
+        new Date(markedAt),
+      ),
+    ).toBe(true);
+    await sendRawMessage(deliveryMessage(item));
+    // The second message waits out the lease (it would have POSTed at once), then delivers.
+    const [, second] = await r.waitFor(2, 30_000);
+    expect(second?.headers['x-acme-delivery-id']).toBe(item.id);
+    expect(second?.at).toBeGreaterThanOrEqual(markedAt + processingLeaseMs(TEST_WEBHOOK_TIMEOUT_MS));
+    expect(await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED')).toMatchObject({
+      id: item.id,
+      attempts: 2,
+    });
   });
 
   it('creates no duplicate delivery when the stream delivers a record twice', async () => {

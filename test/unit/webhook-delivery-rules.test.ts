@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import { chunkByItems } from '../../shared/domain/counter-chunks.ts';
-import { attemptResult, attemptStart, destinationOf } from '../../shared/domain/delivery-attempt.ts';
+import {
+  attemptResult,
+  attemptStart,
+  destinationOf,
+  leaseHeldForMs,
+  processingLeaseMs,
+} from '../../shared/domain/delivery-attempt.ts';
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
 import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
 import {
@@ -18,6 +25,7 @@ import {
   sumCountChanges,
   takeNewest,
 } from '../../shared/domain/webhook-deliveries.ts';
+import { lambdaTimeoutSeconds, webhookQueues } from '../../shared/resources.ts';
 
 describe('fan-out targets', () => {
   const endpoints = [
@@ -74,6 +82,21 @@ describe('an attempt', () => {
       change: { status: 'PROCESSING', redriveCount: 2 },
       cycleAttempts: 1,
     });
+  });
+
+  it('is held off by another attempt in flight until its lease lapses', () => {
+    const lease = processingLeaseMs(1500);
+    const marked = (msAgo: number) => new Date(now.getTime() - msAgo).toISOString();
+    expect(leaseHeldForMs({ status: 'PROCESSING', updatedAt: marked(1000) }, lease, now)).toBe(lease - 1000);
+    expect(leaseHeldForMs({ status: 'PROCESSING', updatedAt: marked(lease) }, lease, now)).toBe(0);
+    expect(leaseHeldForMs({ status: 'PENDING', updatedAt: marked(0) }, lease, now)).toBe(0);
+  });
+
+  it('holds its lease longer than its POST and shorter than the time its message takes to come back', () => {
+    const lease = processingLeaseMs(config.webhookTimeoutMs);
+    expect(lease).toBeGreaterThan(config.webhookTimeoutMs);
+    expect(lease).toBeLessThan(webhookQueues.visibilityTimeoutSeconds * 1000);
+    expect(lease).toBeLessThan(lambdaTimeoutSeconds.webhookDispatcher * 1000);
   });
 
   it('records a 2xx as DELIVERED', () => {
