@@ -31,6 +31,12 @@ const buffers: Record<Mode, Metrics> = { live: newMetrics('live'), test: newMetr
  * past `METRICS_FILE`, at 100 values of one metric).
  */
 const counts: Record<Mode, Map<MetricName, number>> = { live: new Map(), test: new Map() };
+/**
+ * What the counts were about (`countMetric`'s `about`, e.g. `accountIds`), written beside them as
+ * metadata: which accounts or acquirers a data point counted, found in the logs (Logs Insights,
+ * and the tests that tell their own counts from other files').
+ */
+const abouts: Record<Mode, Map<string, Set<string>>> = { live: new Map(), test: new Map() };
 /** And one per mode for the documents written at once (`publishMetrics`, once per delivery attempt). */
 const singles: Record<Mode, Metrics> = { live: newMetrics('live'), test: newMetrics('test') };
 
@@ -57,17 +63,27 @@ function add(metrics: Metrics, values: MetricValues): void {
     metrics.addMetric(name, unitOf(name), value);
 }
 
-/** Adds to this invocation's counts of `mode`, written by `flushMetrics()`. */
-export function countMetric(mode: Mode, values: MetricValues): void {
+/**
+ * Adds to this invocation's counts of `mode`, written by `flushMetrics()`; each `about` value
+ * (an id) joins the list of its key in the document (e.g. `accountIds: "acct_1,acct_2"`).
+ */
+export function countMetric(mode: Mode, values: MetricValues, about: Record<string, string> = {}): void {
   for (const [name, value] of Object.entries(values) as [MetricName, number][])
     counts[mode].set(name, (counts[mode].get(name) ?? 0) + value);
+  for (const [key, id] of Object.entries(about)) {
+    const ids = abouts[mode].get(key) ?? new Set();
+    abouts[mode].set(key, ids.add(id));
+  }
 }
 
 /** Writes every count so far, one document per mode. */
 export function flushMetrics(): void {
   for (const mode of ['live', 'test'] as const) {
     add(buffers[mode], Object.fromEntries(counts[mode]));
+    if (counts[mode].size > 0)
+      for (const [key, ids] of abouts[mode]) buffers[mode].addMetadata(key, [...ids].sort().join(','));
     counts[mode].clear();
+    abouts[mode].clear();
     publish(buffers[mode]);
   }
 }

@@ -32,17 +32,21 @@ const REFUND_METRICS: Record<string, MetricName> = {
 const refundStatusOf = (image: Image): string | undefined =>
   (eventBodyOf(image) as { data?: { refund?: { status?: string } } } | undefined)?.data?.refund?.status;
 
-function metricOf(record: DynamoDBRecord): { mode: Mode; name: MetricName } | undefined {
+function metricOf(record: DynamoDBRecord): { mode: Mode; name: MetricName; accountId: string } | undefined {
   const image = newEventImage(record);
   if (!image) return undefined;
   const eventType = image.eventType?.S ?? '';
   const mode = image.mode?.S as Mode;
   const name =
     eventType === 'payment.refunded' ? REFUND_METRICS[refundStatusOf(image) ?? ''] : EVENT_METRICS[eventType];
-  return name && { mode, name };
+  return name && { mode, name, accountId: String(image.accountId?.S) };
 }
 
-/** Adds the batch's events to the invocation's counts (`countMetric` sums them; written when the handler ends). */
+/**
+ * Adds the batch's events to the invocation's counts (`countMetric` sums them; written when the
+ * handler ends), naming the accounts they came from.
+ */
 export function countEventMetrics(records: readonly DynamoDBRecord[]): void {
-  for (const metric of records.map(metricOf)) if (metric) countMetric(metric.mode, { [metric.name]: 1 });
+  for (const metric of records.map(metricOf))
+    if (metric) countMetric(metric.mode, { [metric.name]: 1 }, { accountIds: metric.accountId });
 }

@@ -206,7 +206,11 @@ async function moveRefund(
           amount: next.amount,
           reason: next.failureReason,
         });
-        countMetric(next.mode, { [observability.metrics.automaticReturnsFailed]: 1 });
+        countMetric(
+          next.mode,
+          { [observability.metrics.automaticReturnsFailed]: 1 },
+          { accountIds: next.accountId },
+        );
       }
       return next;
     }

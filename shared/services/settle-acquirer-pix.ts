@@ -150,7 +150,11 @@ async function advanceDevolutions(scope: MerchantScope, pix: ReceivedPix): Promi
         endToEndId: pix.endToEndId,
         amount: refund.amount,
       });
-      countMetric(scope.mode, { [observability.metrics.refundsReturnedAfterFailure]: 1 });
+      countMetric(
+        scope.mode,
+        { [observability.metrics.refundsReturnedAfterFailure]: 1 },
+        { accountIds: scope.accountId },
+      );
       continue;
     }
     if (isFinalRefund(refund.status)) continue;

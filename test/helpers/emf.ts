@@ -32,3 +32,7 @@ export function metricSum(document: EmfDocument, name: string): number {
 /** A metric's total over the documents of one mode. */
 export const metricTotal = (documents: readonly EmfDocument[], name: string, mode: 'live' | 'test') =>
   documents.filter((d) => d.mode === mode).reduce((sum, d) => sum + metricSum(d, name), 0);
+
+/** The documents whose `key` list (`countMetric`'s `about`, e.g. `accountIds`) names `id`. */
+export const documentsAbout = (documents: readonly EmfDocument[], key: string, id: string) =>
+  documents.filter((d) => typeof d[key] === 'string' && d[key].split(',').includes(id));

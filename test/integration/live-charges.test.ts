@@ -14,7 +14,7 @@ import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { acquirerCallBudgets, lambdaTimeoutSeconds } from '../../shared/resources.ts';
 import { newAccount, newKey } from '../helpers/accounts.ts';
 import { rawId } from '../helpers/charges.ts';
-import { emfDocuments, metricTotal } from '../helpers/emf.ts';
+import { documentsAbout, emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { parseBrCode } from '../helpers/emv-parser.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
@@ -113,7 +113,15 @@ describe('live charges through the API Pix acquirer', () => {
     const key = `live-${randomUUID()}`;
     const cobsBefore = psp.bank.cobs.size;
     const acquirerErrors = () =>
-      metricTotal(emfDocuments(join(inject('dataDir'), 'metrics.jsonl')), 'AcquirerErrors', 'live');
+      metricTotal(
+        documentsAbout(
+          emfDocuments(join(inject('dataDir'), 'metrics.jsonl')),
+          'acquirers',
+          new URL(psp.baseUrl).host,
+        ),
+        'AcquirerErrors',
+        'live',
+      );
     const errorsBefore = acquirerErrors();
     await control(psp, 'POST', '/mode', { mode: 'down' });
     try {
@@ -126,8 +134,8 @@ describe('live charges through the API Pix acquirer', () => {
     } finally {
       await control(psp, 'POST', '/mode', { mode: 'up' });
     }
-    // The transport counted the failed call as an acquirer error (EMF, live mode): the total
-    // grows past what it was before the outage (the documents name no account).
+    // The transport counted the failed call as an acquirer error (EMF, live mode): the total of
+    // the documents naming this file's PSP grows past what it was before the outage.
     await eventually(() => expect(acquirerErrors()).toBeGreaterThan(errorsBefore));
     expect(psp.bank.cobs.size).toBe(cobsBefore);
     const list = await api('/v1/charges?limit=100', { apikey: liveKey });

@@ -15,7 +15,7 @@ import { devolutionIdOf } from '../../shared/domain/refunds.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { refundKey } from '../../shared/store/keys.ts';
 import { balance, rawId } from '../helpers/charges.ts';
-import { emfDocuments, metricTotal } from '../helpers/emf.ts';
+import { documentsAbout, emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { ledgerDiscrepancies } from '../helpers/ledger-invariant.ts';
@@ -236,7 +236,11 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     );
     const returned = () =>
       metricTotal(
-        emfDocuments(join(inject('dataDir'), 'metrics.jsonl')),
+        documentsAbout(
+          emfDocuments(join(inject('dataDir'), 'metrics.jsonl')),
+          'accountIds',
+          merchant.accountId,
+        ),
         'RefundsReturnedAfterFailure',
         'live',
       );

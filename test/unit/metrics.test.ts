@@ -70,6 +70,7 @@ describe('outbox metrics', () => {
       Metrics: [{ Name: metrics.chargesPaid, Unit: 'Count' }],
     });
     expect(metricTotal(documents, metrics.chargesPaid, 'test')).toBe(1);
+    expect(documents[0]).toMatchObject({ accountIds: scope.accountId });
   });
 
   it('counts the refunds by the status their event carries, and a batch of charges by type', async () => {
@@ -110,6 +111,23 @@ describe('counted metrics', () => {
     expect(metricTotal(documents, metrics.acquirerErrors, 'live')).toBe(1);
     expect(stdout).not.toHaveBeenCalled();
     stdout.mockRestore();
+  });
+
+  it('name what they were about, each id once, in that invocation’s document only', () => {
+    countMetric('test', { [metrics.chargesPaid]: 1 }, { accountIds: 'acct_b' });
+    countMetric('test', { [metrics.chargesPaid]: 1 }, { accountIds: 'acct_a' });
+    countMetric('test', { [metrics.chargesCreated]: 1 }, { accountIds: 'acct_b' });
+    countMetric('live', { [metrics.acquirerErrors]: 1 }, { acquirers: 'psp.example:8443' });
+    flushMetrics();
+    countMetric('test', { [metrics.chargesPaid]: 1 });
+    flushMetrics();
+    const [live, test, next] = emfDocuments(file);
+    expect(live).toMatchObject({ mode: 'live', acquirers: 'psp.example:8443' });
+    expect(live).not.toHaveProperty('accountIds');
+    expect(test).toMatchObject({ mode: 'test', accountIds: 'acct_a,acct_b' });
+    expect(metricSum(test as EmfDocument, metrics.chargesPaid)).toBe(2);
+    expect(next).toMatchObject({ mode: 'test' });
+    expect(next).not.toHaveProperty('accountIds');
   });
 });
 

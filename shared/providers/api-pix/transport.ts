@@ -332,7 +332,7 @@ export function apiPixTransport(
         return Promise.reject(
           new ProviderUnavailableError(`API Pix ${req.operation}: not sent, the invocation's time is spent`),
         );
-      countMetric('live', { [observability.metrics.acquirerCalls]: 1 });
+      countMetric('live', { [observability.metrics.acquirerCalls]: 1 }, { acquirers: url.host });
       return pRetry(attempt, {
         retries: req.idempotent ? budget.retries : 0,
         // No retry, nor backoff, past the deadline.
@@ -346,7 +346,7 @@ export function apiPixTransport(
         // The acquirer's failures (no answer, 5xx, credentials refused); not its business answers
         // (a charge refused, a cob not found), which are the merchant's or the payer's.
         if (error instanceof ProviderUnavailableError || error instanceof ProviderRequestError)
-          countMetric('live', { [observability.metrics.acquirerErrors]: 1 });
+          countMetric('live', { [observability.metrics.acquirerErrors]: 1 }, { acquirers: url.host });
         throw error;
       });
     },
