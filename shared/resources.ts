@@ -132,9 +132,13 @@ export const evidenceBucket = {
 
 /** Partition-key prefix of the per-key rate-limit counters: the only items `wallets` (read-only) writes. */
 export const rateLimitKeyPrefix = 'RATE#';
-/** Partition-key prefixes of the login limit's counters and of logged-out tokens: all `auth` writes. */
+/**
+ * Partition-key prefixes of the login limit's counters and of logged-out tokens, and of the users
+ * (a password hash upgraded at login): all `auth` writes.
+ */
 export const loginAttemptsKeyPrefix = 'LOGINATTEMPTS#';
 export const revokedJwtKeyPrefix = 'REVOKEDJWT#';
+export const userKeyPrefix = 'EMAIL#';
 
 /**
  * Item access to the single table, by tier: the DynamoDB actions it allows, and whether on the
@@ -186,20 +190,24 @@ export const tableAccessOf = {
   'provider-callback-consumer': 'readWrite',
 } as const satisfies Record<Group | BackgroundFunction, TableAccess | 'none'>;
 
+export interface PrefixedWrite {
+  actions: readonly ('PutItem' | 'UpdateItem')[];
+  prefixes: readonly string[];
+}
+
 /**
- * Writes a function of a read tier still makes, only on items whose partition key starts with
- * one of `prefixes` (IAM `dynamodb:LeadingKeys`): `wallets` counts requests against the per-key
- * limit; the public `auth` (login, logout) counts failed logins and records logged-out tokens,
- * and may write nothing a merchant owns.
+ * Writes a function of a read tier still makes, each grant only on items whose partition key
+ * starts with one of its `prefixes` (IAM `dynamodb:LeadingKeys`): `wallets` counts requests
+ * against the per-key limit; the public `auth` (login, logout) counts failed logins, records
+ * logged-out tokens and updates a user's password hash (never creates a user), and may write
+ * nothing a merchant owns.
  */
-export const prefixedWrites: Partial<
-  Record<
-    keyof typeof tableAccessOf,
-    { actions: readonly ('PutItem' | 'UpdateItem')[]; prefixes: readonly string[] }
-  >
-> = {
-  wallets: { actions: ['UpdateItem'], prefixes: [rateLimitKeyPrefix] },
-  auth: { actions: ['PutItem', 'UpdateItem'], prefixes: [loginAttemptsKeyPrefix, revokedJwtKeyPrefix] },
+export const prefixedWrites: Partial<Record<keyof typeof tableAccessOf, readonly PrefixedWrite[]>> = {
+  wallets: [{ actions: ['UpdateItem'], prefixes: [rateLimitKeyPrefix] }],
+  auth: [
+    { actions: ['PutItem', 'UpdateItem'], prefixes: [loginAttemptsKeyPrefix, revokedJwtKeyPrefix] },
+    { actions: ['UpdateItem'], prefixes: [userKeyPrefix] },
+  ],
 };
 
 /** How often the scheduler runs when deployed (EventBridge rule). Expiry happens within one period. */

@@ -157,8 +157,7 @@ export class ApiFunctions extends Construct {
       if (tableAccess !== 'none') fn.bindTable(props.table, { access: tableAccess });
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
-      const writes = prefixedWrites[group];
-      if (writes) fn.allowPrefixedWrites(props.table, writes);
+      for (const writes of prefixedWrites[group] ?? []) fn.allowPrefixedWrites(props.table, writes);
       if (access.acquirerSecrets === true) fn.allowAcquirerSecrets(props.acquirerSecretPrefix);
       if (access.providerCallbackQueue === true)
         fn.bindQueue(props.providerCallbackQueue, 'PROVIDER_CALLBACK_QUEUE_URL', ['sqs:SendMessage']);

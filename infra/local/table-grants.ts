@@ -71,14 +71,14 @@ export function refusal(name: GrantedFunction, commandName: string, input: CallI
       if (allowed) continue;
     }
     // The conditional grant: some writes, on some partition-key prefixes only (IAM `dynamodb:LeadingKeys`).
-    const writes = prefixedWrites[name];
     const pk = partitionKeyOf(key);
-    if (
-      writes?.actions.some((allowed) => allowed === action) &&
-      pk !== undefined &&
-      writes.prefixes.some((prefix) => pk.startsWith(prefix))
-    )
-      continue;
+    const granted = (prefixedWrites[name] ?? []).some(
+      (writes) =>
+        writes.actions.some((allowed) => allowed === action) &&
+        pk !== undefined &&
+        writes.prefixes.some((prefix) => pk.startsWith(prefix)),
+    );
+    if (granted) continue;
     const resource = index === undefined ? `table/${table.partitionKey}` : `table/index/${index}`;
     return `${name} is not authorized to perform: dynamodb:${action} on resource: ${resource} (tier ${access}, shared/resources.ts)`;
   }

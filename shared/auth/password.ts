@@ -1,6 +1,7 @@
 /**
  * Password hashing with scrypt (memory-hard, built into Node). The stored form carries its
- * parameters so they can be raised later without invalidating existing hashes.
+ * parameters, so raising them leaves existing hashes valid: a hash made with other parameters
+ * is replaced at its user's next login (`needsRehash`). The parameters and why: README, "Password hashes".
  */
 
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
@@ -13,21 +14,36 @@ const scrypt = promisify(scryptCallback) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-const PARAMS = { N: 16384, r: 8, p: 1 } as const;
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** 16 MiB of memory (128 · N · r) and p = 5 passes. */
+export const PASSWORD_PARAMS: ScryptParams = { N: 16384, r: 8, p: 5 };
 const KEY_LENGTH = 32;
 
-export async function hashPassword(password: string): Promise<string> {
+/** `params` other than the current ones only to make an older hash (tests of the upgrade). */
+export async function hashPassword(
+  password: string,
+  params: ScryptParams = PASSWORD_PARAMS,
+): Promise<string> {
   const salt = randomBytes(16);
-  const derived = await scrypt(password, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
+  const derived = await scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: 64 * 1024 * 1024 });
   return [
     'scrypt',
-    PARAMS.N,
-    PARAMS.r,
-    PARAMS.p,
+    params.N,
+    params.r,
+    params.p,
     salt.toString('base64url'),
     derived.toString('base64url'),
   ].join('$');
 }
+
+/** Whether a stored hash was made with other parameters than the current ones. */
+export const needsRehash = (stored: string): boolean =>
+  !stored.startsWith(`scrypt$${PASSWORD_PARAMS.N}$${PASSWORD_PARAMS.r}$${PASSWORD_PARAMS.p}$`);
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');

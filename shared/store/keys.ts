@@ -18,6 +18,7 @@ import {
   loginAttemptsKeyPrefix,
   rateLimitKeyPrefix,
   revokedJwtKeyPrefix,
+  userKeyPrefix,
 } from '../resources.ts';
 
 export type { MerchantScope, Mode } from '../domain/scope.ts';
@@ -98,7 +99,7 @@ export const providerCallbackKey = (tokenHash: string): ItemKey => ({
   sk: 'PROVIDERCALLBACK',
 });
 /** `email` already normalised (users.ts). */
-export const userKey = (email: string): ItemKey => ({ pk: `EMAIL#${email}`, sk: 'USER' });
+export const userKey = (email: string): ItemKey => ({ pk: `${userKeyPrefix}${email}`, sk: 'USER' });
 export const membershipKey = (accountId: string, userId: string): ItemKey => ({
   pk: accountPk(accountId),
   sk: `${PREFIX.member}${userId}`,

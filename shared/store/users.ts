@@ -7,7 +7,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Membership, normaliseEmail, type Role, type User } from '../domain/auth.ts';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { accountPk, userKey as emailUserKey, membershipKey, userMembershipsIndexPk } from './keys.ts';
@@ -47,6 +47,28 @@ export async function findUserByEmail(email: string): Promise<User | undefined> 
   return (
     Item && { id: Item.id, email: Item.email, passwordHash: Item.passwordHash, createdAt: Item.createdAt }
   );
+}
+
+/**
+ * Replaces a user's password hash, on condition it is still `from` (a password changed meanwhile
+ * stays); false when it was not.
+ */
+export async function replacePasswordHash(email: string, from: string, to: string): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: userKey(email),
+        UpdateExpression: 'SET passwordHash = :to',
+        ConditionExpression: 'passwordHash = :from',
+        ExpressionAttributeValues: { ':from': from, ':to': to },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Adds or replaces a membership (re-running it changes the role). */

@@ -1,9 +1,10 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { hashPassword, needsRehash } from '../../shared/auth/password.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { membershipKey } from '../../shared/store/keys.ts';
-import { putMembership } from '../../shared/store/users.ts';
+import { createUser, findUserByEmail, putMembership } from '../../shared/store/users.ts';
 import { newAccount, newMember } from '../helpers/accounts.ts';
 import { api, demo, expectError, login } from '../helpers/http.ts';
 import { testAwsEnv } from '../helpers/local-env.ts';
@@ -69,6 +70,42 @@ describe('POST /v1/auth/login', () => {
     });
     expectError(form, 400, 'invalid_request_error', 'invalid_request');
     expect(form.body.error.param).toBe('Content-Type');
+  });
+
+  it('replaces a hash of older scrypt parameters at the next login, and only with the right password', async () => {
+    const older = { N: 16384, r: 8, p: 1 };
+    const { id: accountId } = await newAccount();
+    const users = await Promise.all(
+      ['upgraded', 'kept'].map(async () => {
+        const email = `user-${crypto.randomUUID()}@example.com`;
+        const password = crypto.randomUUID();
+        const user = await createUser(email, await hashPassword(password, older));
+        await putMembership(accountId, user.id, 'OWNER');
+        return { email, password, storedHash: user.passwordHash };
+      }),
+    );
+    const [upgraded, kept] = users as [(typeof users)[0], (typeof users)[0]];
+    expect(
+      (await api('/v1/auth/login', { body: { email: upgraded.email, password: upgraded.password } })).status,
+    ).toBe(200);
+    expectError(
+      await api('/v1/auth/login', { body: { email: kept.email, password: 'wrong-password' } }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
+    const now = (await findUserByEmail(upgraded.email))?.passwordHash ?? '';
+    expect(now).not.toBe(upgraded.storedHash);
+    expect(needsRehash(now)).toBe(false);
+    expect((await findUserByEmail(kept.email))?.passwordHash).toBe(kept.storedHash);
+    // The new hash is of the same password.
+    expect(await login(upgraded.email, upgraded.password)).toEqual(expect.any(String));
+    expectError(
+      await api('/v1/auth/login', { body: { email: upgraded.email, password: 'wrong-password' } }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
   });
 
   it('asks a member of several accounts which one, and binds the token to it', async () => {
