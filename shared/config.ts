@@ -138,6 +138,10 @@ export const config = {
   get providerCallbackQueueUrl() {
     return required('PROVIDER_CALLBACK_QUEUE_URL');
   },
+  /** A refund still unresolved this long after it was made is overdue (logged and counted); the local tests shorten it. */
+  get refundOverdueSeconds() {
+    return numberOr('REFUND_OVERDUE_SECONDS', 3600, { min: 1 });
+  },
   /** How often each live acquirer is reconciled (`GET /pix`); the local tests shorten it. */
   get reconciliationPeriodSeconds() {
     return numberOr('RECONCILIATION_PERIOD_SECONDS', 300, { min: 1 });

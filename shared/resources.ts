@@ -300,6 +300,8 @@ export const observability = {
     refundsReturnedAfterFailure: 'RefundsReturnedAfterFailure',
     /** A Pix the service returned by itself (payer lock, after a cancel) that the acquirer could not return: owed to its payer. */
     automaticReturnsFailed: 'AutomaticReturnsFailed',
+    /** A refund still unresolved an hour after it was made, at each scheduler check of it (at most every 10 minutes). */
+    refundsOverdue: 'RefundsOverdue',
     medCasesOpened: 'MedCasesOpened',
     medCasesResolved: 'MedCasesResolved',
     /** One per POST to a receiver; `…AttemptFailures` the ones that got no 2xx. */

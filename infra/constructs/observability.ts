@@ -169,13 +169,15 @@ export class Observability extends Construct {
     );
 
     // Money a refund's record gets wrong: a refund recorded FAILED that the acquirer returned
-    // anyway, or a Pix the service could not give back to its payer. Each needs ops at once.
+    // anyway, or a Pix the service could not give back to its payer; or money a refund holds
+    // that the acquirer has not resolved for an hour. Each needs ops.
     const period = Duration.minutes(rules.refundMoney.periodMinutes);
     const refundMoney = new MathExpression({
-      expression: 'FILL(returned, 0) + FILL(unreturned, 0)',
+      expression: 'FILL(returned, 0) + FILL(unreturned, 0) + FILL(overdue, 0)',
       usingMetrics: {
         returned: liveMetric(metrics.refundsReturnedAfterFailure, 'Sum', period),
         unreturned: liveMetric(metrics.automaticReturnsFailed, 'Sum', period),
+        overdue: liveMetric(metrics.refundsOverdue, 'Sum', period),
       },
       label: 'Refund money to reconcile',
       period,
@@ -184,7 +186,7 @@ export class Observability extends Construct {
       'RefundMoneyAlarm',
       refundMoney,
       rules.refundMoney,
-      'A refund recorded FAILED was returned by the acquirer after all, or a Pix the service returned by itself (payer lock, after a cancel) could not be: the books and the money disagree. Find the refund in the error log and reconcile.',
+      'A refund recorded FAILED was returned by the acquirer after all, or a Pix the service returned by itself (payer lock, after a cancel) could not be: the books and the money disagree; or a refund is still unresolved an hour after it was made. Find the refund in the error log and reconcile.',
     );
 
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
@@ -218,6 +220,7 @@ export class Observability extends Construct {
               metrics.refundsFailed,
               metrics.refundsReturnedAfterFailure,
               metrics.automaticReturnsFailed,
+              metrics.refundsOverdue,
             ),
           ),
         ],

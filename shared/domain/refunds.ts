@@ -80,6 +80,17 @@ export const canApplyRefund = (trigger: RefundTrigger, from: RefundStatus): bool
 
 export const isFinalRefund = (status: RefundStatus): boolean => status === 'REFUNDED' || status === 'FAILED';
 
+/**
+ * Whether a refund is still unresolved `overdueMs` after it was made: a Pix devolution settles in
+ * seconds, so one the acquirer has not resolved by then (down for that long, or answering in a
+ * way the service cannot settle) holds the merchant's reserve until ops look.
+ */
+export const isOverdueRefund = (
+  refund: Pick<RefundRecord, 'status' | 'createdAt'>,
+  now: Date,
+  overdueMs: number,
+): boolean => !isFinalRefund(refund.status) && now.getTime() - Date.parse(refund.createdAt) >= overdueMs;
+
 /** What a charge has left to refund: its amount minus every refund not FAILED. */
 export const refundableAmount = (charge: Pick<ChargeRecord, 'amount' | 'refundedAmount'>): number =>
   charge.amount - (charge.refundedAmount ?? 0);

@@ -11,6 +11,7 @@
  * Every advance writes `payment.refunded` with the refund in its `data`.
  */
 
+import { config } from '../config.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
 import { refundEvents } from '../domain/events.ts';
 import { returnFailedJournal } from '../domain/ledger.ts';
@@ -18,6 +19,7 @@ import {
   canApplyRefund,
   devolutionIdOf,
   isFinalRefund,
+  isOverdueRefund,
   REFUND_TRANSITIONS,
   type RefundRecord,
   type RefundTrigger,
@@ -281,6 +283,22 @@ async function checkLater(refund: RefundRecord, now: Date): Promise<void> {
   await transact({ refund: replaceRefundItem(refund, refund.status, later(now.toISOString(), interval)) });
 }
 
+/**
+ * A refund the acquirer has not resolved long after it was made: an error in live mode (the
+ * RefundMoneyAlarm watches the metric), a warning in test mode (a sandbox acquirer set down).
+ */
+function reportIfOverdue(refund: RefundRecord): void {
+  if (!isOverdueRefund(refund, new Date(), config.refundOverdueSeconds * 1000)) return;
+  (refund.mode === 'live' ? log.error : log.warn)('refund overdue: the acquirer has not resolved it', {
+    refundId: refund.id,
+    chargeId: refund.chargeId,
+    status: refund.status,
+    amount: refund.amount,
+    createdAt: refund.createdAt,
+  });
+  countMetric(refund.mode, { [observability.metrics.refundsOverdue]: 1 }, { accountIds: refund.accountId });
+}
+
 /** Scheduler: every refund whose next check is due. Returns how many it moved. */
 export async function advanceDueRefunds(now: Date): Promise<number> {
   let moved = 0;
@@ -293,7 +311,9 @@ export async function advanceDueRefunds(now: Date): Promise<number> {
       // not order them.
       const after = await advanceOne(refund, new Date());
       if (after.status !== refund.status) moved++;
+      reportIfOverdue(after);
     } catch (error) {
+      reportIfOverdue(refund);
       // One refund's trouble (credentials refused, say) must not stop the others, nor be asked
       // again every run: it is checked later, backing off as an unanswered one is.
       log.error('refund advance failed', { refundId: refund.id, error: String(error) });

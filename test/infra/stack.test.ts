@@ -563,7 +563,7 @@ describe('observability', () => {
     });
   });
 
-  it('alarms on the first refund whose money the books and the acquirer disagree on', () => {
+  it('alarms on the first refund whose money the books and the acquirer disagree on, or that is overdue', () => {
     expect(alarmRules.refundMoney).toEqual({ threshold: 1, periodMinutes: 5, periods: 1 });
     const { properties, queries } = alarmOf(pixStack.observability.refundMoneyAlarm);
     expect(properties).toMatchObject({
@@ -574,13 +574,14 @@ describe('observability', () => {
       AlarmActions: [topic()],
     });
     const expression = Object.values(queries).find((q: any) => q.Expression);
-    expect(expression?.Expression).toBe('FILL(returned, 0) + FILL(unreturned, 0)');
+    expect(expression?.Expression).toBe('FILL(returned, 0) + FILL(unreturned, 0) + FILL(overdue, 0)');
     expect(queries.returned).toMatchObject(
       serviceMetric(observability.metrics.refundsReturnedAfterFailure, 300),
     );
     expect(queries.unreturned).toMatchObject(
       serviceMetric(observability.metrics.automaticReturnsFailed, 300),
     );
+    expect(queries.overdue).toMatchObject(serviceMetric(observability.metrics.refundsOverdue, 300));
   });
 
   it('has a dashboard with the alarms and every service metric', () => {

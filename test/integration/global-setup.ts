@@ -42,6 +42,8 @@ export async function setup(project: TestProject): Promise<void> {
       // And each run starts 5 s (not 10 minutes) before the last one's end, so a test can see a
       // report leave the listing (live-med.test.ts); the runtime and the PSP share one clock.
       RECONCILIATION_OVERLAP_SECONDS: '5',
+      // A refund unresolved 8 s after it was made is overdue (refunds.test.ts), not an hour.
+      REFUND_OVERDUE_SECONDS: '8',
       // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
       WEBHOOK_RETRY_SCALE: '0.00001',
       WEBHOOK_TIMEOUT_MS: '1500',

@@ -201,6 +201,41 @@ describe('POST /v1/payments/{id}/refund', () => {
     expect((await refund(m.apikey, m.paymentId, { amount: 10_000 })).status).toBe(201);
   });
 
+  it('flags a refund the acquirer has not resolved when it is overdue (8 s in the tests): a warning in test mode, and RefundsOverdue', async () => {
+    const m = await paidPayment();
+    await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+    const made = (await refund(m.apikey, m.paymentId, { amount: 1000 })).body;
+    const reports = () =>
+      runtimeLogRecords().filter(
+        (r) => r.message === 'refund overdue: the acquirer has not resolved it' && r.refundId === made.id,
+      );
+    try {
+      const [first] = await eventually(
+        () => {
+          const found = reports();
+          expect(found).not.toEqual([]);
+          return found;
+        },
+        { timeoutMs: 45_000, message: 'the refund reported overdue' },
+      );
+      expect(first).toMatchObject({
+        level: 'WARN',
+        status: 'PENDING',
+        amount: 1000,
+        createdAt: made.createdAt,
+      });
+      // Not before it was due.
+      expect(Date.parse(first?.timestamp)).toBeGreaterThanOrEqual(Date.parse(made.createdAt) + 8_000);
+      const documents = () =>
+        documentsAbout(emfDocuments(join(inject('dataDir'), 'metrics.jsonl')), 'accountIds', m.accountId);
+      await eventually(() =>
+        expect(metricTotal(documents(), 'RefundsOverdue', 'test')).toBeGreaterThanOrEqual(1),
+      );
+    } finally {
+      await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
+    }
+  });
+
   it('gives each advance of two refunds moved by one scheduler pass its own time', async () => {
     const m = await paidPayment();
     // Both requested while the acquirer is down: the scheduler retries them in step, so the pass
