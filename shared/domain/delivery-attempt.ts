@@ -22,7 +22,7 @@ export const isFinal = (status: DeliveryStatus): boolean => status === 'DELIVERE
  * delivery (a `SendMessageBatch` retried after a partial failure, the local runtime's requeue at
  * start) then waits instead of POSTing the same delivery at the same time. It must stay shorter
  * than the queue's visibility timeout: an attempt that died is taken over by its own message,
- * which comes back after that timeout (checked in test/unit/delivery-attempt.test.ts).
+ * which comes back after that timeout (checked in test/unit/webhook-delivery-rules.test.ts).
  */
 export const processingLeaseMs = (timeoutMs: number): number => timeoutMs + 10_000;
 
