@@ -149,13 +149,18 @@ export class PixServiceStack extends Stack {
       api: this.api.api,
       outbox: this.background.outbox.function,
       scheduler: this.background.scheduler.function,
+      queueAlarms: [
+        this.webhookQueues.dlqAlarm,
+        this.webhookQueues.outboxFailureAlarm,
+        this.providerCallbackQueues.dlqAlarm,
+      ],
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the public API' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description:
-        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, provider callback DLQ, outbox failures and age, scheduler errors, 5xx, acquirer and delivery failure rates)',
+        'Subscribe ops (email, chat) here: operational alarms (webhook DLQ, provider callback DLQ, outbox failures and age, scheduler errors, 5xx, acquirer and delivery failure rates, refund money to reconcile; the queue alarms also notify again when the queue grows)',
     });
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
@@ -174,6 +179,14 @@ export class PixServiceStack extends Stack {
       description: 'Acquirer callbacks the consumer could not settle (reconciliation settles them anyway)',
     });
     new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
+    new CfnOutput(this, 'JwtSecretArn', {
+      value: this.jwtSecret.secret.secretArn,
+      description: 'The dashboard JWT signing key (rotate by hand: README, Operations)',
+    });
+    new CfnOutput(this, 'PixSigningSecretArn', {
+      value: this.pixSigningSecret.secret.secretArn,
+      description: 'The seed of the Pix payload signing key (rotate by hand: README, Operations)',
+    });
     new CfnOutput(this, 'AcquirerSecretPrefix', {
       value: this.acquirerSecretPrefix,
       description:

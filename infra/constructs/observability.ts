@@ -6,6 +6,7 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  type IAlarm,
   type IMetric,
   MathExpression,
   Metric,
@@ -27,6 +28,8 @@ export interface ObservabilityProps {
    * only trace of a failed run.
    */
   readonly scheduler: IFunction;
+  /** The queues' own alarms (a dead-letter queue or `OutboxFailures` not empty), shown beside these. */
+  readonly queueAlarms: readonly IAlarm[];
 }
 
 /**
@@ -204,6 +207,7 @@ export class Observability extends Construct {
               this.outboxAgeAlarm,
               this.schedulerErrorsAlarm,
               this.refundMoneyAlarm,
+              ...props.queueAlarms,
             ],
             width: 24,
             height: 3,

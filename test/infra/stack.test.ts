@@ -597,6 +597,10 @@ describe('observability', () => {
       'OutboxAgeAlarm',
       'SchedulerErrorsAlarm',
       'RefundMoneyAlarm',
+      // The queues' alarms too.
+      logicalId(pixStack.webhookQueues.dlqAlarm.node.defaultChild as CfnElement),
+      logicalId(pixStack.webhookQueues.outboxFailureAlarm.node.defaultChild as CfnElement),
+      logicalId(pixStack.providerCallbackQueues.dlqAlarm.node.defaultChild as CfnElement),
     ])
       expect(body).toContain(alarm);
   });
@@ -742,6 +746,16 @@ describe('secret grants', () => {
     );
     expect(everyAction).toContain('secretsmanager:GetSecretValue');
     expect(everyAction).not.toContain('secretsmanager:DescribeSecret');
+  });
+
+  it('outputs both generated secrets, for ops rotating them by hand', () => {
+    for (const [output, secret] of [
+      ['JwtSecretArn', pixStack.jwtSecret],
+      ['PixSigningSecretArn', pixStack.pixSigningSecret],
+    ] as const)
+      template.hasOutput(output, {
+        Value: { Ref: logicalId(secret.secret.node.defaultChild as CfnElement) },
+      });
   });
 });
 
