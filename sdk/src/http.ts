@@ -11,7 +11,7 @@
  * lost answer that then gets 404 resolves as deleted (`ApiRequest.goneAnswer` says why).
  */
 
-import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors.ts';
+import { ApiError, ConnectionError, errorFromResponse, parseRetryAfter } from './errors.ts';
 
 const SDK_VERSION = '0.1.0';
 
@@ -319,12 +319,23 @@ export class HttpClient {
       return { ...(request.goneAnswer as object) } as T;
     }
     let body: unknown;
+    let parsed = true;
     try {
       body = answer.text ? JSON.parse(answer.text) : undefined;
     } catch {
-      body = undefined;
+      parsed = false;
     }
     if (!answer.ok) throw errorFromResponse(answer.status, body, answer.headers);
+    // A 2xx that is not JSON (a proxy's or captive portal's page) is no answer of the service.
+    if (!parsed)
+      throw new ApiError({
+        message: `HTTP ${answer.status} with a body that is not JSON`,
+        type: 'api_error',
+        code: 'invalid_response',
+        requestId: answer.headers.get('x-request-id') ?? undefined,
+        statusCode: answer.status,
+        headers: answer.headers,
+      });
     if (typeof body === 'object' && body !== null)
       responses.set(body, {
         statusCode: answer.status,

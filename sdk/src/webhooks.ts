@@ -119,6 +119,8 @@ export function verify(
   } catch {
     throw new WebhookSignatureError('invalid_json', 'The signed body is not JSON.');
   }
+  if (typeof event !== 'object' || event === null || Array.isArray(event))
+    throw new WebhookSignatureError('invalid_json', 'The signed body is not a JSON object.');
   // Each family has one scheme: the legacy payment.* and withdrawal.* events sha256=, every
   // other event t=,v1=. A signature of the other scheme proves nothing about this event.
   const type = 'type' in event ? event.type : (event as { event?: unknown }).event;

@@ -111,6 +111,13 @@ describe('idempotency keys on creates', () => {
     expect(seen[0]?.headers.apikey).toBe('ak_test_unit');
   });
 
+  it('sends payment_method pix when the caller spreads in an undefined one', async () => {
+    script = [{ status: 201, body: charge }];
+    const fromAForm = { amount: 1050, payment_method: undefined };
+    await client().charges.create(fromAForm as never);
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ amount: 1050, payment_method: 'pix' });
+  });
+
   it("sends the caller's own key instead of a generated one", async () => {
     await client().charges.create({ amount: 1050 }, { idempotencyKey: 'order-42-attempt' });
     expect(seen[0]?.headers['idempotency-key']).toBe('order-42-attempt');
@@ -336,6 +343,7 @@ describe('listAll while items arrive', () => {
     script = [
       { status: 200, body: { data: items('p5', 'p4', 'p3'), total: 5, page: 1, limit: 3 } },
       { status: 200, body: { data: items('p3', 'p2', 'p1'), total: 6, page: 2, limit: 3 } },
+      { status: 200, body: { data: [], total: 6, page: 3, limit: 3 } },
     ];
     const payments: string[] = [];
     for await (const payment of client().payments.listAll({ limit: 3 })) payments.push(payment.id);
@@ -344,11 +352,62 @@ describe('listAll while items arrive', () => {
     script = [
       { status: 200, body: { data: items('d5', 'd4', 'd3'), total: 5, offset: 0, limit: 3 } },
       { status: 200, body: { data: items('d3', 'd2', 'd1'), total: 6, offset: 3, limit: 3 } },
+      { status: 200, body: { data: [], total: 6, offset: 6, limit: 3 } },
     ];
     const deliveries: string[] = [];
     for await (const delivery of client().webhookDeliveries.listAll({ limit: 3 }))
       deliveries.push(delivery.id);
     expect(deliveries).toEqual(['d5', 'd4', 'd3', 'd2', 'd1']);
+  });
+});
+
+describe('listAll while the totals lag', () => {
+  it('goes on to the short page that ends the list, whatever total says (it follows the list within seconds)', async () => {
+    const items = (...ids: string[]) => ids.map((id) => ({ id }));
+    script = [
+      { status: 200, body: { data: items('p5', 'p4', 'p3'), total: 3, page: 1, limit: 3 } },
+      { status: 200, body: { data: items('p2', 'p1'), total: 3, page: 2, limit: 3 } },
+    ];
+    const payments: string[] = [];
+    for await (const payment of client().payments.listAll({ limit: 3 })) payments.push(payment.id);
+    expect(payments).toEqual(['p5', 'p4', 'p3', 'p2', 'p1']);
+    expect(seen).toHaveLength(2);
+
+    script = [
+      { status: 200, body: { data: items('d5', 'd4', 'd3'), total: 3, offset: 0, limit: 3 } },
+      { status: 200, body: { data: items('d2', 'd1'), total: 3, offset: 3, limit: 3 } },
+    ];
+    const deliveries: string[] = [];
+    for await (const delivery of client().webhookDeliveries.listAll({ limit: 3 }))
+      deliveries.push(delivery.id);
+    expect(deliveries).toEqual(['d5', 'd4', 'd3', 'd2', 'd1']);
+  });
+});
+
+describe('answers that are not the service', () => {
+  it('throws an ApiError for a 2xx whose body is not JSON (a proxy page), rather than resolving undefined', async () => {
+    // The scripted server answers JSON: a server of its own sends the HTML.
+    const html = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>'),
+    );
+    await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', resolve));
+    try {
+      const pix = new PixClient({
+        baseUrl: `http://127.0.0.1:${(html.address() as AddressInfo).port}`,
+        apiKey: 'ak_test_unit',
+      });
+      const error = await pix.charges.retrieve('ch_1').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ code: 'invalid_response', statusCode: 200 });
+    } finally {
+      html.closeAllConnections();
+      await new Promise((resolve) => html.close(resolve));
+    }
+  });
+
+  it('keeps an empty 2xx body (a 204) as no body', async () => {
+    script = [{ status: 204 }];
+    await expect(client({ token: 't' }).auth.logout()).resolves.toBeUndefined();
   });
 });
 

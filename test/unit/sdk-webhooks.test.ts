@@ -193,6 +193,16 @@ describe('malformed deliveries', () => {
     expectRefused(() => webhooks.verify(canonicalBody, headers, NEW_SECRET, { nowSeconds: NOW }), reason);
   });
 
+  it.each(['null', '"text"', '123', '[]'])('refuses a signed body %s that is JSON but no event', (body) => {
+    const legacy = `sha256=${createHmac('sha256', NEW_SECRET).update(body).digest('hex')}`;
+    expectRefused(() => webhooks.verify(body, headersOf(legacy), NEW_SECRET), 'invalid_json');
+    const canonical = `t=${NOW},v1=${createHmac('sha256', NEW_SECRET).update(`${NOW}.${body}`).digest('hex')}`;
+    expectRefused(
+      () => webhooks.verify(body, headersOf(canonical), NEW_SECRET, { nowSeconds: NOW }),
+      'invalid_json',
+    );
+  });
+
   it('needs at least one secret', () => {
     expect(() => webhooks.verify(canonicalBody, {}, [])).toThrow(TypeError);
   });

@@ -13,7 +13,12 @@ import { Resource } from './resource.ts';
 export class Charges extends Resource {
   /** `POST /v1/charges`, with an `Idempotency-Key` (generated unless `options.idempotencyKey`). */
   create(params: CreateChargeParams, options: RequestOptions = {}): Promise<Charge> {
-    return this.createAt('/v1/charges', { payment_method: 'pix', ...params }, options);
+    // `?? 'pix'`: a `payment_method: undefined` the caller spreads in keeps the default.
+    return this.createAt(
+      '/v1/charges',
+      { ...params, payment_method: params.payment_method ?? 'pix' },
+      options,
+    );
   }
 
   /**

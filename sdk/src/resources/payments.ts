@@ -106,7 +106,8 @@ export class Payments extends Resource {
     for (let page = 1; ; page++) {
       const current = await this.list({ ...params, page }, options);
       yield* unseen(current.data, yielded);
-      if (current.data.length === 0 || page * current.limit >= current.total) return;
+      // A short page is the end; `total` follows the list within seconds, so it may still lag.
+      if (current.data.length < current.limit) return;
       if ((page + 1) * current.limit > MAX_DEPTH) return;
     }
   }

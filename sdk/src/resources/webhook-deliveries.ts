@@ -29,7 +29,8 @@ export class WebhookDeliveries extends Resource {
       const page = await this.list({ ...params, offset }, options);
       yield* unseen(page.data, yielded);
       offset += page.data.length;
-      if (page.data.length === 0 || offset >= page.total) return;
+      // A short page is the end; `total` follows the list within seconds, so it may still lag.
+      if (page.data.length < page.limit) return;
     }
   }
 
