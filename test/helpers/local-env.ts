@@ -45,6 +45,12 @@ export const testAwsEnv = {
  */
 export const testLoginWindow = { LOGIN_FAILURE_WINDOW_SECONDS: '20' } as const;
 
+/**
+ * The test runtime's short timings that tests compute with: the dispatcher's POST timeout (its
+ * delivery lease follows from it) and when an unresolved refund is overdue (not an hour).
+ */
+export const testTimings = { WEBHOOK_TIMEOUT_MS: '1500', REFUND_OVERDUE_SECONDS: '8' } as const;
+
 /** Refuse to run against anything but this machine. */
 export function assertLocalEndpoints(env: Record<string, string | undefined> = process.env): void {
   for (const name of [

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { DemoAccount } from '../../infra/local/seed.ts';
-import { testAwsEnv, testLoginWindow, testPorts } from '../helpers/local-env.ts';
+import { testAwsEnv, testLoginWindow, testPorts, testTimings } from '../helpers/local-env.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -42,11 +42,10 @@ export async function setup(project: TestProject): Promise<void> {
       // And each run starts 5 s (not 10 minutes) before the last one's end, so a test can see a
       // report leave the listing (live-med.test.ts); the runtime and the PSP share one clock.
       RECONCILIATION_OVERLAP_SECONDS: '5',
-      // A refund unresolved 8 s after it was made is overdue (refunds.test.ts), not an hour.
-      REFUND_OVERDUE_SECONDS: '8',
-      // Webhook retries in milliseconds instead of hours, and a short receiver timeout.
+      // Webhook retries in milliseconds instead of hours.
       WEBHOOK_RETRY_SCALE: '0.00001',
-      WEBHOOK_TIMEOUT_MS: '1500',
+      // A short receiver timeout, and a refund overdue after seconds (refunds.test.ts).
+      ...testTimings,
       // The failed-login window in seconds instead of 15 minutes (login-limit.test.ts waits it out).
       ...testLoginWindow,
     },

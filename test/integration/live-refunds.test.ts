@@ -55,12 +55,16 @@ const refundOf = async (paymentId: string, refundId: string) =>
     (r) => r.id === refundId,
   );
 
+/** `POST /v1/payments/{id}/refund` with the live key and a new idempotency key. */
+const askRefund = (paymentId: string, body: Record<string, unknown>) =>
+  api(`/v1/payments/${paymentId}/refund`, {
+    apikey: merchant.liveKey,
+    body: { idempotencyKey: randomUUID(), ...body },
+  });
+
 /** A devolution refund of `amount`, once the PSP holds its devolution (IN_PROGRESS). */
 async function devolutionRefund(paymentId: string, endToEndId: string, amount: number) {
-  const reply = await api(`/v1/payments/${paymentId}/refund`, {
-    apikey: merchant.liveKey,
-    body: { idempotencyKey: randomUUID(), amount, strategy: 'devolution', reason: 'Pedido cancelado' },
-  });
+  const reply = await askRefund(paymentId, { amount, strategy: 'devolution', reason: 'Pedido cancelado' });
   expect(reply.status).toBe(201);
   const refundId = reply.body.id as string;
   await eventually(
@@ -143,10 +147,7 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     // The merchant returned the whole Pix through the PSP's own channel: nothing is left to return.
     expect(psp.bank.requestDevolucao(endToEndId, 'portal1', { valor: '40.00' }).ok).toBe(true);
     const before = (await balance(merchant.liveKey)).available;
-    const reply = await api(`/v1/payments/${paymentId}/refund`, {
-      apikey: merchant.liveKey,
-      body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
-    });
+    const reply = await askRefund(paymentId, { amount: 1000, strategy: 'devolution' });
     expect(reply.status).toBe(201);
     const failed = await eventually(async () => {
       const refund = await refundOf(paymentId, reply.body.id);
@@ -167,10 +168,7 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     await control(psp, 'POST', '/devolucao-reads', { status: 503, count: 1_000_000 });
     let refundId: string;
     try {
-      const reply = await api(`/v1/payments/${paymentId}/refund`, {
-        apikey: merchant.liveKey,
-        body: { idempotencyKey: randomUUID(), amount: 1200, strategy: 'devolution' },
-      });
+      const reply = await askRefund(paymentId, { amount: 1200, strategy: 'devolution' });
       expect(reply.status).toBe(201);
       refundId = reply.body.id as string;
       const held = () =>
@@ -209,10 +207,7 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     await control(psp, 'POST', '/lose-answers', { count: 1, method: 'PUT', pathPrefix: '/pix/' });
     await control(psp, 'POST', '/answer-format', { devolucaoValorPadded: true });
     try {
-      const reply = await api(`/v1/payments/${paymentId}/refund`, {
-        apikey: merchant.liveKey,
-        body: { idempotencyKey: randomUUID(), amount: 1200, strategy: 'devolution' },
-      });
+      const reply = await askRefund(paymentId, { amount: 1200, strategy: 'devolution' });
       expect(reply.status).toBe(201);
       await eventually(
         async () => expect((await refundOf(paymentId, reply.body.id))?.status).toBe('IN_PROGRESS'),
@@ -269,10 +264,7 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
   it('a cashout is REFUND_NOT_SUPPORTED (API Pix has no payouts), writing nothing; a devolution still works', async () => {
     const { paymentId, endToEndId } = await paidLiveCharge(2000);
     const before = (await balance(merchant.liveKey)).available;
-    const reply = await api(`/v1/payments/${paymentId}/refund`, {
-      apikey: merchant.liveKey,
-      body: { idempotencyKey: randomUUID(), amount: 500, strategy: 'cashout' },
-    });
+    const reply = await askRefund(paymentId, { amount: 500, strategy: 'cashout' });
     expect(reply.status).toBe(422);
     expect(reply.body.error).toMatchObject({ type: 'invalid_request_error', code: 'REFUND_NOT_SUPPORTED' });
     expect((await balance(merchant.liveKey)).available).toBe(before);
@@ -280,10 +272,7 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     // The positive control: the same payment refunds by devolution.
     await devolutionRefund(paymentId, endToEndId, 500);
     // Without a strategy the refund is the devolution the PSP can make, not a 422.
-    const unspecified = await api(`/v1/payments/${paymentId}/refund`, {
-      apikey: merchant.liveKey,
-      body: { idempotencyKey: randomUUID(), amount: 300 },
-    });
+    const unspecified = await askRefund(paymentId, { amount: 300 });
     expect(unspecified.status).toBe(201);
     expect(unspecified.body.strategy).toBe('devolution');
   });
@@ -293,10 +282,7 @@ describe('live refunds by devolution', { timeout: 90_000 }, () => {
     const { paymentId } = await paidLiveCharge(4000);
     await control(psp, 'POST', '/token', { refuseClient: true });
     try {
-      const reply = await api(`/v1/payments/${paymentId}/refund`, {
-        apikey: merchant.liveKey,
-        body: { idempotencyKey: randomUUID(), amount: 1000, strategy: 'devolution' },
-      });
+      const reply = await askRefund(paymentId, { amount: 1000, strategy: 'devolution' });
       // Recorded and reserved; the acquirer is asked later, by the scheduler.
       expect(reply.status).toBe(201);
       const failedAt = await eventually(() => {

@@ -23,6 +23,7 @@ import { documentsAbout, emfDocuments, metricTotal } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { journalsOf } from '../helpers/ledger-invariant.ts';
+import { testTimings } from '../helpers/local-env.ts';
 import { decideMed, openMed } from '../helpers/med.ts';
 import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
@@ -225,7 +226,9 @@ describe('POST /v1/payments/{id}/refund', () => {
         createdAt: made.createdAt,
       });
       // Not before it was due.
-      expect(Date.parse(first?.timestamp)).toBeGreaterThanOrEqual(Date.parse(made.createdAt) + 8_000);
+      expect(Date.parse(first?.timestamp)).toBeGreaterThanOrEqual(
+        Date.parse(made.createdAt) + Number(testTimings.REFUND_OVERDUE_SECONDS) * 1000,
+      );
       const documents = () =>
         documentsAbout(emfDocuments(join(inject('dataDir'), 'metrics.jsonl')), 'accountIds', m.accountId);
       await eventually(() =>

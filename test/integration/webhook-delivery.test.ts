@@ -35,13 +35,12 @@ import { merchant, newCharge, pay, rawId } from '../helpers/charges.ts';
 import { emfDocuments } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
+import { testTimings } from '../helpers/local-env.ts';
 import { scopeItems } from '../helpers/scope-items.ts';
 import { type Answer, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
 
 const sqs = new SQSClient({});
-/** The dispatcher's POST timeout in the test runtime (`WEBHOOK_TIMEOUT_MS`, global-setup.ts). */
-const TEST_WEBHOOK_TIMEOUT_MS = 1500;
 const receiver = receiverPool().start;
 /** The dispatcher's EMF documents (one per attempt, naming its delivery): see metrics.test.ts. */
 const metricsFile = () => join(inject('dataDir'), 'metrics.jsonl');
@@ -522,7 +521,9 @@ describe('resilience', () => {
     // The second message waits out the lease (it would have POSTed at once), then delivers.
     const [, second] = await r.waitFor(2, 30_000);
     expect(second?.headers['x-acme-delivery-id']).toBe(item.id);
-    expect(second?.at).toBeGreaterThanOrEqual(markedAt + processingLeaseMs(TEST_WEBHOOK_TIMEOUT_MS));
+    expect(second?.at).toBeGreaterThanOrEqual(
+      markedAt + processingLeaseMs(Number(testTimings.WEBHOOK_TIMEOUT_MS)),
+    );
     expect(await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED')).toMatchObject({
       id: item.id,
       attempts: 2,
