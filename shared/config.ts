@@ -77,7 +77,7 @@ export const config = {
    * Failed dashboard logins allowed per e-mail address from one source (an IPv4 address or an
    * IPv6 /64) within `loginFailureWindowSeconds`; beyond them every login for that address from
    * that source, right password included, is 429 until the window passes
-   * (shared/http/login-limit.ts).
+   * (shared/services/login-limit.ts).
    */
   get loginFailureLimit() {
     return numberOr('LOGIN_FAILURE_LIMIT', 5, { min: 1 });

@@ -57,6 +57,20 @@ export function loginSource(sourceIp: string): string {
 export const loginSourceSubject = (sourceIp: string): string =>
   createHash('sha256').update(loginSource(sourceIp)).digest('hex');
 
+/**
+ * The membership a login opens a session for: the one of `accountId` when it is sent (an empty
+ * one is not); otherwise
+ * the user's only one, or `'ambiguous'` when there are several (the login must name one).
+ * `undefined` when the user is no member of the account asked for, or of any.
+ */
+export function loginMembership(
+  memberships: readonly Membership[],
+  accountId: string | undefined,
+): Membership | 'ambiguous' | undefined {
+  if (accountId) return memberships.find((m) => m.accountId === accountId);
+  return memberships.length > 1 ? 'ambiguous' : memberships[0];
+}
+
 /** What a dashboard session token carries. */
 export interface SessionClaims {
   userId: string;

@@ -70,17 +70,38 @@ export class Conflict extends DomainError {
   }
 }
 
+/** Who is asking could not be verified (401), e.g. a wrong e-mail or password at login. */
+export class Unauthenticated extends DomainError {
+  constructor(message: string) {
+    super('unauthorized', message);
+  }
+}
+
+/** Refused for now, not for good (429): a retry after `retryAfterSeconds` may succeed. */
+export abstract class RetryLater extends DomainError {
+  readonly retryAfterSeconds: number;
+
+  constructor(code: string, message: string, retryAfterSeconds: number) {
+    super(code, message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /**
  * Too many concurrent writers of the same money (429 `lock_timeout`, as Stripe names it):
  * the use case lost its race again and again for as long as it may try, and wrote nothing. A
  * retry after `retryAfterSeconds`, with the same idempotency key, is safe.
  */
-export class Contended extends DomainError {
-  readonly retryAfterSeconds: number;
-
+export class Contended extends RetryLater {
   constructor(message: string, retryAfterSeconds = 1) {
-    super('lock_timeout', message);
-    this.retryAfterSeconds = retryAfterSeconds;
+    super('lock_timeout', message, retryAfterSeconds);
+  }
+}
+
+/** Too many attempts of something limited, e.g. failed logins of one address (429 `rate_limited`). */
+export class TooManyAttempts extends RetryLater {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message, retryAfterSeconds);
   }
 }
 

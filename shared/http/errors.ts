@@ -7,7 +7,6 @@
 
 import {
   Conflict,
-  Contended,
   DomainError,
   type ErrorDetail,
   IdempotencyConflict,
@@ -15,7 +14,9 @@ import {
   NotFound,
   PermissionDenied,
   ProviderUnavailable,
+  RetryLater,
   StorageUnavailable,
+  Unauthenticated,
   Unprocessable,
 } from '../domain/errors.ts';
 
@@ -84,14 +85,15 @@ export const rateLimited = (
   });
 
 /** Each domain error's HTTP status (its envelope type follows from it): the only place they are decided. */
-const DOMAIN_ERRORS: [new (...args: never[]) => DomainError, ErrorStatus][] = [
+const DOMAIN_ERRORS: [abstract new (...args: never[]) => DomainError, ErrorStatus][] = [
   [InvalidInput, 400],
+  [Unauthenticated, 401],
   [NotFound, 404],
   [PermissionDenied, 403],
   [IdempotencyConflict, 409],
   [Conflict, 409],
   [Unprocessable, 422],
-  [Contended, 429],
+  [RetryLater, 429],
   [ProviderUnavailable, 503],
   [StorageUnavailable, 503],
 ];
@@ -102,7 +104,7 @@ export function toHttpError(error: DomainError): HttpError {
   return new HttpError(status, error.code, error.message, {
     ...(error.param !== undefined && { param: error.param }),
     ...(error.details !== undefined && { details: error.details }),
-    ...(error instanceof Contended && { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
+    ...(error instanceof RetryLater && { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
   });
 }
 

@@ -23,6 +23,7 @@
 
 import { config } from '../config.ts';
 import { loginLimitSubject, loginSourceSubject } from '../domain/auth.ts';
+import { TooManyAttempts } from '../domain/errors.ts';
 import {
   type ItemKey,
   loginAttemptsKey,
@@ -35,7 +36,6 @@ import {
   rememberLoginSource,
   uncountLoginAttempt,
 } from '../store/rate-limit.ts';
-import { rateLimited } from './errors.ts';
 
 /** One counter an attempt was counted in, and the window it was counted in. */
 interface Counted {
@@ -75,12 +75,12 @@ const count = async (
 };
 
 const limited = (retryAfter: number) =>
-  rateLimited(retryAfter, {}, 'Too many failed logins for this e-mail address: retry later.');
+  new TooManyAttempts('Too many failed logins for this e-mail address: retry later.', retryAfter);
 
 const release = ({ key, windowEndsAt }: Counted) => uncountLoginAttempt(key, windowEndsAt);
 
 /**
- * Counts a login attempt for `email` from `sourceIp`, or throws 429 when the address has no
+ * Counts a login attempt for `email` from `sourceIp`, or throws `TooManyAttempts` (429) when the address has no
  * attempt left from that source or from all sources together.
  */
 export async function reserveLoginAttempt(
