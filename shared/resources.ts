@@ -43,7 +43,7 @@ export const webhookQueues = {
 } as const;
 
 /**
- * The live acquirers' callbacks (issue 12): the callback route puts one message per end-to-end id
+ * The live acquirers' callbacks (README, "Going live"): the callback route puts one message per end-to-end id
  * and answers at once; the consumer reads each Pix back at the acquirer and settles it. A message
  * that keeps failing (the acquirer down for hours) moves to the DLQ after `maxReceiveCount`
  * receives; reconciliation (`GET /pix` on the scheduler) settles it anyway.

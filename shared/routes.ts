@@ -401,7 +401,7 @@ export type RoutesOf<G extends Group> = Extract<Route, { group: G }>;
 export type RouteIdOf<G extends Group> = RoutesOf<G>['id'];
 
 /** `/v1/infractions` is an alias of `/v1/med/cases` (Part 2): each alias route and the route it serves as. */
-const INFRACTION_ALIASES = {
+export const INFRACTION_ALIASES = {
   listInfractions: 'listMedCases',
   getInfraction: 'getMedCase',
   appealInfraction: 'appealMedCase',

@@ -5,7 +5,7 @@ import { getEventCatalog } from './get-event-catalog.ts';
 import { getWebhookStats } from './get-webhook-stats.ts';
 import { listWebhookDeliveries } from './list-webhook-deliveries.ts';
 import { listWebhookEndpoints } from './list-webhook-endpoints.ts';
-import { rotateWebhookOverrideSecret } from './rotate-override-secret.ts';
+import { rotateWebhookOverrideSecret } from './rotate-webhook-override-secret.ts';
 import { rotateWebhookSecret } from './rotate-webhook-secret.ts';
 import { updateWebhookEndpoint } from './update-webhook-endpoint.ts';
 

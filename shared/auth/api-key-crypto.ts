@@ -1,7 +1,7 @@
 /**
  * API key material. Keys carry 192 random bits, so a fast SHA-256 is the right storage hash
  * (a slow password hash would only add latency to every request; there is nothing to brute
- * force). The cleartext never leaves the issue/rotate response.
+ * force). The cleartext never leaves the create/rotate response.
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

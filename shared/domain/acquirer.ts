@@ -1,5 +1,5 @@
 /**
- * A merchant's live acquirer (issue 12, "Configuration"): what the table may hold about it (URLs,
+ * A merchant's live acquirer (README, "Going live"): what the table may hold about it (URLs,
  * the Pix key, when it was set) and what it may not (the client secret, certificate and key: the
  * acquirer secret, one per account, in Secrets Manager or a local owner-only file). The callback
  * URL carries a random token; only its SHA-256 is stored, so the table alone cannot forge one.

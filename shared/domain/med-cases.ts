@@ -191,7 +191,7 @@ export interface MedStepRule {
 }
 
 /**
- * Every case transition (Part 2, "MED case" table; the sandbox's outcomes of the issue):
+ * Every case transition (Part 2, "MED case" table; the sandbox's outcomes, README "MED cases"):
  * open → appealed | accepted | closed | rejected; appealed → rejected | closed. Accepted,
  * rejected and closed are final.
  */

@@ -9,6 +9,3 @@ export interface MerchantScope {
   accountId: string;
   mode: Mode;
 }
-
-export const sameScope = (a: MerchantScope, b: MerchantScope): boolean =>
-  a.accountId === b.accountId && a.mode === b.mode;

@@ -1,5 +1,5 @@
 /**
- * The MED port (issue 12, §4): an infraction report a live acquirer shows against a Pix this
+ * The MED port (README, "Going live", MED from the PSP): an infraction report a live acquirer shows against a Pix this
  * service settled (DICT `InfractionReport`) opens a MED case on its charge, and the report's end
  * decides it: CLOSED AGREED (the fraud is confirmed) → `merchant_lost`, CLOSED DISAGREED →
  * `merchant_won`, CANCELLED → `withdrawn` (or `merchant_won` once appealed). The same steps as the

@@ -4,7 +4,8 @@
  * fraud/velocity guard runs before the acquirer is called; the acquirer call is itself
  * idempotent (the txid derives from account, mode, route, Idempotency-Key, its retention period and
  * the body's fingerprint, so another body never revises this one's cob); then ONE transaction
- * writes the charge, its idempotency record, the counter and the outbox events. The loser of a
+ * writes the charge with its ref and txid pointers, its idempotency record, the live-charge
+ * counter shard, the customer guard (when a customer is named) and the outbox events. The loser of a
  * race, or a retry after a 5xx, replays the stored response; a loser with another body (409)
  * first withdraws the cob it made, which no charge names.
  */

@@ -1,5 +1,5 @@
 /**
- * Reconciliation with the live acquirers (issue 12, §3), on the scheduler, so a Pix whose
+ * Reconciliation with the live acquirers (README, "Going live", Reconciliation), on the scheduler, so a Pix whose
  * callback was lost is still settled, once per end-to-end id (`settle-acquirer-pix.ts`):
  * - before a live charge is expired, its cob is read (`GET /cob/{txid}`): a CONCLUIDA cob's Pix
  *   are settled first, and the expiry then finds the charge paid (or the Pix late, and returned);

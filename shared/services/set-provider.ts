@@ -1,5 +1,5 @@
 /**
- * An operator sets a merchant's live acquirer (`npm run admin -- set-provider`, issue 12): the
+ * An operator sets a merchant's live acquirer (`npm run admin -- set-provider`, README "Going live"): the
  * PEM files are checked (a certificate, a key that matches it, the PSP's CA), the callback is
  * registered at the PSP with `PUT /webhook/{chave}` (so credentials the PSP refuses change
  * nothing here), then the secret is stored (Secrets Manager or an owner-only file) and the

@@ -21,7 +21,7 @@ import {
   userKeyPrefix,
 } from '../resources.ts';
 
-export type { MerchantScope, Mode } from '../domain/scope.ts';
+export type { MerchantScope } from '../domain/scope.ts';
 
 export interface ItemKey {
   pk: string;
@@ -93,7 +93,7 @@ export function parseScopePartition(pk: string): number | undefined {
 // ── Accounts, users, sessions, API keys, rate limits ──────────────────────────────────────────
 
 export const accountKey = (accountId: string): ItemKey => ({ pk: accountPk(accountId), sk: 'ACCOUNT' });
-/** The account a provider callback URL belongs to, by the SHA-256 of its token (provider-callbacks.ts). */
+/** The account a provider callback URL belongs to, by the SHA-256 of its token (written by store/accounts.ts, read by services/accept-provider-callback.ts). */
 export const providerCallbackKey = (tokenHash: string): ItemKey => ({
   pk: `PROVIDERCALLBACK#${tokenHash}`,
   sk: 'PROVIDERCALLBACK',

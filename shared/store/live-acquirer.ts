@@ -1,5 +1,5 @@
 /**
- * Items of the live acquirer's paths (issue 12): the txid → charge pointer a Pix read at the PSP
+ * Items of the live acquirer's paths (README, "Going live"): the txid → charge pointer a Pix read at the PSP
  * is settled through, each account's reconciliation cursor on the RECONCILE due queue, and what
  * was done about each infraction report (the MED port).
  */

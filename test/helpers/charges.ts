@@ -2,9 +2,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Mode } from '../../shared/domain/scope.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
-import { chargeKey, type Mode, PREFIX } from '../../shared/store/keys.ts';
+import { chargeKey, PREFIX } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from './accounts.ts';
 import { type ApiReply, api } from './http.ts';
 import { scopeItems } from './scope-items.ts';

@@ -1,5 +1,5 @@
 /**
- * Live Pix settled from the acquirer's callback (issue 12, §3): the local PSP posts
+ * Live Pix settled from the acquirer's callback (README, "Going live"): the local PSP posts
  * `{webhookUrl}/pix` to the URL `set-provider` registered; the service queues the end-to-end ids,
  * reads each Pix back with `GET /pix/{e2eid}` and settles it through the sandbox's own use case.
  * A forged or replayed callback changes nothing; an unknown token is 404, a bad body 400.

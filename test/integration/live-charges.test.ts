@@ -1,5 +1,5 @@
 /**
- * Live mode against the local PSP (issue 12): an account whose acquirer was set with
+ * Live mode against the local PSP (README, "Live mode"): an account whose acquirer was set with
  * `npm run admin -- set-provider` creates live charges at the PSP (`PUT /cob/{txid}` over mutual
  * TLS, OAuth2), and the charge carries the PSP's copy-and-paste code; an acquirer outage is 503
  * with nothing stored, and the same Idempotency-Key succeeds once it is back; provider-status

@@ -1,5 +1,5 @@
 /**
- * MED from the live acquirer (issue 12, §4): the payer's bank reports an infraction against a Pix
+ * MED from the live acquirer (README, "Going live", MED from the PSP): the payer's bank reports an infraction against a Pix
  * (the local PSP's control), the scheduler reads it through the MED port (DICT
  * `InfractionReport`, the PSP's `GET /infracoes`) and opens a MED case on the charge; the report's
  * end decides it: CLOSED AGREED → `rejected` (money lost), CLOSED DISAGREED → `closed`

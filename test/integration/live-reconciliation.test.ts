@@ -1,5 +1,5 @@
 /**
- * Reconciliation with the live acquirer (issue 12, §3): with the PSP's callback lost (its webhook
+ * Reconciliation with the live acquirer (README, "Going live", Reconciliation): with the PSP's callback lost (its webhook
  * unregistered), a Pix is still settled by the scheduler, either by the periodic `GET /pix`
  * (every `RECONCILIATION_PERIOD_SECONDS`, 2 s in the tests) or, before the charge would be
  * expired, by reading its cob (`GET /cob/{txid}`, CONCLUIDA).

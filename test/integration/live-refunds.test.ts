@@ -1,5 +1,5 @@
 /**
- * Live refunds end to end (issue 12): a refund of a live Pix is a devolution at the acquirer
+ * Live refunds end to end (README, "Going live"): a refund of a live Pix is a devolution at the acquirer
  * (`PUT /pix/{e2eid}/devolucao/{id}`); the refund moves IN_PROGRESS → REFUNDED when the PSP
  * reports `DEVOLVIDO` (its callback carries the Pix with its `devolucoes`, read back there) and →
  * FAILED with the reserve back in `available` on `NAO_REALIZADO`. The PSP here confirms nothing by

@@ -1,5 +1,5 @@
 /**
- * `npm run admin -- set-provider` (issue 12, "Configuration") against the local PSP: the callback
+ * `npm run admin -- set-provider` (README, "Going live") against the local PSP: the callback
  * is registered at the PSP, the credentials are stored as an owner-only secret file and never in
  * the table or the output, and anything wrong (a key of another certificate, a PSP that refuses
  * the credentials, an http:// URL) changes nothing.

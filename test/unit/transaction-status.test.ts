@@ -13,7 +13,7 @@ import {
   txStatuses,
 } from '../../shared/domain/transaction-status.ts';
 
-// The whole machine as Part 2 and the event fixes state it: trigger, from, to, events.
+// The whole machine as Part 2 states it (README, "API decisions", for the events beyond its table): trigger, from, to, events.
 const TABLE: [Trigger, (TxStatus | null)[], TxStatus, string[]][] = [
   ['create', [null], 'WAITING_PAYMENT', ['charge.created', 'payment.created']],
   ['refuse', [null], 'REFUSED', ['charge.failed', 'payment.failed']],
