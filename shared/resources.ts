@@ -190,6 +190,34 @@ export const tableAccessOf = {
   'provider-callback-consumer': 'readWrite',
 } as const satisfies Record<Group | BackgroundFunction, TableAccess | 'none'>;
 
+/** Account ids: `acct_` and this many hex digits (`newAccountId`, shared/store/accounts.ts). */
+export const accountIdHexDigits = 24;
+
+/**
+ * IAM `StringLike` patterns of partition keys: an account's own items (`ACCOUNT#<id>`: the
+ * account, its members and key records), a scope's (`ACCOUNT#<id>#<mode>`: endpoints with their
+ * secrets, the override secret, counters) and the items of a scope's partitions
+ * (`ACCOUNT#<id>#<mode>#<k>`: charges, events, deliveries…). `?` is one character, `*` any run.
+ */
+const accountItems = `ACCOUNT#acct_${'?'.repeat(accountIdHexDigits)}`;
+const scopeItems = ['ACCOUNT#*#live', 'ACCOUNT#*#test'];
+const scopePartitionItems = ['ACCOUNT#*#live#*', 'ACCOUNT#*#test#*'];
+
+/**
+ * The functions whose tier applies only to items whose partition key matches one of these
+ * patterns (IAM `dynamodb:LeadingKeys`), so that what they cannot need stays out of reach: the
+ * users' password hashes, the API key lookups, idempotency records, other secrets. The public
+ * `checkout` reads a charge by its ref (`CHARGEREF#`), the charge and its account's name; the
+ * public `provider-callbacks` only the account a callback token names; the dispatcher, which
+ * calls merchant-controlled URLs, only what a delivery needs (the delivery, its event, endpoint
+ * or override secret) and updates only the delivery.
+ */
+export const tierKeyPatterns: Partial<Record<keyof typeof tableAccessOf, readonly string[]>> = {
+  checkout: ['CHARGEREF#*', accountItems, ...scopePartitionItems],
+  'provider-callbacks': ['PROVIDERCALLBACK#*'],
+  'webhook-dispatcher': [...scopeItems, ...scopePartitionItems],
+};
+
 export interface PrefixedWrite {
   actions: readonly ('PutItem' | 'UpdateItem')[];
   prefixes: readonly string[];

@@ -4,7 +4,13 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { evidenceBucket, lambdaTimeoutSeconds, prefixedWrites, tableAccessOf } from '#shared/resources.ts';
+import {
+  evidenceBucket,
+  lambdaTimeoutSeconds,
+  prefixedWrites,
+  tableAccessOf,
+  tierKeyPatterns,
+} from '#shared/resources.ts';
 import { type Group, groups } from '#shared/routes.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
@@ -154,7 +160,8 @@ export class ApiFunctions extends Construct {
         }),
       });
       const tableAccess = tableAccessOf[group];
-      if (tableAccess !== 'none') fn.bindTable(props.table, { access: tableAccess });
+      if (tableAccess !== 'none')
+        fn.bindTable(props.table, { access: tableAccess, keyPatterns: tierKeyPatterns[group] });
       if (access.jwtSecret) fn.bindSecret(props.jwtSecret, 'JWT_SECRET_ARN');
       if (access.pixSigningSecret) fn.bindSecret(props.pixSigningSecret, 'PIX_SIGNING_SECRET_ARN');
       for (const writes of prefixedWrites[group] ?? []) fn.allowPrefixedWrites(props.table, writes);

@@ -12,6 +12,7 @@ import {
   providerCallbackQueues,
   schedulerPeriodSeconds,
   tableAccessOf,
+  tierKeyPatterns,
   webhookQueues,
 } from '#shared/resources.ts';
 import { ServiceFunction, serviceEnvironment } from './service-function.ts';
@@ -178,7 +179,10 @@ export class BackgroundFunctions extends Construct {
     // Reads the delivery, its event and its endpoint (BatchGetItem, GetItem) and records each
     // attempt or cancels the delivery (conditional UpdateItem): no query, no index, no put,
     // delete or batch write. It calls merchant-controlled URLs, so it gets no more than that.
-    this.webhookDispatcher.bindTable(props.table, { access: tableAccessOf['webhook-dispatcher'] });
+    this.webhookDispatcher.bindTable(props.table, {
+      access: tableAccessOf['webhook-dispatcher'],
+      keyPatterns: tierKeyPatterns['webhook-dispatcher'],
+    });
     // Hides a failed attempt's message until its retry is due. (The event source grants it too,
     // with receive and delete; stated here because the retry schedule depends on it.)
     this.webhookDispatcher.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', [

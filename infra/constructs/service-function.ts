@@ -103,8 +103,11 @@ export class ServiceFunction extends Construct {
   }
 
   /** Grants item access to the table (and its indexes) and sets `TABLE_NAME`. */
-  bindTable(table: SingleTable, options: { readonly access: TableAccess }): this {
-    table.grantData(this.role, options.access);
+  bindTable(
+    table: SingleTable,
+    options: { readonly access: TableAccess; readonly keyPatterns?: readonly string[] | undefined },
+  ): this {
+    table.grantData(this.role, options.access, options.keyPatterns);
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     return this;
   }

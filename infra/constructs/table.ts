@@ -48,13 +48,20 @@ export class SingleTable extends Construct {
     return this.table.tableName;
   }
 
-  /** Item-level access (`tableAccessTiers` of shared/resources.ts) on the table, and its indexes if the tier says so. */
-  grantData(grantee: IGrantable, access: TableAccess): Grant {
+  /**
+   * Item-level access (`tableAccessTiers` of shared/resources.ts) on the table, and its indexes if
+   * the tier says so; with `keyPatterns` (`tierKeyPatterns`), only on items whose partition key
+   * matches one of them.
+   */
+  grantData(grantee: IGrantable, access: TableAccess, keyPatterns?: readonly string[]): Grant {
     const tier = tableAccessTiers[access];
     return Grant.addToPrincipal({
       grantee,
       actions: tier.actions.map((action) => `dynamodb:${action}`),
       resourceArns: tier.indexes ? [...this.dataArns] : [this.table.tableArn],
+      ...(keyPatterns && {
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keyPatterns] } },
+      }),
     });
   }
 

@@ -7,7 +7,13 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { prefixedWrites, table, tableAccessOf, tableAccessTiers } from '../../shared/resources.ts';
+import {
+  prefixedWrites,
+  table,
+  tableAccessOf,
+  tableAccessTiers,
+  tierKeyPatterns,
+} from '../../shared/resources.ts';
 
 export type GrantedFunction = keyof typeof tableAccessOf;
 
@@ -25,6 +31,7 @@ interface CallInput {
   IndexName?: string;
   Key?: Key;
   Item?: Key;
+  RequestItems?: Record<string, { Keys?: Key[] }>;
   TransactItems?: Record<string, { Key?: Key; Item?: Key }>[];
 }
 interface Needed {
@@ -49,7 +56,12 @@ function actionsNeeded(commandName: string, input: CallInput): Needed[] {
         return { action, key: body.Key ?? body.Item };
       });
     case 'TransactGetItems':
-      return (input.TransactItems ?? []).map(() => ({ action: 'GetItem' }));
+      return (input.TransactItems ?? []).map((item) => ({ action: 'GetItem', key: item.Get?.Key }));
+    case 'BatchGetItem': {
+      // IAM's LeadingKeys of a batch are every key it asks for.
+      const keys = Object.values(input.RequestItems ?? {}).flatMap(({ Keys = [] }) => Keys);
+      return keys.length === 0 ? [{ action: command }] : keys.map((key) => ({ action: command, key }));
+    }
     default:
       return [{ action: command, key: input.Key ?? input.Item }];
   }
@@ -60,14 +72,28 @@ const partitionKeyOf = (key: Key): string | undefined => {
   return typeof value === 'string' ? value : value?.S;
 };
 
+/** Whether partition key `pk` matches an IAM `StringLike` pattern (`?` one character, `*` any run). */
+const keyMatches = (pk: string, pattern: string): boolean =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')
+      .replaceAll('?', '.')}$`,
+    's',
+  ).test(pk);
+
 /** Why `name` may not send this call, or `undefined` when its grants allow it. */
 export function refusal(name: GrantedFunction, commandName: string, input: CallInput): string | undefined {
   const access = tableAccessOf[name];
   for (const { action, index, key } of actionsNeeded(commandName, input)) {
     if (access !== 'none') {
       const tier = tableAccessTiers[access];
+      const patterns = tierKeyPatterns[name];
+      const pk = partitionKeyOf(key);
       const allowed =
-        (tier.actions as readonly string[]).includes(action) && (index === undefined || tier.indexes);
+        (tier.actions as readonly string[]).includes(action) &&
+        (index === undefined || tier.indexes) &&
+        (patterns === undefined || (pk !== undefined && patterns.some((pattern) => keyMatches(pk, pattern))));
       if (allowed) continue;
     }
     // The conditional grant: some writes, on some partition-key prefixes only (IAM `dynamodb:LeadingKeys`).

@@ -13,10 +13,11 @@ import {
   DEFAULT_SETTINGS,
 } from '../domain/account-settings.ts';
 import type { AcquirerSettings } from '../domain/acquirer.ts';
+import { accountIdHexDigits } from '../resources.ts';
 import { db, isConditionFailure, type TransactItem, tableName } from './client.ts';
 import { accountKey, providerCallbackKey } from './keys.ts';
 
-export const newAccountId = (): string => `acct_${randomBytes(12).toString('hex')}`;
+export const newAccountId = (): string => `acct_${randomBytes(accountIdHexDigits / 2).toString('hex')}`;
 
 export async function createAccount(input: {
   name: string;

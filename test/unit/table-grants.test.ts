@@ -5,14 +5,19 @@
 
 import { describe, expect, it } from 'vitest';
 import { refusal } from '../../infra/local/table-grants.ts';
+import { newAccountId } from '../../shared/store/accounts.ts';
 
 describe('local table grants', () => {
   it('lets a tier do exactly its actions', () => {
     expect(refusal('checkout', 'GetItemCommand', { Key: { pk: 'CHARGEREF#x' } })).toBeUndefined();
     expect(refusal('checkout', 'BatchGetItemCommand', {})).toMatch(/dynamodb:BatchGetItem/);
     expect(refusal('checkout', 'QueryCommand', {})).toMatch(/dynamodb:Query/);
-    expect(refusal('webhook-dispatcher', 'UpdateItemCommand', { Key: { pk: 'ACCOUNT#a' } })).toBeUndefined();
-    expect(refusal('webhook-dispatcher', 'PutItemCommand', { Item: { pk: 'ACCOUNT#a' } })).toMatch(/PutItem/);
+    expect(
+      refusal('webhook-dispatcher', 'UpdateItemCommand', { Key: { pk: 'ACCOUNT#a#test#3' } }),
+    ).toBeUndefined();
+    expect(refusal('webhook-dispatcher', 'PutItemCommand', { Item: { pk: 'ACCOUNT#a#test#3' } })).toMatch(
+      /PutItem/,
+    );
     expect(refusal('charges', 'DeleteItemCommand', { Key: { pk: 'ACCOUNT#a' } })).toMatch(/DeleteItem/);
     expect(refusal('api-keys', 'DeleteItemCommand', { Key: { pk: 'APIKEYHASH#h' } })).toBeUndefined();
     expect(refusal('docs', 'GetItemCommand', {})).toMatch(/GetItem/);
@@ -53,5 +58,42 @@ describe('local table grants', () => {
     expect(refusal('auth', 'PutItemCommand', { Item: { pk: 'EMAIL#e' } })).toMatch(/PutItem/);
     expect(refusal('auth', 'UpdateItemCommand', { Key: { pk: 'LOGINATTEMPTS#h' } })).toBeUndefined();
     expect(refusal('auth', 'DeleteItemCommand', { Key: { pk: 'LOGINATTEMPTS#h' } })).toMatch(/DeleteItem/);
+  });
+
+  describe('keeps the public functions and the dispatcher to the partition keys they need (IAM LeadingKeys)', () => {
+    const account = `ACCOUNT#${newAccountId()}`;
+    const get = (name: Parameters<typeof refusal>[0], pk: string) =>
+      refusal(name, 'GetItemCommand', { Key: { pk: { S: pk } } });
+
+    it.each([
+      ['checkout', 'CHARGEREF#c', true],
+      ['checkout', account, true],
+      ['checkout', `${account}#live#7`, true],
+      ['checkout', `${account}#test`, false], // endpoints and their secrets, the override secret
+      ['checkout', 'EMAIL#a@example.com', false],
+      ['checkout', 'APIKEYHASH#h', false],
+      ['checkout', `${account}x`, false],
+      ['provider-callbacks', 'PROVIDERCALLBACK#t', true],
+      ['provider-callbacks', account, false],
+      ['webhook-dispatcher', `${account}#live`, true],
+      ['webhook-dispatcher', `${account}#test#15`, true],
+      ['webhook-dispatcher', account, false],
+      ['webhook-dispatcher', 'EMAIL#a@example.com', false],
+    ] as const)('%s reads %s: %s', (name, pk, allowed) => {
+      expect(get(name, pk) === undefined).toBe(allowed);
+    });
+
+    it('updates only delivery-side items from the dispatcher, and checks every key of a batch', () => {
+      expect(refusal('webhook-dispatcher', 'UpdateItemCommand', { Key: { pk: 'APIKEYHASH#h' } })).toMatch(
+        /UpdateItem/,
+      );
+      const batch = (...pks: string[]) => ({ RequestItems: { t: { Keys: pks.map((pk) => ({ pk })) } } });
+      expect(
+        refusal('webhook-dispatcher', 'BatchGetItemCommand', batch(`${account}#test#1`, `${account}#test`)),
+      ).toBeUndefined();
+      expect(
+        refusal('webhook-dispatcher', 'BatchGetItemCommand', batch(`${account}#test#1`, 'EMAIL#e')),
+      ).toMatch(/BatchGetItem/);
+    });
   });
 });
