@@ -91,6 +91,16 @@ export const config = {
   get loginAddressFailureLimit() {
     return numberOr('LOGIN_ADDRESS_FAILURE_LIMIT', 50, { min: 1 });
   },
+  /**
+   * Failed dashboard logins allowed from one source to all addresses together within the window,
+   * beyond which that source's logins are 429 for every address it has not logged in to from
+   * there in the last 30 days: each failure of an unknown address still costs a password hash
+   * (so timing reveals no account), and a source trying a new address each time is bounded
+   * by nothing else.
+   */
+  get loginSourceFailureLimit() {
+    return numberOr('LOGIN_SOURCE_FAILURE_LIMIT', 100, { min: 1 });
+  },
   /** The failed-login window: it starts at an address's first counted attempt; the tests shorten it. */
   get loginFailureWindowSeconds() {
     return numberOr('LOGIN_FAILURE_WINDOW_SECONDS', 900, { min: 1 });

@@ -1,7 +1,7 @@
 /**
- * The failed-login limit of `POST /v1/auth/login`, per e-mail address (keyed by its hash, so
- * an unknown address is limited exactly like a known one), counted twice:
- * - **per source** (an IPv4 address or an IPv6 /64, `loginSource`): at most
+ * The failed-login limit of `POST /v1/auth/login`, keyed by hashes (an unknown address is
+ * limited exactly like a known one), counted three times:
+ * - **per address from one source** (an IPv4 address or an IPv6 /64, `loginSource`): at most
  *   `config.loginFailureLimit` failed logins in a window of `config.loginFailureWindowSeconds`
  *   that starts at the first counted attempt; beyond them the address's logins from that
  *   source, the right password included, are 429 `rate_limited` with `Retry-After` until the
@@ -12,13 +12,18 @@
  *   source's limit let through count here, so one source cannot lock an address out for
  *   everyone: that takes `loginAddressFailureLimit / loginFailureLimit` sources (10 by
  *   default), where a limit per address alone let anyone do it with 5 guesses; and even then
- *   the owner's own known sources keep their per-source limit only.
+ *   the owner's own known sources keep their per-source limit only;
+ * - **per source, all addresses together**: at most `config.loginSourceFailureLimit`; beyond
+ *   them the source's logins are 429 for every address it is not a known source of. Without it
+ *   a source trying a new address each time met no limit, and each of its attempts costs a
+ *   password hash (an unknown address pays the decoy's).
  *
- * Every attempt is counted BEFORE its password is checked (one atomic `ADD` per counter), and
- * one that is not a failure is taken back: a right password from both counters, an attempt the
- * address's limit refused from its source's. So a burst of parallel guesses gets at most the
- * limit's worth of password checks (the others are refused without one), a user who logs in
- * spends nothing, and a refused attempt runs no scrypt, known address or not.
+ * Every attempt is counted BEFORE its password is checked (one atomic `ADD` per counter; the
+ * two per-source counters at once), and one that is not a failure is taken back: a right
+ * password from every counter, an attempt a limit refused from the source's counters. So a
+ * burst of parallel guesses gets at most the limit's worth of password checks (the others are
+ * refused without one), a user who logs in spends nothing, and a refused attempt runs no scrypt,
+ * known address or not.
  */
 
 import { config } from '../config.ts';
@@ -28,6 +33,7 @@ import {
   type ItemKey,
   loginAttemptsKey,
   loginKnownSourceKey,
+  loginSourceAnyAddressKey,
   loginSourceAttemptsKey,
 } from '../store/keys.ts';
 import {
@@ -49,10 +55,11 @@ interface Counted {
  */
 const KNOWN_SOURCE_DAYS = 30;
 
-/** An attempt counted against its address: `releaseLoginAttempt` takes it back. */
+/** An attempt counted against its address and its source: `releaseLoginAttempt` takes it back. */
 export interface LoginAttempt {
   fromSource: Counted;
   overall: Counted;
+  sourceOverall: Counted;
   /** Where a successful login records its source as known. */
   knownSource: ItemKey;
 }
@@ -80,8 +87,10 @@ const limited = (retryAfter: number) =>
 const release = ({ key, windowEndsAt }: Counted) => uncountLoginAttempt(key, windowEndsAt);
 
 /**
- * Counts a login attempt for `email` from `sourceIp`, or throws `TooManyAttempts` (429) when the address has no
- * attempt left from that source or from all sources together.
+ * Counts a login attempt for `email` from `sourceIp`, or throws `TooManyAttempts` (429) when the
+ * address has no attempt left from that source, or from all sources together, or the source has
+ * none left for all addresses together (a source the address logged in from is spared the last
+ * two).
  */
 export async function reserveLoginAttempt(
   email: string,
@@ -90,16 +99,23 @@ export async function reserveLoginAttempt(
 ): Promise<LoginAttempt> {
   const address = loginLimitSubject(email);
   const source = loginSourceSubject(sourceIp);
-  const fromSource = await count(loginSourceAttemptsKey(address, source), config.loginFailureLimit, now);
-  if (fromSource.over) throw limited(fromSource.retryAfter);
+  const [fromSource, sourceOverall] = await Promise.all([
+    count(loginSourceAttemptsKey(address, source), config.loginFailureLimit, now),
+    count(loginSourceAnyAddressKey(source), config.loginSourceFailureLimit, now),
+  ]);
+  if (fromSource.over) {
+    await release(sourceOverall);
+    throw limited(fromSource.retryAfter);
+  }
   const overall = await count(loginAttemptsKey(address), config.loginAddressFailureLimit, now);
   const knownSource = loginKnownSourceKey(address, source);
-  if (overall.over && !(await isKnownLoginSource(knownSource, now))) {
+  const over = [overall, sourceOverall].filter((counted) => counted.over);
+  if (over.length > 0 && !(await isKnownLoginSource(knownSource, now))) {
     // Refused before any password check: not a failure of this source.
-    await release(fromSource);
-    throw limited(overall.retryAfter);
+    await Promise.all([release(fromSource), release(sourceOverall)]);
+    throw limited(Math.max(...over.map((counted) => counted.retryAfter)));
   }
-  return { fromSource, overall, knownSource };
+  return { fromSource, overall, sourceOverall, knownSource };
 }
 
 /** The password was right: the attempt does not count as a failure, and its source is known from now on. */
@@ -107,6 +123,7 @@ export const releaseLoginAttempt = async (attempt: LoginAttempt, now = Date.now(
   await Promise.all([
     release(attempt.fromSource),
     release(attempt.overall),
+    release(attempt.sourceOverall),
     rememberLoginSource(attempt.knownSource, Math.ceil(now / 1000) + KNOWN_SOURCE_DAYS * 86_400),
   ]);
 };

@@ -141,6 +141,15 @@ export const loginSourceAttemptsKey = (emailHash: string, sourceHash: string): I
   sk: `LOGINATTEMPTS#${sourceHash}`,
 });
 
+/**
+ * The failed-login counter of one source (`loginSourceSubject`), every address together: its own
+ * partition under the same prefix (a source hash is hex, so never `SOURCE#…`).
+ */
+export const loginSourceAnyAddressKey = (sourceHash: string): ItemKey => ({
+  pk: `${loginAttemptsKeyPrefix}SOURCE#${sourceHash}`,
+  sk: 'LOGINATTEMPTS',
+});
+
 /** A source the address logged in from: past the address's limit it keeps its own limit. */
 export const loginKnownSourceKey = (emailHash: string, sourceHash: string): ItemKey => ({
   pk: loginPk(emailHash),

@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { loginLimitSubject, loginSourceSubject } from '../../shared/domain/auth.ts';
 import { db, tableName } from '../../shared/store/client.ts';
-import { loginAttemptsKey, loginSourceAttemptsKey } from '../../shared/store/keys.ts';
+import {
+  loginAttemptsKey,
+  loginSourceAnyAddressKey,
+  loginSourceAttemptsKey,
+} from '../../shared/store/keys.ts';
 import { countLoginAttempt, uncountLoginAttempt } from '../../shared/store/rate-limit.ts';
 import { newMember } from '../helpers/accounts.ts';
 import { type ApiReply, api, expectError } from '../helpers/http.ts';
@@ -20,6 +24,7 @@ import { testLoginWindow } from '../helpers/local-env.ts';
 
 const LIMIT = config.loginFailureLimit;
 const ADDRESS_LIMIT = config.loginAddressFailureLimit;
+const SOURCE_LIMIT = config.loginSourceFailureLimit;
 const WINDOW_SECONDS = Number(testLoginWindow.LOGIN_FAILURE_WINDOW_SECONDS);
 
 const attempt = (email: string, password: string, from?: string) =>
@@ -174,6 +179,53 @@ describe('POST /v1/auth/login: failed logins per source, and per address from al
     const owner = await attempt(member.email, member.password, known);
     expect(owner.status).toBe(200);
     expect(owner.body.role).toBe('ADMIN');
+  });
+});
+
+describe('POST /v1/auth/login: failed logins per source, all addresses together', () => {
+  const sourceCount = async (from: string): Promise<unknown> =>
+    (
+      await db.send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: loginSourceAnyAddressKey(loginSourceSubject(from)),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item?.count;
+
+  it(`refuses a source past ${SOURCE_LIMIT} failures over any addresses, except for an address it logged in to before`, async () => {
+    expect(SOURCE_LIMIT).toBe(100);
+    const from = '127.0.4.1';
+    const member = await newMember('OWNER');
+    expect((await attempt(member.email, member.password, from)).status).toBe(200);
+    // A right password is no failure of the source.
+    expect(await sourceCount(from)).toBe(0);
+
+    // A source trying a new address each time: every failure counts, whoever it names.
+    await failTimes(`nobody-${randomUUID()}@example.com`, 2, from);
+    await failTimes(`nobody-${randomUUID()}@example.com`, 1, from);
+    expect(await sourceCount(from)).toBe(3);
+    // The rest of its allowance spent as if on other addresses (97 more wrong logins).
+    const key = loginSourceAnyAddressKey(loginSourceSubject(from));
+    for (let n = 3; n < SOURCE_LIMIT; n++) await countLoginAttempt(key, WINDOW_SECONDS * 1000);
+
+    const next = await wrong(`nobody-${randomUUID()}@example.com`, from);
+    expectLimited(next);
+    expectLimited(await attempt(`new-${randomUUID()}@example.com`, 'whatever', from));
+    // Refused before any password check: taken back, so the counter stays at the limit.
+    expect(await sourceCount(from)).toBe(SOURCE_LIMIT);
+
+    // The address that logged in from there before keeps its own limit's worth of checks.
+    expectError(await wrong(member.email, from), 401, 'authentication_error', 'unauthorized');
+    expect((await attempt(member.email, member.password, from)).status).toBe(200);
+    // Another source is not affected.
+    expectError(
+      await wrong(`nobody-${randomUUID()}@example.com`, '127.0.4.2'),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
   });
 });
 
