@@ -48,6 +48,15 @@ module.exports = {
       to: { path: '^(shared/http/|functions/|infra/)' },
     },
     {
+      name: 'services-below-the-edge-by-any-path',
+      comment:
+        'Not through another module either (the test fault hook of shared/testing/ once threw the edge’s HttpError): ' +
+        'nothing a use case imports, directly or not, is the edge or a handler.',
+      severity: 'error',
+      from: { path: '^shared/services/' },
+      to: { path: '^(shared/http/|functions/|infra/)', reachable: true },
+    },
+    {
       name: 'adapters-are-leaves',
       comment:
         'Outbound adapters (acquirer, webhook HTTP/queue, crypto helpers, document renderers such as the ' +

@@ -60,3 +60,9 @@ export const newEvidenceObjectToken = (): string => randomBytes(16).toString('he
 
 /** The token of a provider callback URL (256 bits, base64url): the URL's only credential. */
 export const newCallbackToken = (): string => randomBytes(32).toString('base64url');
+
+/** `we_…`: a webhook endpoint. */
+export const newWebhookEndpointId = (): string => `we_${randomBytes(12).toString('hex')}`;
+
+/** A webhook signing secret (an endpoint's, or the override's): 32 random bytes, hex. */
+export const newWebhookSecret = (): string => randomBytes(32).toString('hex');

@@ -1,9 +1,9 @@
 import type { RouteHandler, UserPrincipal } from '#shared/http/types.ts';
-import { revokeSession } from '#shared/store/sessions.ts';
+import { logOut } from '#shared/services/log-out.ts';
 
-/** POST /v1/auth/logout: the token is denied until it would have expired anyway. */
+/** POST /v1/auth/logout (shared/services/log-out.ts). */
 export const logout: RouteHandler<UserPrincipal> = async ({ principal }) => {
-  await revokeSession({
+  await logOut({
     userId: principal.userId,
     accountId: principal.accountId,
     jti: principal.jti,

@@ -1,6 +1,5 @@
-import { NotFound } from '#shared/domain/errors.ts';
+import { endpointNotFound, type WebhookEndpoint } from '#shared/domain/webhook-endpoints.ts';
 import { isWebhookEndpointId } from '#shared/domain/webhook-input.ts';
-import type { WebhookEndpoint } from '#shared/store/webhook-endpoints.ts';
 
 /** The endpoint as PATCH returns it: no secret. */
 export const endpointView = (e: WebhookEndpoint) => ({
@@ -16,8 +15,6 @@ export const endpointListItem = (e: WebhookEndpoint) => ({
   createdAt: e.createdAt,
   updatedAt: e.updatedAt,
 });
-
-export const endpointNotFound = () => new NotFound('No such webhook endpoint.');
 
 /** The `{id}` of an endpoint route; 404 when it cannot be an endpoint id (never used as a key then). */
 export function endpointIdOf(pathParameters: Record<string, string>): string {

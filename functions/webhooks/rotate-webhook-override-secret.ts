@@ -1,5 +1,5 @@
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { rotateOverrideSecret } from '#shared/store/webhook-override-secret.ts';
+import { rotateWebhookOverrideSecret as rotate } from '#shared/services/rotate-webhook-override-secret.ts';
 
 /**
  * POST /v1/webhooks/override-secret/rotate: creates or swaps the secret that signs deliveries
@@ -7,5 +7,5 @@ import { rotateOverrideSecret } from '#shared/store/webhook-override-secret.ts';
  */
 export const rotateWebhookOverrideSecret: RouteHandler<KeyPrincipal> = async ({ principal }) => ({
   status: 200,
-  body: { secret: await rotateOverrideSecret(principal) },
+  body: { secret: await rotate(principal) },
 });

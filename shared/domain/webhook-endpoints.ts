@@ -1,6 +1,32 @@
-/** How many webhook endpoints a merchant scope may register, and the refusal past that. */
+/** A merchant scope's webhook endpoints: the record, how many a scope may register, and the refusals. */
 
-import { InvalidInput } from './errors.ts';
+import { InvalidInput, NotFound } from './errors.ts';
+
+export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  status: EndpointStatus;
+  /** Stored readable: it signs every delivery (docs/data-model.md). */
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A new endpoint's record: ACTIVE, with the id and signing secret the use case minted. */
+export function newEndpoint(
+  input: { url: string; events: string[] },
+  minted: { id: string; secret: string },
+  now: Date,
+): WebhookEndpoint {
+  const at = now.toISOString();
+  return { ...minted, url: input.url, events: input.events, status: 'ACTIVE', createdAt: at, updatedAt: at };
+}
+
+/** 404: absent, or another scope's. */
+export const endpointNotFound = (): NotFound => new NotFound('No such webhook endpoint.');
 
 /**
  * Endpoints per account **and mode** (Stripe's cap, 16 per account): each endpoint receives its

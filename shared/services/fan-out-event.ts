@@ -12,9 +12,10 @@ import { fanOutTargets } from '../domain/fan-out.ts';
 import { MAX_ATTEMPTS } from '../domain/retry-schedule.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { type Delivery, type DeliveryTarget, deliveryIdFor } from '../domain/webhook-deliveries.ts';
+import type { WebhookEndpoint } from '../domain/webhook-endpoints.ts';
 import { dynamoDbPart } from '../store/client.ts';
 import { createDelivery, type DeliveryMessage, markEnqueued } from '../store/webhook-deliveries.ts';
-import { listEndpoints, type WebhookEndpoint } from '../store/webhook-endpoints.ts';
+import { listEndpoints } from '../store/webhook-endpoints.ts';
 import { enqueueDeliveries } from '../webhooks/queue.ts';
 
 /** The attributes of an outbox event item the fan-out uses (not its body). */

@@ -6,24 +6,10 @@
  * delete of an endpoint moves in its transaction, for the cap on endpoints.
  */
 
-import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EndpointStatus, WebhookEndpoint } from '../domain/webhook-endpoints.ts';
 import { counterChange, db, isConditionFailure, queryAll, type TransactItem, tableName } from './client.ts';
 import { type MerchantScope, PREFIX, scopePk, webhookEndpointCountKey, webhookEndpointKey } from './keys.ts';
-
-export type EndpointStatus = 'ACTIVE' | 'INACTIVE';
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  status: EndpointStatus;
-  secret: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export const newWebhookSecret = (): string => randomBytes(32).toString('hex');
 
 export const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
   id: String(item.id),
@@ -34,20 +20,6 @@ export const toEndpoint = (item: Record<string, unknown>): WebhookEndpoint => ({
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
 });
-
-/** A new endpoint's record: ACTIVE, with a new id and signing secret. */
-export function newEndpoint(input: { url: string; events: string[] }, now: Date): WebhookEndpoint {
-  const at = now.toISOString();
-  return {
-    id: `we_${randomBytes(12).toString('hex')}`,
-    url: input.url,
-    events: input.events,
-    status: 'ACTIVE',
-    secret: newWebhookSecret(),
-    createdAt: at,
-    updatedAt: at,
-  };
-}
 
 /** Puts a new endpoint (only if its id is new). */
 export const endpointPut = (scope: MerchantScope, endpoint: WebhookEndpoint): TransactItem => ({

@@ -8,7 +8,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { type MerchantScope, overrideSecretKey } from './keys.ts';
-import { newWebhookSecret } from './webhook-endpoints.ts';
 
 export async function getOverrideSecret(scope: MerchantScope): Promise<string | undefined> {
   const { Item } = await db.send(
@@ -17,10 +16,9 @@ export async function getOverrideSecret(scope: MerchantScope): Promise<string | 
   return Item === undefined ? undefined : String(Item.secret);
 }
 
-/** Creates the secret or swaps it at once (no overlap, as for endpoints); returns the new one. */
-export async function rotateOverrideSecret(scope: MerchantScope): Promise<string> {
-  const secret = newWebhookSecret();
-  const now = new Date().toISOString();
+/** Creates the secret or replaces it. */
+export async function putOverrideSecret(scope: MerchantScope, secret: string, at: Date): Promise<void> {
+  const now = at.toISOString();
   await db.send(
     new UpdateCommand({
       TableName: tableName(),
@@ -31,5 +29,4 @@ export async function rotateOverrideSecret(scope: MerchantScope): Promise<string
       ExpressionAttributeValues: { ':type': 'webhookOverrideSecret', ':secret': secret, ':now': now },
     }),
   );
-  return secret;
 }

@@ -5,7 +5,7 @@
  */
 
 import { config } from '../config.ts';
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 
 export type FaultPoint =
   | 'after-provider'
@@ -16,11 +16,15 @@ export type FaultPoint =
   | 'unexpected-error'
   | 'evidence-storage';
 
-export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
-  if (!config.faultInjection) return;
-  if (headers['x-fault-inject'] === point) {
-    throw new HttpError(500, 'injected_fault', `Injected fault at ${point}`);
+/** A failure the test asked for: the edge's table maps no status to it, so it answers 500 `injected_fault`. */
+class InjectedFault extends DomainError {
+  constructor(point: FaultPoint) {
+    super('injected_fault', `Injected fault at ${point}`);
   }
+}
+
+export function injectFault(point: FaultPoint, headers: Record<string, string>): void {
+  if (faultRequested(point, headers)) throw new InjectedFault(point);
 }
 
 /** Whether the request asks to fail at `point` (for faults the caller raises as its own error). */
