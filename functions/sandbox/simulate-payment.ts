@@ -4,15 +4,8 @@ import { parseChargeId } from '#shared/domain/pix-ids.ts';
 import { SimulatePaymentBody } from '#shared/domain/sandbox-input.ts';
 import { parseInput } from '#shared/domain/validation.ts';
 import type { KeyPrincipal, RouteHandler } from '#shared/http/types.ts';
-import { newEndToEndId } from '#shared/ids.ts';
-import { sandboxProvider } from '#shared/providers/sandbox.ts';
-import { receivePix } from '#shared/services/receive-pix.ts';
-import { getAccountCached } from '#shared/store/accounts.ts';
-import { getCharge } from '#shared/store/charges.ts';
+import { simulateSandboxPix } from '#shared/services/simulate-sandbox-pix.ts';
 import { requireTestMode } from './sandbox-only.ts';
-
-/** The ISPB the sandbox's simulated payer banks use in end-to-end ids. */
-const SANDBOX_ISPB = '99999999';
 
 const OUTCOME: Record<string, string> = {
   credit: 'paid',
@@ -25,34 +18,20 @@ const OUTCOME: Record<string, string> = {
 export const simulatePayment: RouteHandler<KeyPrincipal> = async ({ principal, pathParameters, body }) => {
   requireTestMode(principal);
   const input = parseInput(SimulatePaymentBody, body, 'body');
-  const rawId = parseChargeId(pathParameters.id ?? '');
-  // The charge gives the default amount; settlement itself reads it again inside its retry loop.
-  const [charge, account] = await Promise.all([
-    rawId === undefined ? undefined : getCharge(principal, rawId),
-    getAccountCached(principal.accountId),
-  ]);
-  if (!charge || !rawId || !account) throw new NotFound('No such charge.');
+  const chargeId = parseChargeId(pathParameters.id ?? '');
+  if (chargeId === undefined) throw new NotFound('No such charge.');
   const now = new Date();
-  const endToEndId = newEndToEndId(SANDBOX_ISPB, now);
-  const result = await receivePix(
+  const result = await simulateSandboxPix(
     principal,
-    rawId,
-    {
-      endToEndId,
-      amount: input.amount ?? charge.amount,
-      receivedAt: now.toISOString(),
-      ...(input.payer_document !== undefined && { payerDocument: input.payer_document }),
-      ...(input.payer_name !== undefined && { payerName: input.payer_name }),
-    },
-    account.settings,
-    sandboxProvider({ acquirerDown: false }),
+    chargeId,
+    { amount: input?.amount, payerDocument: input?.payer_document, payerName: input?.payer_name },
+    now,
   );
-  if (!result) throw new NotFound('No such charge.');
   return {
     status: 200,
     body: {
       object: 'sandbox_payment',
-      end_to_end_id: endToEndId,
+      end_to_end_id: result.endToEndId,
       outcome: OUTCOME[result.outcome.kind],
       ...(result.outcome.kind === 'return' || result.outcome.kind === 'refund'
         ? { return_reason: result.outcome.reason }

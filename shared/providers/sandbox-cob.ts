@@ -27,7 +27,7 @@ import type { TxStatus } from '../domain/transaction-status.ts';
 import { toDecimalString } from './api-pix/money.ts';
 import type { CobSnapshot, CobStatus, DevolutionStatus } from './provider.ts';
 
-/** The ISPB the sandbox acquirer signs its return ids (`rtrId`) with. */
+/** The ISPB of the sandbox's bank: its return ids (`rtrId`) and its payers' end-to-end ids. */
 export const SANDBOX_ACQUIRER_ISPB = '99999999';
 
 /** What the sandbox "holds" for one txid: the charge and every refund of it. */

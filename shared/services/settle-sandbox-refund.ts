@@ -1,0 +1,32 @@
+/**
+ * `POST /v1/sandbox/refunds/{refund_id}/confirm` and `…/fail`: the sandbox acquirer settles a
+ * test refund now, as a live acquirer's answer would (`settleRefund`, advance-refund.ts). A
+ * refund already final, or made final by a race meanwhile, is 400 `refund_final`.
+ */
+
+import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { isFinalRefund, isRefundId, type RefundRecord } from '../domain/refunds.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { findRefund } from '../store/refunds.ts';
+import { settleRefund } from './advance-refund.ts';
+
+const OUTCOME = { confirm: 'REFUNDED', fail: 'FAILED' } as const;
+
+const alreadyFinal = (refund: RefundRecord) =>
+  new InvalidInput(`This refund is already ${refund.status}.`, { code: 'refund_final', param: 'refund_id' });
+
+export async function settleSandboxRefund(
+  scope: MerchantScope,
+  refundId: string | undefined,
+  outcome: keyof typeof OUTCOME,
+): Promise<RefundRecord> {
+  const refund = isRefundId(refundId) ? await findRefund(scope, refundId) : undefined;
+  if (!refund) throw new NotFound('No such refund.');
+  if (isFinalRefund(refund.status)) throw alreadyFinal(refund);
+  const after =
+    outcome === 'fail'
+      ? await settleRefund(refund, 'fail', 'Sandbox: failed on request')
+      : await settleRefund(refund, 'confirm');
+  if (after.status !== OUTCOME[outcome]) throw alreadyFinal(after);
+  return after;
+}

@@ -1,0 +1,50 @@
+/**
+ * `POST /v1/sandbox/charges/{id}/pay`: a Pix arrives for a test charge as the acquirer would
+ * report it (the charge's amount unless another is given, an end-to-end id of the sandbox's
+ * payer bank), and is settled as any Pix is (`receive-pix.ts`).
+ */
+
+import { NotFound } from '../domain/errors.ts';
+import type { MerchantScope } from '../domain/scope.ts';
+import { newEndToEndId } from '../ids.ts';
+import { sandboxProvider } from '../providers/sandbox.ts';
+import { SANDBOX_ACQUIRER_ISPB } from '../providers/sandbox-cob.ts';
+import { getAccountCached } from '../store/accounts.ts';
+import { getCharge } from '../store/charges.ts';
+import { type PixResult, receivePix } from './receive-pix.ts';
+
+export interface SandboxPix {
+  amount?: number | undefined;
+  payerDocument?: string | undefined;
+  payerName?: string | undefined;
+}
+
+export async function simulateSandboxPix(
+  scope: MerchantScope,
+  chargeId: string,
+  pix: SandboxPix,
+  now = new Date(),
+): Promise<PixResult & { endToEndId: string }> {
+  // The charge gives the default amount; settlement itself reads it again inside its retry loop.
+  const [charge, account] = await Promise.all([
+    getCharge(scope, chargeId),
+    getAccountCached(scope.accountId),
+  ]);
+  if (!charge || !account) throw new NotFound('No such charge.');
+  const endToEndId = newEndToEndId(SANDBOX_ACQUIRER_ISPB, now);
+  const result = await receivePix(
+    scope,
+    chargeId,
+    {
+      endToEndId,
+      amount: pix.amount ?? charge.amount,
+      receivedAt: now.toISOString(),
+      ...(pix.payerDocument !== undefined && { payerDocument: pix.payerDocument }),
+      ...(pix.payerName !== undefined && { payerName: pix.payerName }),
+    },
+    account.settings,
+    sandboxProvider({ acquirerDown: false }),
+  );
+  if (!result) throw new NotFound('No such charge.');
+  return { ...result, endToEndId };
+}
