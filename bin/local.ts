@@ -1,16 +1,26 @@
 /**
- * `npm start`: the whole service on this machine. `--in-memory` for a throwaway run.
+ * `npm start`: the whole service on this machine. `--in-memory` for a throwaway run: its files
+ * (demo.json, metrics.jsonl, acquirer secrets, the PSP's certificates) go to a new temporary
+ * folder, deleted on Ctrl-C, unless `DATA_DIR` names one.
  * `--with-psp` also starts the local PSP (API Pix, `PSP_PORT`) and makes it the demo account's
  * live acquirer, so live keys work end to end. Ctrl-C stops every server and child process.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalPsp } from '../infra/local/psp/server.ts';
 import { startService } from '../infra/local/runtime.ts';
 import { localSettings } from '../infra/local/settings.ts';
 
 const startedAt = Date.now();
-const settings = localSettings({ inMemory: process.argv.includes('--in-memory') });
+const inMemory = process.argv.includes('--in-memory');
+// A throwaway run must not overwrite a saved run's demo.json (its password is printed only once)
+// or add to its metrics: without an explicit DATA_DIR (the tests and the bench give one), its
+// files go to a folder of its own, removed when it stops.
+const scratchDir = inMemory && !process.env.DATA_DIR ? mkdtempSync(join(tmpdir(), 'pix-local-')) : undefined;
+if (scratchDir) process.once('exit', () => rmSync(scratchDir, { recursive: true, force: true }));
+const settings = { ...localSettings({ inMemory }), ...(scratchDir && { dataDir: scratchDir }) };
 process.env.LOG_LEVEL ??= 'info';
 
 const service = await startService(settings).catch((error: unknown) => {
@@ -26,10 +36,15 @@ const { demo } = service;
 async function startDemoAcquirer(): Promise<LocalPsp> {
   const { startLocalPsp } = await import('../infra/local/psp/server.ts');
   const { setProvider } = await import('../shared/services/set-provider.ts');
-  const psp = await startLocalPsp({
-    port: Number(process.env.PSP_PORT ?? 4700),
-    dataDir: join(settings.dataDir, 'psp'),
-  });
+  const port = Number(process.env.PSP_PORT ?? 4700);
+  const psp = await startLocalPsp({ port, dataDir: join(settings.dataDir, 'psp') }).catch(
+    (error: unknown) => {
+      if ((error as { code?: unknown }).code !== 'EADDRINUSE') throw error;
+      throw new Error(
+        `Port ${port} (local PSP) is already in use: stop the other process or set PSP_PORT to another port.`,
+      );
+    },
+  );
   await setProvider({
     accountId: demo.account_id,
     baseUrl: psp.baseUrl,
@@ -70,7 +85,7 @@ Live mode: the demo account's acquirer is the local PSP at ${p.baseUrl}
 
 console.log(`
 Pix service ready on ${settings.baseUrl} in ${Date.now() - startedAt} ms
-  DynamoDB Local :${settings.dynamoDbPort}  SQS :${settings.sqsPort}  S3 :${settings.s3Port}  data: ${settings.inMemory ? 'in memory' : settings.dataDir}
+  DynamoDB Local :${settings.dynamoDbPort}  SQS :${settings.sqsPort}  S3 :${settings.s3Port}  data: ${settings.inMemory ? `in memory (files in ${settings.dataDir}${scratchDir ? ', removed on exit' : ''})` : settings.dataDir}
   E-mails sent (SES emulator)  http://${settings.host}:${settings.sesPort}/
 
 Demo account ${demo.account_id} (also in ${settings.dataDir}/demo.json)

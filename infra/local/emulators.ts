@@ -3,7 +3,7 @@
  * `aws-ses-v2-local`) on loopback.
  */
 
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +62,14 @@ export async function startS3(s: LocalSettings): Promise<Closable> {
     configureBuckets: [{ name: s.bucketName, configs: [corsXml()] }],
   });
   await server.run();
-  return server;
+  // An in-memory run's objects go with it: the folder too, not only its contents.
+  if (!s.inMemory) return server;
+  return {
+    close: async () => {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
 }
 
 /**

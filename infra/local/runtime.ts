@@ -51,14 +51,14 @@ function localSecret(s: LocalSettings, envName: string, file: string): string {
 export async function startService(s: LocalSettings): Promise<RunningService> {
   assertJava17();
   mkdirSync(s.dataDir, { recursive: true });
-  for (const [port, what] of [
-    [s.apiPort, 'API'],
-    [s.dynamoDbPort, 'DynamoDB Local'],
-    [s.sqsPort, 'SQS'],
-    [s.s3Port, 'S3'],
-    [s.sesPort, 'SES'],
+  for (const [port, what, variable] of [
+    [s.apiPort, 'API', 'PORT'],
+    [s.dynamoDbPort, 'DynamoDB Local', 'DYNAMODB_PORT'],
+    [s.sqsPort, 'SQS', 'SQS_PORT'],
+    [s.s3Port, 'S3', 'S3_PORT'],
+    [s.sesPort, 'SES', 'SES_PORT'],
   ] as const) {
-    await assertPortFree(s.host, port, what);
+    await assertPortFree(s.host, port, what, variable);
   }
 
   const stoppers: (() => Promise<unknown> | unknown)[] = [];

@@ -43,7 +43,7 @@ export function localSettings(options: { inMemory?: boolean } = {}): LocalSettin
     s3Port: port('S3_PORT', 4569),
     sesPort,
     sesEndpoint: process.env.SES_ENDPOINT_URL ?? `http://${host}:${sesPort}`,
-    dataDir: resolve(process.env.DATA_DIR ?? '.data'),
+    dataDir: resolve(process.env.DATA_DIR || '.data'),
     inMemory: options.inMemory ?? false,
     baseUrl: `http://${host}:${apiPort}`,
     tableName: 'pix-service',

@@ -18,8 +18,16 @@ export async function waitForPort(host: string, port: number, timeoutMs: number)
   throw new Error(`Nothing listening on ${host}:${port} after ${timeoutMs} ms`);
 }
 
-/** Resolves when the port is free, so a restart does not race the previous process. */
-export async function assertPortFree(host: string, port: number, what: string): Promise<void> {
+/**
+ * Resolves when the port is free, so a restart does not race the previous process; otherwise
+ * the error names the environment variable (`variable`) that chooses another port.
+ */
+export async function assertPortFree(
+  host: string,
+  port: number,
+  what: string,
+  variable: string,
+): Promise<void> {
   const inUse = await new Promise<boolean>((resolve) => {
     const socket = connect({ host, port }, () => {
       socket.destroy();
@@ -28,5 +36,7 @@ export async function assertPortFree(host: string, port: number, what: string): 
     socket.once('error', () => resolve(false));
   });
   if (inUse)
-    throw new Error(`Port ${port} (${what}) is already in use: stop the other process or set another port.`);
+    throw new Error(
+      `Port ${port} (${what}) is already in use: stop the other process or set ${variable} to another port.`,
+    );
 }

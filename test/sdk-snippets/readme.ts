@@ -3,14 +3,18 @@
 // the README's). Never run.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { NotFoundError, PixClient } from '../../sdk/src/index.ts'; // '@pix-service/sdk' once installed
+import { NotFoundError, PixClient } from '../../sdk/src/index.ts'; // elsewhere: '@pix-service/sdk' (sdk/README.md)
 
-const demo = JSON.parse(readFileSync('.data/demo.json', 'utf8'));
+const demo = JSON.parse(readFileSync(`${process.env.DATA_DIR ?? '.data'}/demo.json`, 'utf8'));
 const pix = new PixClient({ baseUrl: demo.base_url, apiKey: demo.test_api_key });
 
 // Where deliveries go; its secret is shown only here (and on rotation): keep it.
 const endpoint = await pix.webhookEndpoints.create({
-  url: 'http://127.0.0.1:8080/pix-webhooks', // the receiver below (npm start allows http and loopback)
+  // The receiver below. Locally, http is accepted, and of the internal addresses only 127.0.0.1: a
+  // URL whose host is 127.0.0.1, or a name that resolves to it alone (`localhost`, unless it also
+  // resolves to `::1`), is accepted; `http://[::1]` and `127.0.0.2` are refused (400, "resolves to
+  // a forbidden address").
+  url: 'http://127.0.0.1:8080/pix-webhooks',
   events: ['charge.paid', 'payment.refunded'],
 });
 
@@ -19,7 +23,8 @@ console.log(charge.checkout_url, charge.pix.br_code);
 // The payer's CPF: a refund (default strategy cashout) pays back to it; without one it needs a destinationKey.
 await pix.sandbox.pay(charge.id, { payer_document: '52998224725' });
 const refund = await pix.payments.refunds.create(charge.id, { amount: 500 });
-console.log(refund.status, (await pix.wallets.balance()).available); // 1050 less the 2 % fee, less 500
+// available drops by the 500 reserved; on a fresh demo account, 529 (1050 less the 2 % fee, less 500)
+console.log(refund.status, (await pix.wallets.balance()).available);
 
 // A MED case, on another paid charge (one opens once no refund of its charge is in flight): the
 // evidence file is declared, uploaded to storage and confirmed in one call.
