@@ -91,5 +91,16 @@ export type AccountOverrides = Partial<Omit<AccountSettings, 'feePlan' | 'veloci
   velocity?: Partial<AccountSettings['velocity']>;
 };
 
+/** An account's settings: what it stored over the defaults, so settings added later apply to old accounts too. */
+export function settingsOf(merchantName: string, overrides: AccountOverrides = {}): AccountSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    merchantName,
+    ...overrides,
+    feePlan: { ...DEFAULT_SETTINGS.feePlan, ...overrides.feePlan },
+    velocity: { ...DEFAULT_SETTINGS.velocity, ...overrides.velocity },
+  };
+}
+
 /** The account's contact e-mail (MED notices go there): an address SES accepts, at most 254 characters. */
 export const contactEmailSchema = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email());

@@ -41,6 +41,12 @@ export interface Delivery {
   cycleAttempts: number;
 }
 
+/** A delivery as `GET /v1/webhooks/deliveries` lists it: with `payload`, the event as sent. */
+export function publicDelivery(delivery: Delivery, body: string | undefined) {
+  const { cycleAttempts: _internal, ...shown } = delivery;
+  return { ...shown, payload: body === undefined ? null : (JSON.parse(body) as unknown) };
+}
+
 /** Where a delivery goes: a registered endpoint, or a payment's `webhookUrl` override. */
 export type DeliveryTarget = { endpointId: string } | { url: string };
 

@@ -6,12 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  type Account,
-  type AccountOverrides,
-  type AccountSettings,
-  DEFAULT_SETTINGS,
-} from '../domain/account-settings.ts';
+import { type Account, type AccountOverrides, settingsOf } from '../domain/account-settings.ts';
 import type { AcquirerSettings } from '../domain/acquirer.ts';
 import { accountIdHexDigits } from '../resources.ts';
 import { db, isConditionFailure, type TransactItem, tableName } from './client.ts';
@@ -28,7 +23,7 @@ export async function createAccount(input: {
     id: newAccountId(),
     name: input.name,
     createdAt: new Date().toISOString(),
-    settings: withDefaults(input.name, input.settings),
+    settings: settingsOf(input.name, input.settings),
   };
   if (input.rateLimitPerMinute !== undefined) account.rateLimitPerMinute = input.rateLimitPerMinute;
   await db.send(
@@ -58,23 +53,12 @@ export async function getAccountCached(accountId: string): Promise<Account | und
   return account;
 }
 
-/** Stored settings over the defaults, so settings added later apply to old accounts too. */
-function withDefaults(name: string, overrides: AccountOverrides = {}): AccountSettings {
-  return {
-    ...DEFAULT_SETTINGS,
-    merchantName: name,
-    ...overrides,
-    feePlan: { ...DEFAULT_SETTINGS.feePlan, ...overrides.feePlan },
-    velocity: { ...DEFAULT_SETTINGS.velocity, ...overrides.velocity },
-  };
-}
-
 export function toAccount(item: Record<string, unknown>): Account {
   const account: Account = {
     id: String(item.id),
     name: String(item.name),
     createdAt: String(item.createdAt),
-    settings: withDefaults(String(item.name), (item.settings ?? {}) as AccountOverrides),
+    settings: settingsOf(String(item.name), (item.settings ?? {}) as AccountOverrides),
   };
   if (typeof item.rateLimitPerMinute === 'number') account.rateLimitPerMinute = item.rateLimitPerMinute;
   if (item.sandboxAcquirerDown === true) account.sandboxAcquirerDown = true;

@@ -417,11 +417,13 @@ export async function readDeliveryPage(
 }
 
 /**
- * The public delivery records, with `payload`: the event as sent (its body parsed), read from
- * the deliveries' event items in one `BatchGetItem` (a page holds at most 100 deliveries, the
- * batch limit; older deliveries keep their body). All items are of one merchant scope.
+ * The deliveries of `items` (one merchant scope's), each with the body of the event it sent, read
+ * from their event items in one `BatchGetItem` (a page holds at most 100 deliveries, the batch
+ * limit; older deliveries keep their body).
  */
-export async function serializeDeliveries(items: Record<string, unknown>[]) {
+export async function readDeliveriesWithBodies(
+  items: Record<string, unknown>[],
+): Promise<{ delivery: Delivery; body: string | undefined }[]> {
   const eventSks = [
     ...new Set(items.flatMap((item) => (item.eventSk === undefined ? [] : [String(item.eventSk)]))),
   ];
@@ -439,8 +441,7 @@ export async function serializeDeliveries(items: Record<string, unknown>[]) {
     ),
   );
   return items.map((item) => {
-    const { cycleAttempts: _internal, ...delivery } = toDelivery(item);
     const body = item.body ?? bodies.get(String(item.eventSk));
-    return { ...delivery, payload: typeof body === 'string' ? (JSON.parse(body) as unknown) : null };
+    return { delivery: toDelivery(item), body: typeof body === 'string' ? body : undefined };
   });
 }

@@ -21,6 +21,7 @@ import {
   deliveryStats,
   firstPageSize,
   planDeliveryQuery,
+  publicDelivery,
   type SourcePage,
   sumCountChanges,
   takeNewest,
@@ -317,5 +318,37 @@ describe('merging partitions newest first', () => {
     b.more = false;
     expect(takeNewest([a, b], (s) => s, out, 4)).toBe('done');
     expect(out).toEqual(['9', '8', '4', '3']);
+  });
+});
+
+describe('a delivery as the list shows it', () => {
+  const delivery = {
+    id: 'whd_1',
+    endpointId: 'we_1',
+    eventId: 'evt_1',
+    eventType: 'charge.paid',
+    status: 'DELIVERED' as const,
+    attempts: 2,
+    maxAttempts: 15,
+    lastStatusCode: 200,
+    lastError: null,
+    lastResponseBody: 'ok',
+    nextRetryAt: null,
+    deliveredAt: '2026-11-24T00:00:01.000Z',
+    createdAt: '2026-11-24T00:00:00.000Z',
+    updatedAt: '2026-11-24T00:00:01.000Z',
+    redriveCount: 0,
+    cycleAttempts: 2,
+  };
+
+  it('carries the event as sent, and not the attempts of the current cycle', () => {
+    const shown = publicDelivery(delivery, '{"id":"evt_1","type":"charge.paid"}');
+    expect(shown.payload).toEqual({ id: 'evt_1', type: 'charge.paid' });
+    expect(shown).not.toHaveProperty('cycleAttempts');
+    expect(shown).toMatchObject({ id: 'whd_1', attempts: 2, status: 'DELIVERED' });
+  });
+
+  it('shows a null payload when the event body is gone', () => {
+    expect(publicDelivery(delivery, undefined).payload).toBeNull();
   });
 });

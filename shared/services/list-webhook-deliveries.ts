@@ -1,28 +1,26 @@
 /**
- * The delivery list and stats of a merchant scope, at a cost that does not grow with its
- * history: totals from the delivery counters, the page from the index partitions that hold the
- * filter's matches (`planDeliveryQuery`), merged newest first and read only as deep as the page
- * (`offset + limit`, at most `DELIVERY_LIST_MAX_OFFSET + 100`).
+ * `GET /v1/webhooks/deliveries`: a merchant scope's deliveries, newest first, at a cost that does
+ * not grow with its history: `total` from the delivery counters, the page from the index
+ * partitions that hold the filter's matches (`planDeliveryQuery`), merged newest first and read
+ * only as deep as the page (`offset + limit`, at most `DELIVERY_LIST_MAX_OFFSET + 100`).
  */
 
 import type { MerchantScope } from '../domain/scope.ts';
 import {
-  type Counts,
   countersFor,
   type DeliveryFilters,
   type DeliverySource,
-  deliveryStats,
   firstPageSize,
   planDeliveryQuery,
+  publicDelivery,
   type SourcePage,
   takeNewest,
 } from '../domain/webhook-deliveries.ts';
-import { readDeliveryCounts, readDeliveryPage, serializeDeliveries } from '../store/webhook-deliveries.ts';
-
-/** `GET /v1/webhooks/stats`: one query of the per-event-type counters. */
-export async function getDeliveryStats(scope: MerchantScope): Promise<Counts> {
-  return deliveryStats(await readDeliveryCounts(scope, {}));
-}
+import {
+  readDeliveriesWithBodies,
+  readDeliveryCounts,
+  readDeliveryPage,
+} from '../store/webhook-deliveries.ts';
 
 type Item = Record<string, unknown>;
 
@@ -39,7 +37,7 @@ interface Partition extends SourcePage<Item> {
  * taken. So a merge reads at most about 5 × `need` items (usually `need` plus one or two per
  * partition, in one round of parallel queries).
  */
-export async function newestDeliveries(
+async function newestDeliveries(
   scope: MerchantScope,
   sources: readonly DeliverySource[],
   need: number,
@@ -73,13 +71,13 @@ export async function newestDeliveries(
   return out;
 }
 
-/** `GET /v1/webhooks/deliveries`: newest first, offset paging, `total` matching the filters. */
-export async function listDeliveries(
+export async function listWebhookDeliveries(
   scope: MerchantScope,
   filters: DeliveryFilters,
   page: { offset: number; limit: number },
 ) {
   const plan = planDeliveryQuery(filters, await readDeliveryCounts(scope, countersFor(filters)));
   const items = await newestDeliveries(scope, plan.sources, page.offset + page.limit);
-  return { data: await serializeDeliveries(items.slice(page.offset)), total: plan.total };
+  const read = await readDeliveriesWithBodies(items.slice(page.offset));
+  return { data: read.map(({ delivery, body }) => publicDelivery(delivery, body)), total: plan.total };
 }
