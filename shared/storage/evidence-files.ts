@@ -63,12 +63,22 @@ export async function presignUpload(
   }
 }
 
-/** A GET URL valid `ttlSeconds`. */
+/**
+ * A GET URL valid `ttlSeconds`, served as a download (`Content-Disposition: attachment`): the
+ * bytes are the merchant's, never checked against the declared type, so a browser must not
+ * render them inline on the bucket's origin.
+ */
 export async function presignDownload(key: string, ttlSeconds: number): Promise<string> {
   try {
-    return await getSignedUrl(s3, new GetObjectCommand({ Bucket: config.evidenceBucket, Key: key }), {
-      expiresIn: ttlSeconds,
-    });
+    return await getSignedUrl(
+      s3,
+      new GetObjectCommand({
+        Bucket: config.evidenceBucket,
+        Key: key,
+        ResponseContentDisposition: 'attachment',
+      }),
+      { expiresIn: ttlSeconds },
+    );
   } catch (error) {
     return unavailable(error);
   }

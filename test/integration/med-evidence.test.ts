@@ -153,6 +153,8 @@ describe('evidence upload (three steps)', () => {
     });
     const download = await fetch(first.body.view_url);
     expect(download.status).toBe(200);
+    // A download, never rendered inline: the bytes are the merchant's.
+    expect(download.headers.get('content-disposition')).toBe('attachment');
     expect(Buffer.from(await download.arrayBuffer()).equals(file)).toBe(true);
     // The confirmed copy, what view_url serves, is under the accounts prefix (kept), not uploads.
     const confirmed = await getEvidence(scope, m.caseId, g.body.id);
