@@ -17,8 +17,7 @@ import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { getMedCase, replaceMedCaseItem } from '../store/med-cases.ts';
 import { eventContext } from './charge-transition.ts';
-import { changeMedCase } from './med-case-change.ts';
-import { disputeItems } from './open-med-case.ts';
+import { changeMedCase, disputeItems } from './med-case-change.ts';
 
 const MAX_ATTEMPTS = 8;
 

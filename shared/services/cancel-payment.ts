@@ -52,7 +52,7 @@ import { journalItems } from '../store/ledger.ts';
 import { newRefundItems } from '../store/refunds.ts';
 import { requestRefund } from './advance-refund.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
-import { settleConcludedCob } from './reconcile-acquirer.ts';
+import { settleConcludedCob } from './settle-concluded-cob.ts';
 
 const MAX_ATTEMPTS = 5;
 

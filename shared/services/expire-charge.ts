@@ -14,7 +14,7 @@ import { dueEntries, getCharge } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { readPaymentIds } from '../store/payment-list.ts';
 import { chargeTransitionItems } from './charge-transition.ts';
-import { settleCobBeforeExpiry } from './reconcile-acquirer.ts';
+import { settleCobBeforeExpiry } from './settle-concluded-cob.ts';
 
 const MAX_ATTEMPTS = 5;
 

@@ -3,34 +3,11 @@
  * transaction. The cleartext is returned once and never stored (only its SHA-256).
  */
 
-import { randomUUID } from 'node:crypto';
-import { generateApiKey } from '../auth/api-key-crypto.ts';
-import type { ApiKeyRecord, AuditEvent, IssuedKey } from '../domain/api-keys.ts';
+import type { IssuedKey } from '../domain/api-keys.ts';
 import type { Mode } from '../domain/scope.ts';
 import { auditItem, newKeyItems } from '../store/api-keys.ts';
 import { transact } from '../store/client.ts';
-
-/** A new key's cleartext, record and hash (not yet stored). */
-export function mintKey(accountId: string, mode: Mode, label: string, now: string) {
-  const material = generateApiKey(mode);
-  const record: ApiKeyRecord = {
-    id: randomUUID(),
-    accountId,
-    label,
-    mode,
-    prefix: material.prefix,
-    fingerprint: material.fingerprint,
-    createdAt: now,
-  };
-  return { apiKey: material.apiKey, record, hash: material.hash };
-}
-
-/** An audit event of `action` by `actorUserId` at `now`. */
-export const auditEvent = (now: string, event: Omit<AuditEvent, 'id' | 'createdAt'>): AuditEvent => ({
-  id: randomUUID(),
-  createdAt: now,
-  ...event,
-});
+import { auditEvent, mintKey } from './api-key-items.ts';
 
 export async function issueApiKey(input: {
   accountId: string;

@@ -4,13 +4,14 @@
  * since it was read), the charge's `metadata.med` (and, when the money's destination becomes
  * final, its transition: won → PAID, lost → CHARGEBACK), the journal that moves the held amount
  * (back to `available`, or out of the merchant's books) and the MED events, in ONE transaction.
- * Not a use case itself: the use cases (`appeal-med-case.ts`, …) say which change.
+ * Not a use case itself: the use cases (`appeal-med-case.ts`, …) say which change. Also what
+ * holding a case's amount writes (`disputeItems`), for the opening and the operators' review.
  */
 
 import type { ChargeRecord } from '../domain/charges.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { medCaseEvents } from '../domain/events.ts';
-import { medLossJournal, medReleaseJournal } from '../domain/ledger.ts';
+import { medHoldJournal, medLossJournal, medReleaseJournal } from '../domain/ledger.ts';
 import {
   applyMedStep,
   canApplyMedStep,
@@ -28,12 +29,43 @@ import {
 import type { MerchantScope } from '../domain/scope.ts';
 import { canApply, nextStatus } from '../domain/transaction-status.ts';
 import { newJournalId } from '../ids.ts';
-import { getCharge, replaceChargeItem } from '../store/charges.ts';
+import { type ChargeWriteGuards, getCharge, replaceChargeItem } from '../store/charges.ts';
 import { transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
 import { journalItems } from '../store/ledger.ts';
 import { getMedCase, replaceMedCaseItem } from '../store/med-cases.ts';
 import { chargeTransitionItems, eventContext } from './charge-transition.ts';
+
+/**
+ * What holding a case's amount writes: the charge → DISPUTE with the case's `metadata.med` (and
+ * the transition's events), and the hold journal of `medCase.amount`.
+ */
+export function disputeItems(
+  charge: ChargeRecord,
+  medCase: MedCaseRecord,
+  at: string,
+  guards: ChargeWriteGuards = {},
+) {
+  const scope: MerchantScope = { accountId: medCase.accountId, mode: medCase.mode };
+  const after = {
+    ...charge,
+    status: nextStatus('openDispute', charge.status),
+    med: medMetadataOf(medCase, charge.endToEndId, at),
+    updatedAt: at,
+  };
+  const transition = chargeTransitionItems(charge, 'openDispute', after, at, guards);
+  return {
+    ...transition,
+    wallet: journalItems(
+      scope,
+      medHoldJournal(charge.id, medCase.currency, medCase.amount),
+      at,
+      newJournalId(),
+      // May take `available` below zero on this shard: only the sum is the merchant's balance.
+      { shard: charge.walletShard },
+    ),
+  };
+}
 
 const MAX_ATTEMPTS = 8;
 

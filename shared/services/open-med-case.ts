@@ -11,10 +11,8 @@
  * the case waits for operations (`apply-med-review.ts`).
  */
 
-import type { ChargeRecord } from '../domain/charges.ts';
 import { NotFound } from '../domain/errors.ts';
 import { medCaseEvents } from '../domain/events.ts';
-import { medHoldJournal } from '../domain/ledger.ts';
 import {
   disputableAmount,
   type MedCaseRecord,
@@ -23,47 +21,15 @@ import {
   type OpenMedCaseBody,
 } from '../domain/med-cases.ts';
 import type { MerchantScope } from '../domain/scope.ts';
-import { nextStatus } from '../domain/transaction-status.ts';
-import { newJournalId, newMedCaseId } from '../ids.ts';
-import { type ChargeWriteGuards, getCharge, replaceChargeItem } from '../store/charges.ts';
+import { newMedCaseId } from '../ids.ts';
+import { getCharge, replaceChargeItem } from '../store/charges.ts';
 import { type NamedItems, type TransactItem, transactRetryingConflicts } from '../store/client.ts';
 import { outboxItems } from '../store/events.ts';
-import { journalItems } from '../store/ledger.ts';
 import { newMedCaseItem } from '../store/med-cases.ts';
-import { chargeTransitionItems, eventContext } from './charge-transition.ts';
+import { eventContext } from './charge-transition.ts';
+import { disputeItems } from './med-case-change.ts';
 
 const MAX_ATTEMPTS = 8;
-
-/**
- * What holding a case's amount writes: the charge → DISPUTE with the case's `metadata.med` (and
- * the transition's events), and the hold journal of `medCase.amount`.
- */
-export function disputeItems(
-  charge: ChargeRecord,
-  medCase: MedCaseRecord,
-  at: string,
-  guards: ChargeWriteGuards = {},
-) {
-  const scope: MerchantScope = { accountId: medCase.accountId, mode: medCase.mode };
-  const after = {
-    ...charge,
-    status: nextStatus('openDispute', charge.status),
-    med: medMetadataOf(medCase, charge.endToEndId, at),
-    updatedAt: at,
-  };
-  const transition = chargeTransitionItems(charge, 'openDispute', after, at, guards);
-  return {
-    ...transition,
-    wallet: journalItems(
-      scope,
-      medHoldJournal(charge.id, medCase.currency, medCase.amount),
-      at,
-      newJournalId(),
-      // May take `available` below zero on this shard: only the sum is the merchant's balance.
-      { shard: charge.walletShard },
-    ),
-  };
-}
 
 export async function openMedCase(request: {
   scope: MerchantScope;

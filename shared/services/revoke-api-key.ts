@@ -2,7 +2,7 @@
 
 import { auditItem, getActiveKey, retireKeyItems } from '../store/api-keys.ts';
 import { transact } from '../store/client.ts';
-import { auditEvent } from './issue-api-key.ts';
+import { auditEvent } from './api-key-items.ts';
 
 /** `false` when no active key with this id exists in the account (nothing is changed). */
 export async function revokeApiKey(input: {

@@ -7,7 +7,7 @@
 import type { IssuedKey } from '../domain/api-keys.ts';
 import { auditItem, getActiveKey, newKeyItems, retireKeyItems } from '../store/api-keys.ts';
 import { transact } from '../store/client.ts';
-import { auditEvent, mintKey } from './issue-api-key.ts';
+import { auditEvent, mintKey } from './api-key-items.ts';
 
 /** `undefined` when no active key with this id exists in the account (nothing is changed). */
 export async function rotateApiKey(input: {
