@@ -72,15 +72,20 @@ const partitionKeyOf = (key: Key): string | undefined => {
   return typeof value === 'string' ? value : value?.S;
 };
 
+const compiled = new Map<string, RegExp>();
 /** Whether partition key `pk` matches an IAM `StringLike` pattern (`?` one character, `*` any run). */
-const keyMatches = (pk: string, pattern: string): boolean =>
-  new RegExp(
-    `^${pattern
+function keyMatches(pk: string, pattern: string): boolean {
+  let regex = compiled.get(pattern);
+  if (!regex) {
+    const source = pattern
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
       .replaceAll('*', '.*')
-      .replaceAll('?', '.')}$`,
-    's',
-  ).test(pk);
+      .replaceAll('?', '.');
+    regex = new RegExp(`^${source}$`, 's');
+    compiled.set(pattern, regex);
+  }
+  return regex.test(pk);
+}
 
 /** Why `name` may not send this call, or `undefined` when its grants allow it. */
 export function refusal(name: GrantedFunction, commandName: string, input: CallInput): string | undefined {
