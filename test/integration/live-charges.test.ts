@@ -8,10 +8,13 @@
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredCob } from '../../infra/local/psp/bank.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { acquirerCallBudgets, lambdaTimeoutSeconds } from '../../shared/resources.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { accountKey } from '../../shared/store/keys.ts';
 import { newAccount, newKey } from '../helpers/accounts.ts';
 import { rawId } from '../helpers/charges.ts';
 import { documentsAbout, emfDocuments, metricTotal } from '../helpers/emf.ts';
@@ -20,6 +23,7 @@ import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { control, liveMerchantAt, setProviderAt, startPsp } from '../helpers/psp.ts';
+import { decodeQr } from '../helpers/qr.ts';
 
 let psp: LocalPsp;
 let liveKey: string;
@@ -64,7 +68,8 @@ describe('live charges through the API Pix acquirer', () => {
     // The PSP's own location is in the code, not this service's sandbox location.
     expect(brCode).toContain(cob?.location);
     expect(brCode).not.toContain(new URL(testBaseUrl).host);
-    expect(reply.body.pix.qr_code_base64).toEqual(expect.any(String));
+    // Its QR image is that code, whoever issued it.
+    expect(decodeQr(Buffer.from(reply.body.pix.qr_code_base64, 'base64'))).toBe(brCode);
     // Read back: the same code.
     expect((await api(`/v1/charges/${reply.body.id}`, { apikey: liveKey })).body.pix.br_code).toBe(brCode);
   });
@@ -354,5 +359,37 @@ describe('live charges through the API Pix acquirer', () => {
       localStatus: 'CANCELLED',
       providerStatus: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
     });
+  });
+
+  it('a live payment whose account no longer has an acquirer: cancel and provider-status are 422, the payment and its cob unchanged', async () => {
+    const merchant = await liveMerchantAt(psp, 'Loja Sem Adquirente');
+    const created = await api('/v1/charges', {
+      apikey: merchant.liveKey,
+      headers: { 'Idempotency-Key': `live-${randomUUID()}` },
+      body: { amount: 700, payment_method: 'pix' },
+    });
+    expect(created.status).toBe(201);
+    const paymentId = rawId(created.body.id);
+    // An operator removed the account's acquirer from the table (no command does: set-provider
+    // only replaces it).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: accountKey(merchant.accountId),
+        UpdateExpression: 'REMOVE acquirer',
+      }),
+    );
+
+    const cancel = await api(`/v1/payments/${paymentId}/cancel`, {
+      apikey: merchant.liveKey,
+      method: 'POST',
+    });
+    expectError(cancel, 422, 'invalid_request_error', 'unprocessable_entity');
+    const status = await api(`/v1/payments/${paymentId}/provider-status`, { apikey: merchant.liveKey });
+    expectError(status, 422, 'invalid_request_error', 'unprocessable_entity');
+    expect((await api(`/v1/payments/${paymentId}`, { apikey: merchant.liveKey })).body.status).toBe(
+      'WAITING_PAYMENT',
+    );
+    expect(cobOf(created.body.pix.br_code)?.status).toBe('ATIVA');
   });
 });

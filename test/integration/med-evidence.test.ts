@@ -113,13 +113,14 @@ describe('evidence upload (three steps)', () => {
         ?.expiresAt;
     expect(await ttlOf()).toBe(Math.floor(Date.parse(stored?.uploadExpiresAt ?? '') / 1000) + 86_400);
 
-    // Complete before the upload: not uploaded.
-    expectError(
-      await complete(m.apikey, m.caseId, g.body.id),
-      409,
-      'conflict_error',
-      'EVIDENCE_NOT_UPLOADED',
-    );
+    // Complete before the upload: not uploaded (under the /v1/infractions alias too).
+    for (const base of ['/v1/med/cases', '/v1/infractions'])
+      expectError(
+        await complete(m.apikey, m.caseId, g.body.id, base),
+        409,
+        'conflict_error',
+        'EVIDENCE_NOT_UPLOADED',
+      );
 
     // The storage refuses another Content-Type, or another size (the signature binds both).
     const wrongType = await upload(g.body.upload_url, file, { 'Content-Type': 'image/jpeg' });
@@ -188,12 +189,13 @@ describe('evidence upload (three steps)', () => {
         ContentType: 'application/pdf',
       }),
     );
-    expectError(
-      await complete(m.apikey, m.caseId, g.body.id),
-      409,
-      'conflict_error',
-      'EVIDENCE_SIZE_MISMATCH',
-    );
+    for (const base of ['/v1/med/cases', '/v1/infractions'])
+      expectError(
+        await complete(m.apikey, m.caseId, g.body.id, base),
+        409,
+        'conflict_error',
+        'EVIDENCE_SIZE_MISMATCH',
+      );
     expect((await listEvidence(m.apikey, m.caseId)).body.data).toEqual([]);
     expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(0);
   });
@@ -446,21 +448,23 @@ describe('evidence validation, isolation, alias, storage down', () => {
     const m = await withCase();
     const fault = { 'x-fault-inject': 'evidence-storage' };
     const body = { file_name: 'a.pdf', file_size: 10, mime_type: 'application/pdf' };
-    expectError(
-      await grant(m.apikey, m.caseId, body, '/v1/med/cases', fault),
-      503,
-      'api_error',
-      'service_unavailable',
-    );
+    for (const base of ['/v1/med/cases', '/v1/infractions'])
+      expectError(
+        await grant(m.apikey, m.caseId, body, base, fault),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
     expect(await queryCaseEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId)).toEqual([]);
     const g = await grant(m.apikey, m.caseId, body);
     expect((await upload(g.body.upload_url, bytes(10), g.body.upload_headers)).status).toBe(200);
-    expectError(
-      await complete(m.apikey, m.caseId, g.body.id, '/v1/med/cases', fault),
-      503,
-      'api_error',
-      'service_unavailable',
-    );
+    for (const base of ['/v1/med/cases', '/v1/infractions'])
+      expectError(
+        await complete(m.apikey, m.caseId, g.body.id, base, fault),
+        503,
+        'api_error',
+        'service_unavailable',
+      );
     const stored = await getEvidence({ accountId: m.accountId, mode: 'test' }, m.caseId, g.body.id);
     expect(stored?.status).toBe('pending');
     expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(0);

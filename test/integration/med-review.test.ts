@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInput } from '../../shared/domain/errors.ts';
 import { applyMedReview } from '../../shared/services/apply-med-review.ts';
 import { rejectMedReview } from '../../shared/services/reject-med-review.ts';
-import { admin } from '../helpers/admin.ts';
+import { admin, adminRefused } from '../helpers/admin.ts';
 import { balance, getCharge, rawId } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { decideMed, disputed, medEvents, openMed, paidCharge } from '../helpers/med.ts';
@@ -44,6 +44,12 @@ describe('a reported amount other than the charge amount', () => {
     const refusedAccept = await accept(m.apikey, m.medCase.id);
     expectError(refusedAccept, 400, 'invalid_request_error', 'med_case_under_review');
     expect(refusedAccept.body.error.param).toBe('id');
+    expectError(
+      await api(`/v1/infractions/${m.medCase.id}/accept`, { apikey: m.apikey, method: 'POST' }),
+      400,
+      'invalid_request_error',
+      'med_case_under_review',
+    );
     expectError(
       await decideMed(m.apikey, m.medCase.id, 'merchant_lost'),
       400,
@@ -101,7 +107,10 @@ describe('a reported amount other than the charge amount', () => {
       body: { idempotencyKey: `refund-${randomUUID()}`, amount: 1_500 },
     });
     expect(refund.status).toBe(201);
-    await expect(medReview('apply', m.medCase.id)).rejects.toMatchObject({ code: 2 });
+    // Refused for that reason (the CLI exits 2 for every refusal), and nothing applied.
+    const refused = await adminRefused('med-review', 'apply', m.medCase.id);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/Refunds of this charge are still in flight/);
     expect(await waiting(m.medCase.id)).toBeDefined();
 
     const failed = await api(`/v1/sandbox/refunds/${refund.body.id}/fail`, {

@@ -171,7 +171,7 @@ describe('the SDK against the local runtime', () => {
       mime_type: 'image/png',
       uploaded_by: 'merchant',
     });
-    expect(evidence.uploaded_at).not.toBeNull();
+    expect(evidence.uploaded_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const download = await fetch(evidence.view_url);
     expect(Buffer.from(await download.arrayBuffer()).equals(PNG)).toBe(true);
     expect((await client.medCases.retrieve(medCase.id)).evidence_count).toBe(1);

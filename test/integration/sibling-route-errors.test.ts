@@ -6,6 +6,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { describe, expect, it } from 'vitest';
 import { newAccount, newKey } from '../helpers/accounts.ts';
 import { merchant, newIdempotencyKey } from '../helpers/charges.ts';
@@ -116,8 +117,10 @@ describe('POST /v1/sandbox/refunds/{refund_id}/confirm', () => {
 
 describe('/v1/infractions (the MED cases alias)', () => {
   it('answers not_found for an unknown case on every route, and invalid_request on a bad appeal', async () => {
-    const m = await disputed(2_000);
-    const unknown = `med_${randomUUID()}`;
+    const [m, other] = await Promise.all([disputed(2_000), disputed(2_000)]);
+    // Well-formed ids, so each route looks them up: another account's case, and no evidence.
+    const unknown = other.medCase.id;
+    const noEvidence = `medev_${uuidv7()}`;
     for (const [method, path, body] of [
       ['GET', `/v1/infractions/${unknown}`],
       ['POST', `/v1/infractions/${unknown}/appeal`, { reason: 'Delivered on time' }],
@@ -128,7 +131,8 @@ describe('/v1/infractions (the MED cases alias)', () => {
         `/v1/infractions/${unknown}/evidence`,
         { file_name: 'a.pdf', mime_type: 'application/pdf', file_size: 10 },
       ],
-      ['POST', `/v1/infractions/${unknown}/evidence/ev_x/complete`],
+      ['POST', `/v1/infractions/${unknown}/evidence/${noEvidence}/complete`],
+      ['POST', `/v1/infractions/${m.medCase.id}/evidence/${noEvidence}/complete`],
     ] as const) {
       const reply = await api(path, { apikey: m.apikey, method, ...(body && { body }) });
       expectError(reply, 404, 'not_found_error', 'not_found');
