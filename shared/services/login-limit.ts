@@ -82,7 +82,7 @@ const count = async (
 };
 
 const limited = (retryAfter: number) =>
-  new TooManyAttempts('Too many failed logins for this e-mail address: retry later.', retryAfter);
+  new TooManyAttempts('Too many failed logins: retry later.', retryAfter);
 
 const release = ({ key, windowEndsAt }: Counted) => uncountLoginAttempt(key, windowEndsAt);
 
