@@ -218,7 +218,7 @@ export const tierKeyPatterns: Partial<Record<keyof typeof tableAccessOf, readonl
   'webhook-dispatcher': [...scopeItems, ...scopePartitionItems],
 };
 
-export interface PrefixedWrite {
+interface PrefixedWrite {
   actions: readonly ('PutItem' | 'UpdateItem')[];
   prefixes: readonly string[];
 }

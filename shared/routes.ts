@@ -20,7 +20,7 @@ export type Group =
 /** `none`: public; `jwt`: dashboard token (`Authorization: Bearer`); `apikey`: merchant key. */
 export type AuthKind = 'none' | 'jwt' | 'apikey';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface RouteDefinition {
   readonly id: string;
@@ -395,7 +395,7 @@ export const routes = [
   },
 ] as const satisfies readonly RouteDefinition[];
 
-export type Route = (typeof routes)[number];
+type Route = (typeof routes)[number];
 export type RouteId = Route['id'];
 export type RoutesOf<G extends Group> = Extract<Route, { group: G }>;
 export type RouteIdOf<G extends Group> = RoutesOf<G>['id'];

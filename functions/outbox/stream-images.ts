@@ -18,7 +18,7 @@ export function newEventImage(record: DynamoDBRecord): Image | undefined {
 }
 
 /** A creation or change of an item of `type`, with its stream event id and both images. */
-export interface ItemChange {
+interface ItemChange {
   streamEventId: string;
   /** The item's table key (a counted item's marker is named by it). */
   source: { pk: string; sk: string };

@@ -16,7 +16,7 @@ import { ServiceFunction, serviceEnvironment } from './service-function.ts';
 import type { SingleTable } from './table.ts';
 
 /** What one API group's Lambda may do. Everything not listed here is denied. */
-export interface GroupAccess {
+interface GroupAccess {
   /** Reads the dashboard JWT signing key (issues or verifies dashboard tokens): `JWT_SECRET_ARN`. */
   readonly jwtSecret: boolean;
   /** Reads the seed of the Pix payload signing key (signs `/pix/{id}`): `PIX_SIGNING_SECRET_ARN`. */

@@ -16,7 +16,7 @@ import type { Construct } from 'constructs';
 export const encryptedQueue = (scope: Construct, id: string, props: QueueProps): Queue =>
   new Queue(scope, id, { ...props, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
 
-export interface WorkQueueSettings {
+interface WorkQueueSettings {
   readonly retentionSeconds: number;
   readonly visibilityTimeoutSeconds: number;
   readonly maxReceiveCount: number;

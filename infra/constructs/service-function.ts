@@ -11,16 +11,16 @@ import { lambdaBundling } from './bundling.ts';
 import type { SingleTable, TableAccess } from './table.ts';
 
 /** Environment variables that carry a secret's ARN (never the secret itself) end in `_SECRET_ARN`. */
-export type SecretArnVariable = `${string}_SECRET_ARN`;
+type SecretArnVariable = `${string}_SECRET_ARN`;
 
 /** Environment variables that carry a queue's URL end in `_QUEUE_URL`. */
-export type QueueUrlVariable = `${string}_QUEUE_URL`;
+type QueueUrlVariable = `${string}_QUEUE_URL`;
 
 /**
  * What a function may do to a queue it uses directly. Receiving and deleting are the SQS event
  * source's business (it grants them itself); `SendMessage` also authorises `SendMessageBatch`.
  */
-export type QueueAction = 'sqs:SendMessage' | 'sqs:ChangeMessageVisibility';
+type QueueAction = 'sqs:SendMessage' | 'sqs:ChangeMessageVisibility';
 
 /** Settings every service Lambda (API or background) reads at cold start. */
 export const serviceEnvironment = {

@@ -38,7 +38,7 @@ export async function loadApiHandler(group: Group): Promise<ApiHandler> {
  * and schedules. Later features register their consumers here (outbox fan-out on the table
  * stream, the webhook dispatcher on the delivery queue, the scheduler).
  */
-export interface BackgroundFunctions {
+interface BackgroundFunctions {
   /** With the mapping's filters, as the stack declares them. */
   tableStream: { handler: StreamHandler; filters?: readonly FilterPattern[] }[];
   webhookQueue: QueueHandler[];

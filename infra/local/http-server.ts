@@ -16,7 +16,7 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|xml)|text\/)/i;
 
-export async function toApiEvent(req: IncomingMessage, body: Buffer): Promise<ApiEvent> {
+async function toApiEvent(req: IncomingMessage, body: Buffer): Promise<ApiEvent> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const match = matchRoute(method, url.pathname);

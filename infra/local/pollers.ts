@@ -75,7 +75,7 @@ export interface FilterPattern {
  * Whether `value` matches `pattern` as Lambda's event filtering would (exact values only). A
  * mapping's filters are alternatives: see `matchesAnyFilter`.
  */
-export function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
+function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
   return Object.entries(pattern).every(([field, rule]) => {
     const actual = (value as Record<string, unknown> | null | undefined)?.[field];
     if (Array.isArray(rule)) return (rule as readonly unknown[]).includes(actual);
@@ -84,7 +84,7 @@ export function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
 }
 
 /** Whether `value` matches any of a mapping's filters (Lambda ORs them); no filters: every record. */
-export const matchesAnyFilter = (value: unknown, patterns: readonly FilterPattern[] | undefined): boolean =>
+const matchesAnyFilter = (value: unknown, patterns: readonly FilterPattern[] | undefined): boolean =>
   patterns === undefined || patterns.some((pattern) => matchesFilter(value, pattern));
 
 export interface StreamPollerOptions {
@@ -211,7 +211,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
   }, options.idleMs ?? 200);
 }
 
-export interface QueuePollerOptions {
+interface QueuePollerOptions {
   sqs: SQSClient;
   queueUrl: string;
   handler: QueueHandler;

@@ -82,7 +82,7 @@ export async function provisionTable(client: DynamoDBClient, tableName: string):
  * receive plus one visibility change), so the local queue dead-letters after twice the stack's
  * count: the same 15 attempts as on AWS. The dispatcher itself counts attempts in the delivery.
  */
-export const LOCAL_MAX_RECEIVE_COUNT = 2 * webhookQueues.maxReceiveCount;
+const LOCAL_MAX_RECEIVE_COUNT = 2 * webhookQueues.maxReceiveCount;
 
 export interface LocalQueues {
   deliveryQueueUrl: string;

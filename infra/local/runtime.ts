@@ -28,7 +28,7 @@ import type { DemoAccount } from './seed.ts';
 import { type LocalSettings, localEnvironment } from './settings.ts';
 import { assertPortFree } from './wait.ts';
 
-export interface RunningService {
+interface RunningService {
   settings: LocalSettings;
   demo: DemoAccount;
   stop(): Promise<void>;

@@ -15,7 +15,7 @@ import {
   tierKeyPatterns,
 } from '../../shared/resources.ts';
 
-export type GrantedFunction = keyof typeof tableAccessOf;
+type GrantedFunction = keyof typeof tableAccessOf;
 
 const grantScope = new AsyncLocalStorage<GrantedFunction>();
 

@@ -10,7 +10,7 @@ import type { Mode as KeyMode } from '../domain/scope.ts';
 
 const KEY_PATTERN = /^ak_(live|test)_[A-Za-z0-9_-]{32}$/;
 
-export interface IssuedKeyMaterial {
+interface IssuedKeyMaterial {
   apiKey: string;
   hash: string;
   fingerprint: string;

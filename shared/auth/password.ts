@@ -14,14 +14,14 @@ const scrypt = promisify(scryptCallback) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-export interface ScryptParams {
+interface ScryptParams {
   N: number;
   r: number;
   p: number;
 }
 
 /** 16 MiB of memory (128 · N · r) and p = 5 passes. */
-export const PASSWORD_PARAMS: ScryptParams = { N: 16384, r: 8, p: 5 };
+const PASSWORD_PARAMS: ScryptParams = { N: 16384, r: 8, p: 5 };
 const KEY_LENGTH = 32;
 
 /** `params` other than the current ones only to make an older hash (tests of the upgrade). */

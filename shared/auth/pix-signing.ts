@@ -27,7 +27,7 @@ async function loadSecret(): Promise<string> {
 }
 
 /** A P-256 private key whose scalar is `seed` (PKCS#8 without the optional public key). */
-export function p256KeyFromSeed(seed: Buffer): KeyObject {
+function p256KeyFromSeed(seed: Buffer): KeyObject {
   const prefix = Buffer.from('3041020100301306072a8648ce3d020106082a8648ce3d030107042730250201010420', 'hex');
   return createPrivateKey({ key: Buffer.concat([prefix, seed]), format: 'der', type: 'pkcs8' });
 }

@@ -36,7 +36,7 @@ interface Fonts {
 }
 
 /** Text the font can encode: accents kept where WinAnsi has them, else dropped, else `?`. */
-export function encodableText(text: string, font: PDFFont): string {
+function encodableText(text: string, font: PDFFont): string {
   const charset = new Set(font.getCharacterSet());
   let out = '';
   for (const char of text.replace(/\s/g, ' ')) {

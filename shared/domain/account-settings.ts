@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import type { AcquirerSettings } from './acquirer.ts';
 
-export interface FeePlan {
+interface FeePlan {
   /** The acquirer's fee: basis points of the amount plus a fixed part, in centavos. */
   providerFeeBps: number;
   providerFeeFixed: number;

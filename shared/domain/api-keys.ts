@@ -26,7 +26,7 @@ export interface ApiKeyLookup {
   hash: string;
 }
 
-export type AuditAction = 'api_key.issued' | 'api_key.rotated' | 'api_key.revoked';
+type AuditAction = 'api_key.issued' | 'api_key.rotated' | 'api_key.revoked';
 
 export interface AuditEvent {
   id: string;
@@ -61,7 +61,7 @@ export function requireKeyManager(role: Role): void {
   }
 }
 
-export const MAX_LABEL_LENGTH = 64;
+const MAX_LABEL_LENGTH = 64;
 const Label = v.pipe(v.string(), ...maxChars(MAX_LABEL_LENGTH));
 
 export const CreateApiKeyBody = v.optional(
@@ -85,7 +85,7 @@ export const serializeIssuedKey = ({ apiKey, record }: IssuedKey) => ({
 });
 
 /** Where a page of the audit log ends: the last event's time and id (its place in the log). */
-export interface AuditPosition {
+interface AuditPosition {
   createdAt: string;
   id: string;
 }

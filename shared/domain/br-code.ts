@@ -8,16 +8,16 @@
  */
 
 /** Globally unique identifier of the Pix arrangement in template 26, sub-field 00. */
-export const PIX_GUI = 'br.gov.bcb.pix';
+const PIX_GUI = 'br.gov.bcb.pix';
 /** Maximum length of the location URL (26-25) allowed by the BR Code manual. */
-export const MAX_LOCATION_LENGTH = 77;
+const MAX_LOCATION_LENGTH = 77;
 /** EMV limits on the merchant name (59) and city (60). */
-export const MAX_MERCHANT_NAME_LENGTH = 25;
-export const MAX_MERCHANT_CITY_LENGTH = 15;
+const MAX_MERCHANT_NAME_LENGTH = 25;
+const MAX_MERCHANT_CITY_LENGTH = 15;
 /** Maximum length of a whole EMV MPM payload. */
-export const MAX_BR_CODE_LENGTH = 512;
+const MAX_BR_CODE_LENGTH = 512;
 /** Merchant category code used when the merchant has none ("0000" is what Pix PSPs send). */
-export const DEFAULT_MCC = '0000';
+const DEFAULT_MCC = '0000';
 
 /** Field 54 value is at most 13 characters (e.g. "99999999999.99"). */
 const MAX_AMOUNT_LENGTH = 13;

@@ -41,7 +41,7 @@ export const addDays = (date: CalendarDate, days: number): CalendarDate =>
   new Date(dateMs(date) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** Whether a calendar date is a holiday (`brazil-holidays.ts`: national ones). */
-export type IsHoliday = (date: CalendarDate) => boolean;
+type IsHoliday = (date: CalendarDate) => boolean;
 
 export function isBusinessDay(date: CalendarDate, isHoliday: IsHoliday): boolean {
   const weekday = new Date(dateMs(date)).getUTCDay();

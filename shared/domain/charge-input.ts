@@ -12,9 +12,9 @@ import { maxChars, parseInput } from './validation.ts';
 
 /** API Pix `valor` is at most 10 integer digits with 2 decimals: R$ 9,999,999,999.99. */
 export const PIX_MAX_AMOUNT = 999_999_999_999;
-export const MIN_EXPIRES_IN = 60;
-export const MAX_EXPIRES_IN = 86_400;
-export const MAX_DESCRIPTION_LENGTH = 500;
+const MIN_EXPIRES_IN = 60;
+const MAX_EXPIRES_IN = 86_400;
+const MAX_DESCRIPTION_LENGTH = 500;
 
 /**
  * Metadata keys the service owns: `description` is folded in from the `description` field,
@@ -22,7 +22,7 @@ export const MAX_DESCRIPTION_LENGTH = 500;
  * rest name internal fields that must never be spoofed by a client. Keys starting with `_` are
  * stripped too.
  */
-export const RESERVED_METADATA_KEYS = [
+const RESERVED_METADATA_KEYS = [
   'description',
   'failure',
   'med',
@@ -219,7 +219,7 @@ export function requestFingerprint(routeId: string, input: unknown): string {
 }
 
 /** JSON with object keys sorted, so key order in the client's body does not matter. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>

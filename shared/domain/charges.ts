@@ -8,7 +8,7 @@ import { locationToken, publicChargeId } from './pix-ids.ts';
 import type { MerchantScope } from './scope.ts';
 import { awaitingPayment, PUBLIC_STATUS, type PublicStatus, type TxStatus } from './transaction-status.ts';
 
-export interface Customer {
+interface Customer {
   name?: string;
   document?: string;
   email?: string;
@@ -86,7 +86,7 @@ export const publicStatusOf = (
   now: number,
 ): PublicStatus => PUBLIC_STATUS[effectiveStatus(charge, now)];
 
-export const checkoutUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}`;
+const checkoutUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}`;
 export const qrCodeUrl = (baseUrl: string, rawId: string) => `${baseUrl}/checkout/${rawId}/qr.png`;
 /** The BR Code location: no scheme, at most 77 characters (API Pix `PayloadLocation`). */
 export const pixLocation = (baseUrl: string, rawId: string) =>

@@ -7,7 +7,7 @@
 import { formatMoney } from './format.ts';
 import { type PublicStatus, publicStatuses } from './transaction-status.ts';
 
-export interface CheckoutView {
+interface CheckoutView {
   chargeId: string;
   merchantName: string;
   amount: number;

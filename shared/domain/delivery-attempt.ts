@@ -37,7 +37,7 @@ export function leaseHeldForMs(
 }
 
 /** The fields a status change writes (the store applies exactly these). */
-export type DeliveryChange = Partial<
+type DeliveryChange = Partial<
   Pick<
     Delivery,
     | 'attempts'

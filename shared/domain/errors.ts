@@ -9,7 +9,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-export interface ErrorOptions {
+interface ErrorOptions {
   param?: string;
   details?: ErrorDetail[];
 }

@@ -16,7 +16,6 @@ import {
   type TxStatus,
 } from './transaction-status.ts';
 
-export type { MedEventType } from './med-cases.ts';
 export type { CanonicalEventType, LegacyEventType } from './transaction-status.ts';
 
 export interface OutboxEvent {
@@ -59,11 +58,8 @@ function canonicalEnvelope(
   };
 }
 
-export const canonicalEvent = (
-  type: CanonicalEventType,
-  charge: ChargeRecord,
-  ctx: EventContext,
-): OutboxEvent => canonicalEnvelope(type, charge.id, serializeCharge(charge, Date.parse(ctx.at)), ctx);
+const canonicalEvent = (type: CanonicalEventType, charge: ChargeRecord, ctx: EventContext): OutboxEvent =>
+  canonicalEnvelope(type, charge.id, serializeCharge(charge, Date.parse(ctx.at)), ctx);
 
 export function legacyEvent(
   type: LegacyEventType,

@@ -6,14 +6,14 @@
 
 import type { DeliveryTarget } from './webhook-deliveries.ts';
 
-export interface FanOutEvent {
+interface FanOutEvent {
   eventType: string;
   family: 'canonical' | 'legacy';
   /** A payment's per-transaction destination (legacy events only). */
   webhookUrl?: string;
 }
 
-export interface FanOutEndpoint {
+interface FanOutEndpoint {
   id: string;
   status: string;
   events: readonly string[];

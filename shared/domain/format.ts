@@ -7,7 +7,7 @@
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 
 /** The zone Brazilian receipts are read in ("horário de Brasília"). */
-export const BRAZIL_TIME_ZONE = 'America/Sao_Paulo';
+const BRAZIL_TIME_ZONE = 'America/Sao_Paulo';
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 

@@ -27,7 +27,7 @@ export interface LedgerEntry {
   amount: number;
 }
 
-export type JournalKind =
+type JournalKind =
   | 'charge_settled'
   | 'payment_returned'
   | 'return_failed'

@@ -20,10 +20,10 @@ export const medCaseTypes = ['med', 'chargeback', 'dispute', 'fraud'] as const;
 export type MedCaseType = (typeof medCaseTypes)[number];
 export const moneyOutcomes = ['refunded_to_merchant', 'closed_without_refund', 'lost'] as const;
 export type MoneyOutcome = (typeof moneyOutcomes)[number];
-export const medMethods = ['scam', 'unauthorized', 'coercion', 'invasion', 'other'] as const;
-export type MedMethod = (typeof medMethods)[number];
+const medMethods = ['scam', 'unauthorized', 'coercion', 'invasion', 'other'] as const;
+type MedMethod = (typeof medMethods)[number];
 
-export const MED_CASE_ID_PREFIX = 'med_';
+const MED_CASE_ID_PREFIX = 'med_';
 /** `med_<UUIDv7>` (ids sort by creation). */
 const MED_CASE_ID_PATTERN = prefixedUuidV7(MED_CASE_ID_PREFIX);
 export const isMedCaseId = (id: string | undefined): id is string =>
@@ -96,7 +96,7 @@ export type MedCaseObject = ReturnType<typeof serializeMedCase>;
  * held, the charge untouched until applied), or a decision of the MED channel on a case opened
  * with `review`.
  */
-export type PendingReview =
+type PendingReview =
   | { kind: 'amount_mismatch'; reportedAmount: number; since: string }
   | { kind: 'decision'; outcome: MedDecision; since: string };
 
@@ -104,7 +104,7 @@ export type PendingReview =
  * The amount an applied mismatch holds: the reported amount, at most what the payer paid and was
  * not already refunded (a case never holds more than the charge brought in).
  */
-export const contestableAmount = (reportedAmount: number, chargeAmount: number, refundedAmount = 0): number =>
+const contestableAmount = (reportedAmount: number, chargeAmount: number, refundedAmount = 0): number =>
   Math.min(reportedAmount, chargeAmount - refundedAmount);
 
 /** The code of a refusal that passes later: refunds of the charge are not settled (or failed) yet. */
@@ -183,7 +183,7 @@ export const medDecisions = ['merchant_won', 'merchant_lost', 'withdrawn', 'clos
 export type MedDecision = (typeof medDecisions)[number];
 export type MedStep = 'appeal' | 'accept' | MedDecision;
 
-export interface MedStepRule {
+interface MedStepRule {
   from: readonly MedCaseStatus[];
   to: MedCaseStatus;
   /** The money's final destination this step decides (`null`: still undecided). */
@@ -310,7 +310,7 @@ const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** A real calendar date and time in ISO 8601 (`2026-02-30` and `T24:00` are malformed, not rolled over). */
-export function isIsoDate(text: string): boolean {
+function isIsoDate(text: string): boolean {
   const m = ISO_DATE.exec(text);
   if (!m) return false;
   const [year, month, day, hour = 0, minute = 0, second = 0] = m
@@ -376,8 +376,8 @@ export const appealSchema = v.strictObject({
 /** `POST /v1/sandbox/med/cases/{id}/decide`. */
 export const decideSchema = v.strictObject({ outcome: oneOf(medDecisions) });
 
-export const MED_LIST_DEFAULT_LIMIT = 25;
-export const MED_LIST_MAX_LIMIT = 100;
+const MED_LIST_DEFAULT_LIMIT = 25;
+const MED_LIST_MAX_LIMIT = 100;
 
 /**
  * A list bound: an ISO 8601 date with at most millisecond precision. Case times are milliseconds

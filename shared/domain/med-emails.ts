@@ -12,7 +12,7 @@ import { formatBrazilDateTime, formatMoney } from './format.ts';
 import type { MedCaseObject, MedCaseStatus, MedCaseType, MoneyOutcome } from './med-cases.ts';
 
 /** The events that are also e-mailed. */
-export const MED_NOTICE_EVENT_TYPES = ['med_case.created', 'med.resolved'] as const;
+const MED_NOTICE_EVENT_TYPES = ['med_case.created', 'med.resolved'] as const;
 export type MedNoticeEventType = (typeof MED_NOTICE_EVENT_TYPES)[number];
 
 export const isMedNoticeEventType = (type: string): type is MedNoticeEventType =>

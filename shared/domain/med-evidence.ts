@@ -17,7 +17,7 @@ export const EVIDENCE_UPLOAD_TTL_SECONDS = 900;
  * its item is kept one more day, so a late `complete` still gets that clear answer, then the
  * table's TTL removes it. Confirmed items are kept.
  */
-export const PENDING_EVIDENCE_KEPT_SECONDS = 24 * 3600;
+const PENDING_EVIDENCE_KEPT_SECONDS = 24 * 3600;
 export const pendingEvidenceExpiresAt = (evidence: { uploadExpiresAt: string }): number =>
   Math.floor(Date.parse(evidence.uploadExpiresAt) / 1000) + PENDING_EVIDENCE_KEPT_SECONDS;
 /** Part 2, Limits: `view_url` lives 5 minutes. */
@@ -29,7 +29,7 @@ export const EVIDENCE_MIME_TYPES = [
   'image/gif',
   'application/pdf',
 ] as const;
-export type EvidenceMimeType = (typeof EVIDENCE_MIME_TYPES)[number];
+type EvidenceMimeType = (typeof EVIDENCE_MIME_TYPES)[number];
 
 /** `medev_<UUIDv7>` (ids sort by creation). */
 const MED_EVIDENCE_ID_PATTERN = prefixedUuidV7('medev_');

@@ -199,15 +199,15 @@ export const dayCellOf = (scope: MerchantScope, charge: ChargeImage): DayCell =>
   shard: charge.walletShard ?? 0,
 });
 
-export const dayCellId = (cell: DayCell): string =>
+const dayCellId = (cell: DayCell): string =>
   [cell.scope.accountId, cell.scope.mode, cell.date, cell.currency, cell.method].join('\u0000');
 
-export interface DayChange {
+interface DayChange {
   cell: DayCell;
   delta: DayFigures;
 }
 
-export const isEmptyDayDelta = (delta: DayFigures): boolean => !Object.values(delta).some(Boolean);
+const isEmptyDayDelta = (delta: DayFigures): boolean => !Object.values(delta).some(Boolean);
 
 /**
  * Changes summed per day (a transaction names an item once), into the shard of the day's first

@@ -12,11 +12,11 @@ import type { MerchantScope } from './scope.ts';
 import { type TxStatus, txStatuses } from './transaction-status.ts';
 
 /** Bucket sizes, finest first: each level's buckets tile the next level's exactly (UTC). */
-export const countLevels = ['MINUTE', 'HOUR', 'DAY', 'MONTH'] as const;
+const countLevels = ['MINUTE', 'HOUR', 'DAY', 'MONTH'] as const;
 export type CountLevel = (typeof countLevels)[number];
 
 /** What a counter item counts: every payment (`total`) and each stored status. */
-export type PaymentCountName = TxStatus | 'total';
+type PaymentCountName = TxStatus | 'total';
 export type PaymentCountDelta = Partial<Record<PaymentCountName, number>>;
 
 /** Length of a bucket's label, a prefix of the ISO time (`2026-05-01T13:45`, `…T13`, `2026-05-01`, `2026-05`). */
@@ -28,7 +28,7 @@ const FIXED_MS: Partial<Record<CountLevel, number>> = {
 };
 
 /** The label of the bucket of `level` holding the instant `ms` (≥ 0). */
-export const bucketLabel = (level: CountLevel, ms: number): string =>
+const bucketLabel = (level: CountLevel, ms: number): string =>
   new Date(ms).toISOString().slice(0, LABEL_LENGTH[level]);
 
 /** The start of the bucket of `level` holding `ms` (infinities are kept). */
@@ -123,7 +123,7 @@ export interface ItemSpan {
   toMs: number;
 }
 
-export interface WindowCountPlan {
+interface WindowCountPlan {
   /** Whole buckets inside the window: read their counters. */
   counters: CounterRange[];
   /** Partial minutes at the window's edges (at most two, each under a minute): count the items. */

@@ -17,7 +17,7 @@ import { Unprocessable } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 import { maxChars, oneOf } from './validation.ts';
 
-export const paymentMethods = ['PIX', 'CREDIT_CARD', 'MBWAY', 'MULTIBANCO', 'BOLETO', 'CRYPTO'] as const;
+const paymentMethods = ['PIX', 'CREDIT_CARD', 'MBWAY', 'MULTIBANCO', 'BOLETO', 'CRYPTO'] as const;
 
 /** E.164: `+`, a country code not starting with 0, at most 15 digits in all. */
 const E164 = /^\+[1-9]\d{1,14}$/;

@@ -18,8 +18,8 @@ import { serializePayment } from './payments.ts';
 import { awaitingPayment, type TxStatus, txStatuses } from './transaction-status.ts';
 import { oneOf, parseInput, queryInteger } from './validation.ts';
 
-export const PAYMENT_LIST_DEFAULT_LIMIT = 20;
-export const PAYMENT_LIST_MAX_LIMIT = 100;
+const PAYMENT_LIST_DEFAULT_LIMIT = 20;
+const PAYMENT_LIST_MAX_LIMIT = 100;
 /**
  * The deepest item a page may reach (`page × limit`): a key-ordered page reads what lies before
  * it, and a charge item is about 1 KB (7 KB while it stored its QR image), so a query page
@@ -192,7 +192,7 @@ export const tooManyToSort = (field: PaymentField, matches: number | undefined) 
  *     the ones past it, which the scheduler has not recorded yet, are `overdue` and leave the total;
  *   - EXPIRED: also the `overdue` of every awaiting status, which join the page and the total.
  */
-export interface StatusPlan {
+interface StatusPlan {
   /** The stored status whose cell is read; `undefined`: every charge of the scope. */
   cell?: TxStatus;
   unexpiredOnly: boolean;

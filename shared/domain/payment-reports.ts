@@ -18,9 +18,9 @@ import {
 import { CurrencyCode } from './payment-input.ts';
 import { parseInput, queryInteger } from './validation.ts';
 
-export const REPORT_DEFAULT_DAYS = 7;
+const REPORT_DEFAULT_DAYS = 7;
 /** Part 2: `dailyVolume` holds at most the 366 most recent days of a longer window. */
-export const STATS_MAX_DAILY_POINTS = 366;
+const STATS_MAX_DAILY_POINTS = 366;
 
 const Days = queryInteger(1, Number.MAX_SAFE_INTEGER, REPORT_DEFAULT_DAYS);
 

@@ -7,13 +7,13 @@
 import { createHash } from 'node:crypto';
 
 /** Length of the txids we derive; API Pix accepts `[a-zA-Z0-9]{26,35}` for immediate charges. */
-export const TXID_LENGTH = 32;
+const TXID_LENGTH = 32;
 /** API Pix txid rule for `PUT /cob/{txid}`. */
 export const TXID_PATTERN = /^[a-zA-Z0-9]{26,35}$/;
 /** BCB end-to-end id: `E`, 8-digit ISPB, `yyyyMMddHHmm` (UTC), 11 alphanumeric characters. */
 export const END_TO_END_ID_PATTERN = /^E\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 /** Prefix of the public charge id (`ch_<raw>`). */
-export const CHARGE_ID_PREFIX = 'ch_';
+const CHARGE_ID_PREFIX = 'ch_';
 
 /** `<prefix><UUIDv7>` in lower case, anchored: the form of every time-ordered id (charges, refunds, MED cases and evidence). */
 export const prefixedUuidV7 = (prefix: string): RegExp =>
@@ -23,7 +23,7 @@ const RAW_CHARGE_ID_PATTERN = prefixedUuidV7('');
 export const ISPB_PATTERN = /^\d{8}$/;
 
 /** What a charge creation's txid derives from. */
-export interface TxidSource {
+interface TxidSource {
   accountId: string;
   mode: string;
   /** The create route (`createCharge`, `createPixCharge`, `createPayment`): each keeps its own keys. */

@@ -17,7 +17,7 @@ function cobStatus(charge: ChargeRecord, now: Date): 'ATIVA' | 'CONCLUIDA' | 'RE
 }
 
 /** The merchant's receiving Pix key at the acquirer: a random-key (EVP) UUID per account and mode. */
-export function receivingKey(accountId: string, mode: string): string {
+function receivingKey(accountId: string, mode: string): string {
   const h = createHash('sha256').update(`evp:${accountId}:${mode}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

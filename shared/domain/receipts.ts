@@ -18,17 +18,17 @@ import type { TxStatus } from './transaction-status.ts';
 /** What a field shows when the information does not exist ("not informed"). */
 export const NOT_INFORMED = 'Não informado';
 
-export interface ReceiptField {
+interface ReceiptField {
   label: string;
   value: string;
 }
 
-export interface ReceiptSection {
+interface ReceiptSection {
   heading: string;
   fields: ReceiptField[];
 }
 
-export interface ReceiptRefundRow {
+interface ReceiptRefundRow {
   id: string;
   amount: string;
   status: string;
@@ -53,7 +53,7 @@ export interface Receipt {
   properties: { title: string; subject: string; author: string; createdAt: string };
 }
 
-export interface ReceiptInput {
+interface ReceiptInput {
   charge: ChargeRecord;
   /** Every refund record of the transaction (`listRefunds`), in any order. */
   refunds: readonly RefundRecord[];
@@ -63,9 +63,9 @@ export interface ReceiptInput {
 }
 
 /** A settled transaction: one the payer's Pix paid (`paidAt`), whatever happened to it after. */
-export type SettledCharge = ChargeRecord & { paidAt: string; endToEndId: string };
+type SettledCharge = ChargeRecord & { paidAt: string; endToEndId: string };
 
-export const isSettled = (charge: ChargeRecord): charge is SettledCharge =>
+const isSettled = (charge: ChargeRecord): charge is SettledCharge =>
   charge.paidAt !== undefined && charge.endToEndId !== undefined;
 
 /**
@@ -73,7 +73,7 @@ export const isSettled = (charge: ChargeRecord): charge is SettledCharge =>
  * paid. Never paid (waiting, expired, refused, cancelled, held for review, or returned to a payer
  * the payer lock refused) → 400 `payment_not_settled`.
  */
-export function assertSettled(charge: ChargeRecord): asserts charge is SettledCharge {
+function assertSettled(charge: ChargeRecord): asserts charge is SettledCharge {
   if (!isSettled(charge))
     throw new InvalidInput(
       `Only a settled payment has a receipt; this one is ${charge.status} and was never paid.`,

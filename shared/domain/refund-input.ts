@@ -10,12 +10,12 @@ import type { RefundRequest } from './refunds.ts';
 import { isValidCnpj, isValidCpf } from './tax-id.ts';
 import { maxChars } from './validation.ts';
 
-export const MAX_REFUND_REASON_LENGTH = 500;
+const MAX_REFUND_REASON_LENGTH = 500;
 
-export type PixKeyType = 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'EVP';
+type PixKeyType = 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'EVP';
 
 /** DICT's key forms: digits-only CPF/CNPJ, `+55` phone in E.164, e-mail (≤ 77), lower-case EVP UUID. */
-export function pixKeyType(key: string): PixKeyType | undefined {
+function pixKeyType(key: string): PixKeyType | undefined {
   if (/^\d{11}$/.test(key) && isValidCpf(key)) return 'CPF';
   if (/^\d{14}$/.test(key) && isValidCnpj(key)) return 'CNPJ';
   if (/^\+55[1-9]{2}9?\d{8}$/.test(key)) return 'PHONE';

@@ -14,7 +14,7 @@ import { prefixedUuidV7 } from './pix-ids.ts';
 
 export const refundStatuses = ['PENDING', 'IN_PROGRESS', 'REFUNDED', 'FAILED'] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
-export type RefundStrategy = 'devolution' | 'cashout';
+type RefundStrategy = 'devolution' | 'cashout';
 
 export interface RefundRecord {
   /** `re_<UUIDv7>`: time-ordered, so a transaction's refunds list newest first by key. */

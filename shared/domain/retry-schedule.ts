@@ -30,7 +30,7 @@ export const RETRY_DELAYS_SECONDS = [
  */
 export const MAX_DELAY_SECONDS = 12 * HOUR - 5 * MINUTE;
 
-export interface FailedAttempt {
+interface FailedAttempt {
   /** 1-based number of the attempt that just failed. */
   attempt: number;
   timedOut?: boolean;

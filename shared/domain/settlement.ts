@@ -65,13 +65,13 @@ export interface Tranche {
 }
 
 /** Money sent back to the payer, addressed by the original end-to-end id. */
-export interface Devolution {
+interface Devolution {
   endToEndId: string;
   amount: number;
   reason: string;
 }
 
-export interface SettlementPlan {
+interface SettlementPlan {
   outcome: SettlementOutcome;
   journal: Journal;
   /** The charge's transition; absent when the Pix is returned and the charge stays as it was. */
@@ -193,7 +193,7 @@ const qrTtlSeconds = (charge: ChargeRecord): number | undefined =>
     ? undefined
     : Math.round((Date.parse(charge.expiresAt) - Date.parse(charge.createdAt)) / 1000);
 
-export interface CancelPlan {
+interface CancelPlan {
   /** The cancelled charge, with its `failure` (`providerErrorCode: canceled`). */
   next: ChargeRecord;
   /**

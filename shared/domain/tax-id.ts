@@ -8,7 +8,7 @@
  */
 
 /** The kinds of tax id the service accepts. */
-export type TaxIdKind = 'cpf' | 'cnpj';
+type TaxIdKind = 'cpf' | 'cnpj';
 
 const CPF_PATTERN = /^\d{11}$/;
 /** 12 alphanumeric base characters (upper case) followed by 2 numeric check digits. */

@@ -61,7 +61,7 @@ export type LegacyEventType =
   | 'payment.refunded'
   | 'payment.status_changed';
 
-export interface Transition {
+interface Transition {
   /** The statuses the trigger applies in (`null`: the transaction does not exist yet). */
   from: readonly (TxStatus | null)[];
   to: TxStatus;

@@ -3,7 +3,7 @@
  * legacy transaction family, flagged `legacy: true` (deprecated, still delivered).
  */
 
-export interface CatalogEntry {
+interface CatalogEntry {
   event: string;
   description: string;
   legacy?: true;

@@ -63,7 +63,7 @@ export const DELIVERY_COUNT_SHARDS = 4;
 export const countShardOf = (deliveryId: string): number =>
   Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_COUNT_SHARDS || 0;
 
-export type CountName = DeliveryStatus | 'total';
+type CountName = DeliveryStatus | 'total';
 export type Counts = Record<CountName, number>;
 export type CountDelta = Partial<Counts>;
 
@@ -98,7 +98,7 @@ export interface DeliveryCountChange {
 }
 
 /** The counter items a delivery counts in: its event type's and, for an endpoint's delivery, its endpoint's. */
-export function counterCellsOf(
+function counterCellsOf(
   change: Pick<DeliveryCountChange, 'scope' | 'deliveryId' | 'eventType' | 'endpointId'>,
 ): CounterCell[] {
   const shard = countShardOf(change.deliveryId);
@@ -181,7 +181,7 @@ export type DeliverySource =
     | { kind: 'cell'; status: DeliveryStatus; eventType: string; endpointId?: string }
   ) & { matches: number };
 
-export interface DeliveryQueryPlan {
+interface DeliveryQueryPlan {
   total: number;
   /** Merged newest first; only partitions that hold matches. */
   sources: DeliverySource[];

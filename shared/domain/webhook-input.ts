@@ -28,7 +28,7 @@ export const UpdateEndpointBody = v.pipe(
 );
 
 /** `we_` and 24 hex digits: what a webhook endpoint id looks like. */
-export const WEBHOOK_ENDPOINT_ID_PATTERN = /^we_[0-9a-f]{24}$/;
+const WEBHOOK_ENDPOINT_ID_PATTERN = /^we_[0-9a-f]{24}$/;
 export const isWebhookEndpointId = (id: string | undefined): id is string =>
   id !== undefined && WEBHOOK_ENDPOINT_ID_PATTERN.test(id);
 

@@ -46,7 +46,7 @@ type PrincipalFor<A extends AuthKind> = A extends 'jwt'
     ? KeyPrincipal
     : undefined;
 
-export type GroupHandlers<G extends Group> = {
+type GroupHandlers<G extends Group> = {
   [R in RoutesOf<G> as R['id']]: RouteHandler<PrincipalFor<R['auth']>>;
 };
 

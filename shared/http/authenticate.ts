@@ -16,7 +16,7 @@ import { activeMembership } from '../store/sessions.ts';
 import { rateLimited, unauthorized } from './errors.ts';
 import type { KeyPrincipal, UserPrincipal } from './types.ts';
 
-export interface KeyAuthentication {
+interface KeyAuthentication {
   principal: KeyPrincipal;
   /** `X-RateLimit-*` headers for the response, whatever its status. */
   rateLimitHeaders: Record<string, string>;

@@ -20,7 +20,7 @@ import {
   Unprocessable,
 } from '../domain/errors.ts';
 
-export type ErrorType =
+type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
   | 'permission_error'
@@ -43,9 +43,7 @@ export const ERROR_TYPES = {
 } as const satisfies Record<number, ErrorType>;
 export type ErrorStatus = keyof typeof ERROR_TYPES;
 
-export type { ErrorDetail } from '../domain/errors.ts';
-
-export interface HttpErrorOptions {
+interface HttpErrorOptions {
   param?: string;
   details?: ErrorDetail[];
   headers?: Record<string, string>;
@@ -99,7 +97,7 @@ const DOMAIN_ERRORS: [abstract new (...args: never[]) => DomainError, ErrorStatu
 ];
 
 /** A domain error as the HTTP error it is shown as. */
-export function toHttpError(error: DomainError): HttpError {
+function toHttpError(error: DomainError): HttpError {
   const [, status] = DOMAIN_ERRORS.find(([kind]) => error instanceof kind) ?? [DomainError, 500];
   return new HttpError(status, error.code, error.message, {
     ...(error.param !== undefined && { param: error.param }),
@@ -108,7 +106,7 @@ export function toHttpError(error: DomainError): HttpError {
   });
 }
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   error: { type: ErrorType; code: string; message: string; param?: string; details?: ErrorDetail[] };
   request_id: string;
 }

@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type AcquirerCallBudget, acquirerCallBudgets } from '../resources.ts';
 
-export interface AcquirerCallScope {
+interface AcquirerCallScope {
   budget: AcquirerCallBudget;
   /** Epoch ms by which every acquirer call of the invocation has ended. */
   deadline: number;

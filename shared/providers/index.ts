@@ -6,7 +6,7 @@ import { type ApiPixProvider, apiPixProvider } from './api-pix/adapter.ts';
 import { type PixProvider, ProviderUnavailableError } from './provider.ts';
 import { type SandboxCobReader, sandboxProvider } from './sandbox.ts';
 
-export interface ProviderContext {
+interface ProviderContext {
   /**
    * Where the sandbox reads what it holds for a txid (it keeps no state; a live acquirer holds
    * its own and ignores this). Only `getCob` needs it.

@@ -70,7 +70,7 @@ export interface ReceivedPix {
   devolutions: ReceivedPixDevolution[];
 }
 
-export interface ReceivedPixDevolution extends DevolutionState {
+interface ReceivedPixDevolution extends DevolutionState {
   returnId: string;
   amount: number;
 }
@@ -91,7 +91,7 @@ export interface ReceivedPixQuery {
 export type { InfractionReport };
 
 /** A Pix-out (cashout refund). Not part of API Pix: an acquirer offers it through its own payout API. */
-export interface PayoutInput {
+interface PayoutInput {
   /** Our id for the payout, so retries are idempotent. */
   payoutId: string;
   amount: number;
@@ -99,7 +99,7 @@ export interface PayoutInput {
   pixKey: string;
 }
 
-export interface PayoutPort {
+interface PayoutPort {
   requestPayout(input: PayoutInput): Promise<void>;
   getPayout(payoutId: string): Promise<DevolutionState>;
 }

@@ -26,7 +26,7 @@ export const SANDBOX_REFUSED_AMOUNT = 1313;
 /** The records behind a txid, or `undefined` when the sandbox never issued it. */
 export type SandboxCobReader = (txid: string) => Promise<SandboxCobRecord | undefined>;
 
-export interface SandboxOptions {
+interface SandboxOptions {
   acquirerDown: boolean;
   /** `false`: no Pix-out (cashout refunds answer `REFUND_NOT_SUPPORTED`). */
   payouts?: boolean;

@@ -50,7 +50,7 @@ import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
 
 /** How long after a request the service first asks the acquirer whether the money left. */
-export const FIRST_CHECK_AFTER_MS = 2_000;
+const FIRST_CHECK_AFTER_MS = 2_000;
 /** Later checks back off up to this. */
 const MAX_CHECK_INTERVAL_MS = 10 * 60_000;
 const MAX_ATTEMPTS = 8;

@@ -22,8 +22,6 @@ import {
 } from './count-payment-changes.ts';
 import { type Counted, type CountResult, commitCounted } from './stream-counting.ts';
 
-export type { CountResult } from './stream-counting.ts';
-
 /** A stream record the outbox counts: a delivery's or a charge's creation or change. */
 export type CountedRecord =
   | ({ kind: 'delivery' } & DeliveryChangeRecord)

@@ -43,7 +43,7 @@ import { faultRequested, injectFault } from '../testing/faults.ts';
 import { requestRefund } from './advance-refund.ts';
 import { eventContext } from './charge-transition.ts';
 
-export const REFUND_ROUTE = 'refundPayment';
+const REFUND_ROUTE = 'refundPayment';
 /**
  * How long a refund keeps trying after lost races (many refunds of one merchant at once may
  * lose a few) before it answers 429 `lock_timeout` having written nothing: no attempt starts
@@ -51,7 +51,7 @@ export const REFUND_ROUTE = 'refundPayment';
  */
 const WRITE_BUDGET_MS = 5_000;
 
-export interface CreateRefundResult extends StoredResponse {
+interface CreateRefundResult extends StoredResponse {
   replayed: boolean;
 }
 

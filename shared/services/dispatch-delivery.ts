@@ -48,9 +48,9 @@ import {
 } from '../webhooks/destination.ts';
 import { postWebhook } from '../webhooks/post.ts';
 
-export const USER_AGENT = 'PixService-Webhooks/1.0 (+https://docs.pix-service.example/webhooks)';
+const USER_AGENT = 'PixService-Webhooks/1.0 (+https://docs.pix-service.example/webhooks)';
 
-export interface DispatchOptions {
+interface DispatchOptions {
   timeoutMs: number;
   /** Tests compress the retry schedule (never deployed). */
   retryScale: number;
@@ -71,7 +71,7 @@ export interface DispatchReport {
   attempted: boolean;
 }
 
-export type DispatchOutcome = AttemptOutcome & { report?: DispatchReport };
+type DispatchOutcome = AttemptOutcome & { report?: DispatchReport };
 
 /** The item that holds the signing secret (and for an endpoint its URL), read with the delivery. */
 const destinationKey = (pk: string, to: { endpointId?: string | null; override?: boolean }): ItemKey =>

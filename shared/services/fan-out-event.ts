@@ -31,7 +31,7 @@ export interface OutboxEventRef {
   webhookUrl?: string;
 }
 
-export type FanOutResult =
+type FanOutResult =
   | { ok: true }
   /** Nothing of the batch is known to be enqueued: retry all of it. */
   | { ok: false; enqueueFailed: true; error: unknown }

@@ -13,7 +13,7 @@ import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { listRefunds } from '../store/refunds.ts';
 
-export interface PaymentReceipt {
+interface PaymentReceipt {
   contentType: 'application/pdf';
   base64: string;
 }

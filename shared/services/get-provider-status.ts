@@ -15,9 +15,9 @@ import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { listRefunds } from '../store/refunds.ts';
 
-export const NO_PROVIDER_REFERENCE = 'TRANSACTION_HAS_NO_PROVIDER_REFERENCE';
+const NO_PROVIDER_REFERENCE = 'TRANSACTION_HAS_NO_PROVIDER_REFERENCE';
 
-export type ProviderStatus =
+type ProviderStatus =
   | {
       localStatus: TxStatus;
       provider: string;

@@ -9,7 +9,7 @@ import { type MedCaseListQuery, type MedCaseObject, serializeMedCase } from '../
 import type { MerchantScope } from '../domain/scope.ts';
 import { getMedCase, queryMedCases } from '../store/med-cases.ts';
 
-export type MedCaseList = CursorList<MedCaseObject>;
+type MedCaseList = CursorList<MedCaseObject>;
 
 export async function listMedCases(scope: MerchantScope, query: MedCaseListQuery): Promise<MedCaseList> {
   if (query.startingAfter !== undefined && !(await getMedCase(scope, query.startingAfter)))

@@ -41,7 +41,7 @@ import {
   readPaymentRows,
 } from '../store/payment-list.ts';
 
-export interface PaymentListPage {
+interface PaymentListPage {
   data: ReturnType<typeof serializePayment>[];
   total: number;
   page: number;

@@ -15,7 +15,7 @@ import { releaseLoginAttempt, reserveLoginAttempt } from './login-limit.ts';
 /** One message for an unknown address, a wrong password and an account the user is not in. */
 const INVALID = 'Invalid e-mail or password.';
 
-export interface Session {
+interface Session {
   token: string;
   accountId: string;
   role: Role;

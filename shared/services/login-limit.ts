@@ -56,7 +56,7 @@ interface Counted {
 const KNOWN_SOURCE_DAYS = 30;
 
 /** An attempt counted against its address and its source: `releaseLoginAttempt` takes it back. */
-export interface LoginAttempt {
+interface LoginAttempt {
   fromSource: Counted;
   overall: Counted;
   sourceOverall: Counted;

@@ -73,7 +73,7 @@ const MAX_ATTEMPTS = 8;
  * A step of the case table (`reviewed`: an operator applies a decision that waited for review),
  * or an evidence request.
  */
-export type MedCaseChange =
+type MedCaseChange =
   | { step: MedStep; appealReason?: string; reviewed?: boolean }
   | { step: 'requestEvidence' };
 

@@ -22,7 +22,7 @@ import { outboxItems } from '../store/events.ts';
 import { listEndpoints } from '../store/webhook-endpoints.ts';
 import { eventContext } from './charge-transition.ts';
 
-export interface ResendResult {
+interface ResendResult {
   resent: boolean;
   /** The transaction's status as the event carries it. */
   status: TxStatus;

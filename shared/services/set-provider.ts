@@ -23,7 +23,7 @@ import { getAccount, setAcquirerItems } from '../store/accounts.ts';
 import { transact } from '../store/client.ts';
 import { readReconciliationCursor, reconciliationItem } from '../store/live-acquirer.ts';
 
-export interface SetProviderRequest extends SetProviderInput {
+interface SetProviderRequest extends SetProviderInput {
   accountId: string;
   /** PEM text of the merchant's client certificate and key, and the PSP's CA when private. */
   cert: string;

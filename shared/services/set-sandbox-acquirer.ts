@@ -6,7 +6,7 @@
 
 import { getAccount, setSandboxAcquirer as storeBehaviour } from '../store/accounts.ts';
 
-export interface SandboxAcquirer {
+interface SandboxAcquirer {
   down: boolean;
   payoutsUnsupported: boolean;
 }

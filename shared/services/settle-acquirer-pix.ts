@@ -28,7 +28,7 @@ import { findRefund } from '../store/refunds.ts';
 import { settleRefund } from './advance-refund.ts';
 import { receivePix } from './receive-pix.ts';
 
-export type AcquirerPixOutcome =
+type AcquirerPixOutcome =
   | 'settled'
   | 'duplicate'
   /** The acquirer has no such Pix (a forged callback), or it names no charge of ours. */
@@ -38,7 +38,7 @@ export type AcquirerPixOutcome =
 const PAYER_QUERY_MARGIN_MS = 60 * 60_000;
 
 /** An acquirer that reads its Pix back. */
-export type LiveAcquirer = Required<Pick<PixProvider, 'getPix' | 'listPix'>> & PixProvider;
+type LiveAcquirer = Required<Pick<PixProvider, 'getPix' | 'listPix'>> & PixProvider;
 
 /** The live acquirer of an account, if it has one that can read Pix back. */
 export function liveAcquirerOf(account: Account): LiveAcquirer | undefined {

@@ -13,7 +13,7 @@ import { getAccountCached } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { type PixResult, receivePix } from './receive-pix.ts';
 
-export interface SandboxPix {
+interface SandboxPix {
   amount?: number | undefined;
   payerDocument?: string | undefined;
   payerName?: string | undefined;

@@ -18,7 +18,7 @@ import { countedEventIds, countedMarkerItem, firstCountedMarkerItem } from '../s
 export type CountResult = { ok: true } | { ok: false; failedAt: number; error: unknown };
 
 /** At most 100 items per transaction (DynamoDB's limit); marker and counter items are tiny, far from the 4 MB. */
-export const MAX_TRANSACTION_ITEMS = 100;
+const MAX_TRANSACTION_ITEMS = 100;
 /** Markers outlive the stream's 24 h retention: a record can come again only within it. */
 export const MARKER_TTL_SECONDS = 48 * 3600;
 const CONFLICT_RETRIES = 8;
@@ -33,7 +33,7 @@ export interface Counted<C> {
   change: C;
 }
 
-export interface CountingItems<C> {
+interface CountingItems<C> {
   /** The counter `ADD`s of some changes, summed per counter item. */
   counters: (changes: C[]) => TransactItem[];
   /** The counter items a change moves (an id each), to fit each run in one transaction. */

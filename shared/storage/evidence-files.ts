@@ -92,7 +92,7 @@ const isAbsent = (error: unknown): boolean => {
 };
 
 /** The stored object's size in bytes and ETag, or undefined when there is no such object. */
-export async function headObject(key: string): Promise<{ size: number; etag: string } | undefined> {
+async function headObject(key: string): Promise<{ size: number; etag: string } | undefined> {
   try {
     const head = await s3.send(new HeadObjectCommand({ Bucket: config.evidenceBucket, Key: key }));
     return { size: head.ContentLength ?? 0, etag: head.ETag ?? '' };

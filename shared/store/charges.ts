@@ -400,7 +400,7 @@ export async function getChargeByRawId(rawId: string): Promise<ChargeRecord | un
 }
 
 /** An entry of a due queue: the scope and id it names, and the item's own key. */
-export interface DueEntry {
+interface DueEntry {
   scope: MerchantScope;
   id: string;
   key: ItemKey;
@@ -427,7 +427,7 @@ export async function dueEntries(queue: DueQueue, now: Date): Promise<DueEntry[]
 }
 
 /** The list's filter (`charge-list-query.ts`) and the instant `pending`/`expired` compare expiries with. */
-export interface ChargeListQuery extends ChargeListFilter {
+interface ChargeListQuery extends ChargeListFilter {
   nowIso: string;
 }
 

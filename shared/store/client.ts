@@ -108,7 +108,7 @@ export const db = DynamoDBDocumentClient.from(base, {
 
 export const tableName = (): string => config.tableName;
 
-export interface DynamoDbUsage {
+interface DynamoDbUsage {
   calls: number;
   roundTrips: number;
   readUnits: number;
@@ -198,7 +198,7 @@ export const isConditionFailure = (error: unknown): boolean =>
  * moment (`TransactionConflict`, no condition failed): nothing was written, and sending it again
  * is safe.
  */
-export const isTransactionConflict = (error: unknown): boolean =>
+const isTransactionConflict = (error: unknown): boolean =>
   error instanceof Error &&
   error.name === 'TransactionCanceledException' &&
   ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(

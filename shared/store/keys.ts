@@ -64,7 +64,7 @@ export const scopePk = ({ accountId, mode }: MerchantScope): string => `ACCOUNT#
 export const scopePartitionPk = (scope: MerchantScope, partition: number): string =>
   `${scopePk(scope)}#${partition}`;
 /** The partition of the scope's item whose own id is `id`. */
-export const scopeItemPk = (scope: MerchantScope, id: string): string =>
+const scopeItemPk = (scope: MerchantScope, id: string): string =>
   scopePartitionPk(scope, scopePartitionOf(id));
 /** Every partition of the scope's time-ordered items, in order of k. */
 export const scopePartitionPks = (scope: MerchantScope): string[] =>
@@ -475,7 +475,7 @@ export const endpointDeliveriesIndex = (endpointId: string, eventCreatedAt: stri
 });
 
 /** The status and event type of a delivery (and its endpoint, for the endpoint's cells). */
-export interface DeliveryCell {
+interface DeliveryCell {
   status: string;
   eventType: string;
   endpointId?: string;

@@ -12,7 +12,7 @@ import { type TransactItem, tableName } from './client.ts';
 import { journalKey, walletKey } from './keys.ts';
 
 /** Which wallet shard items a journal's `ADD` goes to (the caller decides). */
-export type WalletPlacement =
+type WalletPlacement =
   /** The whole movement on one shard, unconditionally (a credit, or a move that may go negative). */
   | { shard: number | undefined }
   /**

@@ -103,7 +103,7 @@ export async function chargeOfPix(
   };
 }
 
-export interface AcquirerInfractionRecord {
+interface AcquirerInfractionRecord {
   /** The MED case opened for the report (absent until it is). */
   caseId?: string;
   /** The last report status acted upon, or `INFRACTION_WAITING` (its case waits for refunds in flight). */

@@ -16,7 +16,7 @@ const MIN_FILTERED_PAGE = 25;
 type Item = Record<string, unknown>;
 
 /** A filter's conditions (AND-ed) with the names and values they use. */
-export interface QueryFilter {
+interface QueryFilter {
   conditions: string[];
   names: Record<string, string>;
   values: Record<string, unknown>;

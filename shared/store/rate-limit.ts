@@ -14,7 +14,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { type ItemKey, rateWindowKey } from './keys.ts';
 
-export interface RateWindow {
+interface RateWindow {
   count: number;
   /** Seconds until the current window ends. */
   resetInSeconds: number;
@@ -38,7 +38,7 @@ export async function countRequest(keyId: string, now = Date.now()): Promise<Rat
   };
 }
 
-export interface AttemptWindow {
+interface AttemptWindow {
   /** Attempts counted in the window, this one included. */
   count: number;
   /** Epoch milliseconds when the window ends (the window the attempt was counted in). */

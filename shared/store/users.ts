@@ -14,7 +14,7 @@ import { accountPk, userKey as emailUserKey, membershipKey, userMembershipsIndex
 
 const userKey = (email: string) => emailUserKey(normaliseEmail(email));
 
-export class EmailTakenError extends Error {}
+class EmailTakenError extends Error {}
 
 export async function createUser(email: string, passwordHash: string): Promise<User> {
   const user: User = {

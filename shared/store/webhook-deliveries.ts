@@ -66,7 +66,7 @@ import {
   scopePk,
 } from './keys.ts';
 
-export type { Delivery, DeliveryStatus, DeliveryTarget } from '../domain/webhook-deliveries.ts';
+export type { Delivery } from '../domain/webhook-deliveries.ts';
 
 /** The delivery item's key. */
 export interface DeliveryRef {

@@ -7,7 +7,7 @@
 import { config } from '../config.ts';
 import { DomainError } from '../domain/errors.ts';
 
-export type FaultPoint =
+type FaultPoint =
   | 'after-provider'
   | 'after-write'
   | 'refund-after-write'

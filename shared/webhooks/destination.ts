@@ -15,7 +15,7 @@ export class DestinationError extends Error {
   override readonly name = 'DestinationError';
 }
 
-export interface DestinationPolicy extends AddressPolicy {
+interface DestinationPolicy extends AddressPolicy {
   allowHttp: boolean;
 }
 
@@ -36,7 +36,7 @@ export interface Destination {
 }
 
 /** Validates the URL's form (no network). */
-export function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
+function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
   // The URL is stored and shown as sent, so it must be one the parser did not have to repair:
   // `new URL` trims spaces, drops tabs and newlines and reads `http:host` as `http://host`.
   if (!/^https?:\/\//i.test(raw) || /[\s\p{Cc}]/u.test(raw))

@@ -11,7 +11,7 @@ import type { Destination } from './destination.ts';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export interface AttemptResult {
+interface AttemptResult {
   statusCode?: number;
   /** First bytes of the response body. */
   body?: string;

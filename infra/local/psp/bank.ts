@@ -11,8 +11,8 @@ import { fromDecimalString, toDecimalString } from '../../../shared/providers/ap
 import type { Problema, Violacao } from '../../../shared/providers/api-pix/wire.ts';
 import { PROBLEM_TYPE_BASE } from '../../../shared/providers/api-pix/wire.ts';
 
-export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
-export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
 
 export interface StoredCob {
   txid: string;
@@ -30,7 +30,7 @@ export interface StoredCob {
   endToEndIds: string[];
 }
 
-export interface StoredDevolucao {
+interface StoredDevolucao {
   id: string;
   rtrId: string;
   valor: string;
@@ -53,7 +53,7 @@ export interface StoredPix {
   payer: { document?: string; name?: string };
 }
 
-export interface Infraction {
+interface Infraction {
   id: string;
   endToEndId: string;
   infractionType: string;
@@ -66,7 +66,7 @@ export interface Infraction {
 }
 
 /** The outcome a test arranged for a devolution, before or after it was requested. */
-export type DevolucaoPlan = { outcome: 'fail'; motivo: string } | { outcome: 'hold' };
+type DevolucaoPlan = { outcome: 'fail'; motivo: string } | { outcome: 'hold' };
 
 export type Result<T> = { ok: true; value: T; status?: number } | { ok: false; problem: Problema };
 
@@ -94,7 +94,7 @@ const randomAlphanumeric = (length: number): string =>
 /** The payer's institution in end-to-end ids of Pix this PSP receives. */
 const PAYER_ISPB = '99999998';
 
-export interface BankOptions {
+interface BankOptions {
   /** The merchant's Pix key: cobs and webhooks for any other key are refused, as a real PSP does. */
   pixKey: string;
   /** `host:port` the locations are served under (no scheme, as API Pix writes them). */

@@ -12,7 +12,7 @@ import forge from 'node-forge';
 
 const { pki } = forge;
 
-export interface CertificatePair {
+interface CertificatePair {
   cert: string;
   key: string;
 }

@@ -22,7 +22,7 @@ const SPEC_FILE = 'shared/reference/bcb-api-pix-2.9.0.openapi.yaml';
  * folder beside the repository or beside any folder above it (a clone anywhere under the
  * workspace finds it), else the workspace's own (`/work/shared/reference`).
  */
-export function findApiPixSpec(): string {
+function findApiPixSpec(): string {
   const fromEnv = process.env.API_PIX_SPEC;
   if (fromEnv) return fromEnv;
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {

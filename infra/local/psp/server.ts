@@ -62,9 +62,9 @@ export interface LocalPspOptions {
   log?: (line: string) => void;
 }
 
-export type PspMode = 'up' | 'down' | 'error5xx' | 'slow';
+type PspMode = 'up' | 'down' | 'error5xx' | 'slow';
 
-export interface CallbackAttempt {
+interface CallbackAttempt {
   url: string;
   body: { pix: Record<string, unknown>[] };
   status?: number;
@@ -102,7 +102,7 @@ export interface LocalPsp {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Every scope of the routes served (the standard's OAuth2 scopes). */
-export const ALL_API_PIX_SCOPES = [
+const ALL_API_PIX_SCOPES = [
   'cob.write',
   'cob.read',
   'pix.write',
@@ -115,7 +115,7 @@ export const ALL_API_PIX_SCOPES = [
  * The scope the standard's `security` requires for an API route (below `/v2`); undefined for
  * `/infracoes`, this PSP's extension outside the standard, which takes any valid token.
  */
-export function requiredScope(method: string, apiPath: string): string | undefined {
+function requiredScope(method: string, apiPath: string): string | undefined {
   const access = method === 'GET' ? 'read' : 'write';
   if (/^\/cob(\/|$)/.test(apiPath)) return `cob.${access}`;
   if (/^\/pix(\/|$)/.test(apiPath)) return `pix.${access}`;

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import type { Operations } from './operation.ts';
 
 /** The OpenAPI 3.1 document itself (its own schema is OpenAPI's). */
-export const OpenApiDocument = v.strictObject({
+const OpenApiDocument = v.strictObject({
   openapi: v.literal('3.1.0'),
   info: v.record(v.string(), v.unknown()),
   servers: v.array(v.record(v.string(), v.unknown())),

@@ -13,7 +13,7 @@ import type { ErrorStatus } from '../errors.ts';
 export type Schema = v.GenericSchema;
 
 /** A JSON body, described by a valibot schema (objects strict: a field not declared is a contract break). */
-export interface JsonResponse {
+interface JsonResponse {
   readonly description: string;
   readonly schema: Schema;
   readonly example?: unknown;
@@ -22,7 +22,7 @@ export interface JsonResponse {
 }
 
 /** A body that is not JSON (an HTML page, an image, a JWS): its content type only. */
-export interface RawResponse {
+interface RawResponse {
   readonly description: string;
   readonly contentType: string;
   /** Bytes rather than text (an image). */
@@ -31,7 +31,7 @@ export interface RawResponse {
 }
 
 /** No body (`204`). */
-export interface EmptyResponse {
+interface EmptyResponse {
   readonly description: string;
   readonly empty: true;
 }

@@ -51,7 +51,7 @@ export type ApiPixProvider = PixProvider &
  * the account names its own (`set-provider --scopes`): a PSP may grant a client without them only
  * a subset by default, and then answers 403 `AcessoNegado`.
  */
-export const API_PIX_SCOPES = 'cob.write cob.read pix.write pix.read webhook.write';
+const API_PIX_SCOPES = 'cob.write cob.read pix.write pix.read webhook.write';
 
 /** API Pix caps `solicitacaoPagador` at 140 characters and `devedor.nome` at 200 (JSON Schema counts code points). */
 const PAYER_REQUEST_MAX = 140;

@@ -133,7 +133,7 @@ class TokenCache {
   }
 }
 
-export interface ApiPixRequest {
+interface ApiPixRequest {
   operation: ApiPixOperation;
   method: 'GET' | 'PUT' | 'PATCH';
   /** Below the base URL, already encoded: `/cob/abc…`. */
@@ -144,7 +144,7 @@ export interface ApiPixRequest {
   idempotent: boolean;
 }
 
-export interface ApiPixTransport {
+interface ApiPixTransport {
   /** The answer's JSON on 2xx; the typed error of `fromResponse` otherwise. */
   call<T>(req: ApiPixRequest): Promise<T>;
 }

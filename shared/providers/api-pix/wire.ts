@@ -46,7 +46,7 @@ export interface PixResponse {
 }
 
 /** `Paginacao`. */
-export interface Paginacao {
+interface Paginacao {
   paginaAtual: number;
   itensPorPagina: number;
   quantidadeDePaginas: number;
