@@ -9,7 +9,7 @@ import { startLocalPsp } from '../infra/local/psp/server.ts';
 
 const port = Number(process.env.PSP_PORT ?? 4700);
 if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error('PSP_PORT must be a TCP port');
-const dataDir = join(resolve(process.env.DATA_DIR ?? '.data'), 'psp');
+const dataDir = join(resolve(process.env.DATA_DIR || '.data'), 'psp');
 
 const psp = await startLocalPsp({
   port,

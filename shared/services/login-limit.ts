@@ -107,14 +107,19 @@ export async function reserveLoginAttempt(
     await release(sourceOverall);
     throw limited(fromSource.retryAfter);
   }
-  const overall = await count(loginAttemptsKey(address), config.loginAddressFailureLimit, now);
   const knownSource = loginKnownSourceKey(address, source);
-  const over = [overall, sourceOverall].filter((counted) => counted.over);
-  if (over.length > 0 && !(await isKnownLoginSource(knownSource, now))) {
-    // Refused before any password check: not a failure of this source.
+  let known: Promise<boolean> | undefined;
+  const isKnown = () => (known ??= isKnownLoginSource(knownSource, now));
+  // Refused before any password check: not a failure of this source, taken back from its counters.
+  const refuse = async (retryAfter: number): Promise<never> => {
     await Promise.all([release(fromSource), release(sourceOverall)]);
-    throw limited(Math.max(...over.map((counted) => counted.retryAfter)));
-  }
+    throw limited(retryAfter);
+  };
+  // The source's own limit first: an attempt it refuses never reaches the address's counter, or
+  // one source past it could still lock any address out with refused (hash-free) attempts.
+  if (sourceOverall.over && !(await isKnown())) return refuse(sourceOverall.retryAfter);
+  const overall = await count(loginAttemptsKey(address), config.loginAddressFailureLimit, now);
+  if (overall.over && !(await isKnown())) return refuse(overall.retryAfter);
   return { fromSource, overall, sourceOverall, knownSource };
 }
 

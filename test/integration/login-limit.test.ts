@@ -215,6 +215,19 @@ describe('POST /v1/auth/login: failed logins per source, all addresses together'
     expectLimited(await attempt(`new-${randomUUID()}@example.com`, 'whatever', from));
     // Refused before any password check: taken back, so the counter stays at the limit.
     expect(await sourceCount(from)).toBe(SOURCE_LIMIT);
+    // And never counted against the address it named: refusals cost an attacker nothing, so
+    // they must not bring a real address nearer its all-sources lock.
+    const target = await newMember('ADMIN');
+    for (let n = 0; n < 3; n++) expectLimited(await wrong(target.email, from));
+    const addressCounter = await db.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: loginAttemptsKey(loginLimitSubject(target.email)),
+        ConsistentRead: true,
+      }),
+    );
+    expect(addressCounter.Item?.count ?? 0).toBe(0);
+    expect((await attempt(target.email, target.password, '127.0.4.3')).status).toBe(200);
 
     // The address that logged in from there before keeps its own limit's worth of checks.
     expectError(await wrong(member.email, from), 401, 'authentication_error', 'unauthorized');

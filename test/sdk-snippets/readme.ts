@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { NotFoundError, PixClient } from '../../sdk/src/index.ts'; // elsewhere: '@pix-service/sdk' (sdk/README.md)
 
-const demo = JSON.parse(readFileSync(`${process.env.DATA_DIR ?? '.data'}/demo.json`, 'utf8'));
+const demo = JSON.parse(readFileSync(`${process.env.DATA_DIR || '.data'}/demo.json`, 'utf8'));
 const pix = new PixClient({ baseUrl: demo.base_url, apiKey: demo.test_api_key });
 
 // Where deliveries go; its secret is shown only here (and on rotation): keep it.
