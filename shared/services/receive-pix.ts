@@ -39,9 +39,11 @@ export async function receivePix(
   pix: IncomingPix,
   settings: AccountSettings,
   provider: PixProvider,
+  /** The charge as the caller just read it: the first attempt settles against it (the commit's conditions catch a change since). */
+  knownCharge?: ChargeRecord,
 ): Promise<PixResult | undefined> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const charge = await getCharge(scope, chargeId);
+    const charge = (attempt === 0 ? knownCharge : undefined) ?? (await getCharge(scope, chargeId));
     if (!charge) return undefined;
     const plan = planSettlement(charge, pix, settings);
     const at = pix.receivedAt;

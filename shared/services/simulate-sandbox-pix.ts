@@ -25,7 +25,7 @@ export async function simulateSandboxPix(
   pix: SandboxPix,
   now = new Date(),
 ): Promise<PixResult & { endToEndId: string }> {
-  // The charge gives the default amount; settlement itself reads it again inside its retry loop.
+  // The charge gives the default amount, and settlement's first attempt (a retry reads it again).
   const [charge, account] = await Promise.all([
     getCharge(scope, chargeId),
     getAccountCached(scope.accountId),
@@ -44,6 +44,7 @@ export async function simulateSandboxPix(
     },
     account.settings,
     sandboxProvider({ acquirerDown: false }),
+    charge,
   );
   if (!result) throw new NotFound('No such charge.');
   return { ...result, endToEndId };

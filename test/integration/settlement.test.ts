@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { computeFees, DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
@@ -168,13 +169,22 @@ describe('races', () => {
     // At least 8 rounds, and on until each side has won one (at most 40).
     for (let i = 0; i < 40 && (i < 8 || outcomes.paid === 0 || outcomes.expired === 0); i++) {
       const charge = await newCharge(m.apikey, { amount: 1000 + i });
-      // Sent in turn first, so that each side wins some rounds.
-      const [paid, expired] =
-        i % 2 === 0
-          ? await Promise.all([pay(m.apikey, charge.id), expire(m.apikey, charge.id)])
-          : await Promise.all([expire(m.apikey, charge.id), pay(m.apikey, charge.id)]).then(
-              ([e, p]) => [p, e] as const,
-            );
+      // Sent in turn first, so that each side wins some rounds; past 8 rounds, a side that has
+      // not won yet gets a head start that grows by 2 ms a round (both still in flight at once:
+      // a request takes longer than that here).
+      const behind =
+        i < 8 ? undefined : outcomes.paid === 0 ? 'pay' : outcomes.expired === 0 ? 'expire' : undefined;
+      const headStart = behind === undefined ? 0 : Math.min(30, 2 * (i - 7));
+      const payFirst = behind === undefined ? i % 2 === 0 : behind === 'pay';
+      const second = async <T>(send: () => Promise<T>): Promise<T> => {
+        if (headStart > 0) await sleep(headStart);
+        return send();
+      };
+      const [paid, expired] = payFirst
+        ? await Promise.all([pay(m.apikey, charge.id), second(() => expire(m.apikey, charge.id))])
+        : await Promise.all([expire(m.apikey, charge.id), second(() => pay(m.apikey, charge.id))]).then(
+            ([e, p]) => [p, e] as const,
+          );
       const stored = await storedCharge(m.accountId, rawId(charge.id));
       outcomes[paid.body.outcome === 'paid' ? 'paid' : 'expired']++;
       if (paid.body.outcome === 'paid') {
