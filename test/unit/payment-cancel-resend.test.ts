@@ -6,28 +6,11 @@ import { planCancel } from '../../shared/domain/settlement.ts';
 import { canApply, type TxStatus, txStatuses } from '../../shared/domain/transaction-status.ts';
 import { eventNames } from '../../shared/domain/webhook-catalog.ts';
 import { RESEND_EVENT, resendEvent } from '../../shared/domain/webhook-resend.ts';
+import { chargeRecord } from '../helpers/charge-record.ts';
 
 const now = new Date('2026-11-21T12:00:00.000Z');
-const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
-  id: '019a1b2c-3d4e-7f50-8a9b-0c1d2e3f4a5b',
-  accountId: 'acct_x',
-  mode: 'test',
-  amount: 2000,
-  currency: 'BRL',
-  status: 'WAITING_PAYMENT',
-  paymentMethod: 'pix',
-  customer: {},
-  metadata: { orderId: 'A-1' },
-  idempotencyKey: 'key-12345',
-  baseUrl: 'https://api.example.com',
-  provider: 'sandbox',
-  txid: 'a'.repeat(32),
-  brCode: '000201',
-  expiresAt: new Date(now.getTime() + 3_000_000).toISOString(),
-  createdAt: new Date(now.getTime() - 600_000).toISOString(),
-  updatedAt: new Date(now.getTime() - 600_000).toISOString(),
-  ...overrides,
-});
+const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
+  chargeRecord({ metadata: { orderId: 'A-1' }, ...overrides });
 
 /** The error `fn` throws (fails the test if it throws none). */
 function thrown(fn: () => unknown): InvalidInput {
