@@ -12,28 +12,19 @@ import {
 } from '../../shared/domain/ledger.ts';
 import { decideSettlement } from '../../shared/domain/settlement.ts';
 import { assertWithinVelocity } from '../../shared/domain/velocity.ts';
+import { chargeRecord } from '../helpers/charge-record.ts';
 
 const now = Date.parse('2026-11-21T12:00:00.000Z');
-const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
-  id: '01a1fca963fca9d1a6a8b094',
-  accountId: 'acct_x',
-  mode: 'test',
-  amount: 1000,
-  currency: 'BRL',
-  status: 'WAITING_PAYMENT',
-  paymentMethod: 'pix',
-  customer: { name: 'M', document: '52998224725', email: 'm@example.com', phone: '+5511999990000' },
-  metadata: {},
-  idempotencyKey: 'key-12345',
-  baseUrl: 'https://api.example.com',
-  provider: 'sandbox',
-  txid: 'a'.repeat(32),
-  brCode: '000201',
-  expiresAt: new Date(now + 60_000).toISOString(),
-  createdAt: new Date(now - 60_000).toISOString(),
-  updatedAt: new Date(now - 60_000).toISOString(),
-  ...overrides,
-});
+const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
+  chargeRecord({
+    id: '01a1fca963fca9d1a6a8b094',
+    amount: 1000,
+    customer: { name: 'M', document: '52998224725', email: 'm@example.com', phone: '+5511999990000' },
+    expiresAt: new Date(now + 60_000).toISOString(),
+    createdAt: new Date(now - 60_000).toISOString(),
+    updatedAt: new Date(now - 60_000).toISOString(),
+    ...overrides,
+  });
 const pix = (overrides = {}) => ({
   endToEndId: 'E',
   amount: 1000,
