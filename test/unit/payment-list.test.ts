@@ -27,6 +27,7 @@ import {
   statusPlan,
 } from '../../shared/domain/payment-list.ts';
 import { serializePayment } from '../../shared/domain/payments.ts';
+import { chargeRecord } from '../helpers/charge-record.ts';
 
 const scope = { accountId: 'acct_1', mode: 'test' as const };
 
@@ -273,26 +274,21 @@ describe('payment list query', () => {
 // ── Sorting and status ────────────────────────────────────────────────────────────────────────
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
-const record = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
-  id: '019aa6b2-c3d4-7e5f-8a7b-8c9d0e1f2a3b',
-  accountId: 'acct_1',
-  mode: 'test',
-  amount: 100,
-  currency: 'BRL',
-  status: 'WAITING_PAYMENT',
-  paymentMethod: 'pix',
-  customer: {},
-  metadata: {},
-  idempotencyKey: 'key-12345678',
-  baseUrl: 'https://pay.example',
-  provider: 'sandbox',
-  brCode: '000201…',
-  qrCodeBase64: 'iVBOR',
-  expiresAt: '2026-11-21T13:00:00.000Z',
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:00:00.000Z',
-  ...overrides,
-});
+const record = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
+  chargeRecord({
+    id: '019aa6b2-c3d4-7e5f-8a7b-8c9d0e1f2a3b',
+    accountId: 'acct_1',
+    amount: 100,
+    idempotencyKey: 'key-12345678',
+    baseUrl: 'https://pay.example',
+    txid: undefined,
+    brCode: '000201…',
+    qrCodeBase64: 'iVBOR',
+    expiresAt: '2026-11-21T13:00:00.000Z',
+    createdAt: '2026-11-21T10:00:00.000Z',
+    updatedAt: '2026-11-21T10:00:00.000Z',
+    ...overrides,
+  });
 
 const SAMPLES: ChargeRecord[] = [
   record(),

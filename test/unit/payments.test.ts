@@ -5,30 +5,26 @@ import { legacyEvent } from '../../shared/domain/events.ts';
 import { chargeInputOf, parseCreatePayment } from '../../shared/domain/payment-input.ts';
 import { serializePayment, serializePaymentCreated } from '../../shared/domain/payments.ts';
 import { planExpiry } from '../../shared/domain/settlement.ts';
+import { chargeRecord } from '../helpers/charge-record.ts';
 
 const payment = (overrides: Record<string, unknown> = {}) =>
   parseCreatePayment({ amount: 100, paymentMethods: ['PIX'], idempotencyKey: 'key-12345678', ...overrides });
 
-const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
-  id: '0190a1b2c3d4e5f6a7b8c9d0',
-  accountId: 'acct_1',
-  mode: 'test',
-  amount: 100,
-  currency: 'BRL',
-  status: 'WAITING_PAYMENT',
-  paymentMethod: 'pix',
-  customer: {},
-  metadata: {},
-  idempotencyKey: 'key-12345678',
-  baseUrl: 'https://pay.example',
-  provider: 'sandbox',
-  brCode: '000201…',
-  qrCodeBase64: 'iVBOR',
-  expiresAt: '2999-01-01T00:00:00.000Z',
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:00:00.000Z',
-  ...overrides,
-});
+const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
+  chargeRecord({
+    id: '0190a1b2c3d4e5f6a7b8c9d0',
+    accountId: 'acct_1',
+    amount: 100,
+    idempotencyKey: 'key-12345678',
+    baseUrl: 'https://pay.example',
+    txid: undefined,
+    brCode: '000201…',
+    qrCodeBase64: 'iVBOR',
+    expiresAt: '2999-01-01T00:00:00.000Z',
+    createdAt: '2026-11-21T10:00:00.000Z',
+    updatedAt: '2026-11-21T10:00:00.000Z',
+    ...overrides,
+  });
 
 describe('payment input', () => {
   it('dedupes methods and maps a CPF to the normalised customer document', () => {

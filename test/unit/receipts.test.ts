@@ -5,33 +5,30 @@ import { InvalidInput } from '../../shared/domain/errors.ts';
 import { formatBrazilDateTime, formatMoney, formatTaxId, maskTaxId } from '../../shared/domain/format.ts';
 import { buildReceipt, NOT_INFORMED, type Receipt, refundsOfPayment } from '../../shared/domain/receipts.ts';
 import type { RefundRecord } from '../../shared/domain/refunds.ts';
+import { chargeRecord } from '../helpers/charge-record.ts';
 import { readPdf } from '../helpers/pdf.ts';
 
 const E2E = 'E99999999202611211005AbCdEfGhIjK';
 const CPF = '52998224725';
 
-const paid = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
-  id: '019aa6b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
-  accountId: 'acct_1',
-  mode: 'test',
-  amount: 123_456,
-  currency: 'BRL',
-  status: 'PAID',
-  paymentMethod: 'pix',
-  customer: {},
-  metadata: {},
-  idempotencyKey: 'key-12345678',
-  baseUrl: 'https://pay.example.com',
-  provider: 'sandbox',
-  txid: '3f1c0a9e8b7d6c5b4a39281706f5e4d3',
-  expiresAt: '2026-11-21T11:00:00.000Z',
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:05:00.000Z',
-  endToEndId: E2E,
-  paidAt: '2026-11-21T10:05:09.000Z',
-  payer: { document: CPF, name: 'João Conceição' },
-  ...overrides,
-});
+const paid = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
+  chargeRecord({
+    id: '019aa6b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
+    accountId: 'acct_1',
+    amount: 123_456,
+    status: 'PAID',
+    idempotencyKey: 'key-12345678',
+    baseUrl: 'https://pay.example.com',
+    txid: '3f1c0a9e8b7d6c5b4a39281706f5e4d3',
+    brCode: undefined,
+    expiresAt: '2026-11-21T11:00:00.000Z',
+    createdAt: '2026-11-21T10:00:00.000Z',
+    updatedAt: '2026-11-21T10:05:00.000Z',
+    endToEndId: E2E,
+    paidAt: '2026-11-21T10:05:09.000Z',
+    payer: { document: CPF, name: 'João Conceição' },
+    ...overrides,
+  });
 
 const refund = (overrides: Partial<RefundRecord> = {}): RefundRecord => ({
   id: 're_019aa6c0-0000-7000-8000-00000000abcd',

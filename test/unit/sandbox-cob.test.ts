@@ -10,6 +10,7 @@ import {
   sandboxPixKey,
   toDecimalString,
 } from '../../shared/providers/sandbox-cob.ts';
+import { chargeRecord } from '../helpers/charge-record.ts';
 
 const TXID = '3f1c0a9e8b7d6c5b4a39281706f5e4d3';
 const E2E = 'E99999999202611211005AbCdEfGhIjK';
@@ -18,26 +19,20 @@ const OTHER_E2E = 'E99999999202611211007ZyXwVuTsRqP';
 const DECIMAL = /^\d{1,10}\.\d{2}$/;
 const RTR_ID = /^D\d{8}\d{12}[a-zA-Z0-9]{11}$/;
 
-const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord => ({
-  id: '019aa6b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
-  accountId: 'acct_1',
-  mode: 'test',
-  amount: 1050,
-  currency: 'BRL',
-  status: 'WAITING_PAYMENT',
-  paymentMethod: 'pix',
-  customer: {},
-  metadata: {},
-  idempotencyKey: 'key-12345678',
-  baseUrl: 'https://pay.example.com',
-  provider: 'sandbox',
-  txid: TXID,
-  brCode: '00020101021226…6304ABCD',
-  expiresAt: '2026-11-21T11:00:00.000Z',
-  createdAt: '2026-11-21T10:00:00.000Z',
-  updatedAt: '2026-11-21T10:00:00.000Z',
-  ...overrides,
-});
+const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
+  chargeRecord({
+    id: '019aa6b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
+    accountId: 'acct_1',
+    amount: 1050,
+    idempotencyKey: 'key-12345678',
+    baseUrl: 'https://pay.example.com',
+    txid: TXID,
+    brCode: '00020101021226…6304ABCD',
+    expiresAt: '2026-11-21T11:00:00.000Z',
+    createdAt: '2026-11-21T10:00:00.000Z',
+    updatedAt: '2026-11-21T10:00:00.000Z',
+    ...overrides,
+  });
 
 const paid = (overrides: Partial<ChargeRecord> = {}) =>
   charge({
