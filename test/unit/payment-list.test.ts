@@ -276,17 +276,9 @@ describe('payment list query', () => {
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const record = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
   chargeRecord({
-    id: '019aa6b2-c3d4-7e5f-8a7b-8c9d0e1f2a3b',
-    accountId: 'acct_1',
     amount: 100,
-    idempotencyKey: 'key-12345678',
-    baseUrl: 'https://pay.example',
-    txid: undefined,
-    brCode: '000201…',
-    qrCodeBase64: 'iVBOR',
     expiresAt: '2026-11-21T13:00:00.000Z',
     createdAt: '2026-11-21T10:00:00.000Z',
-    updatedAt: '2026-11-21T10:00:00.000Z',
     ...overrides,
   });
 

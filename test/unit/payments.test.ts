@@ -12,17 +12,9 @@ const payment = (overrides: Record<string, unknown> = {}) =>
 
 const charge = (overrides: Partial<ChargeRecord> = {}): ChargeRecord =>
   chargeRecord({
-    id: '0190a1b2c3d4e5f6a7b8c9d0',
-    accountId: 'acct_1',
     amount: 100,
-    idempotencyKey: 'key-12345678',
-    baseUrl: 'https://pay.example',
-    txid: undefined,
-    brCode: '000201…',
-    qrCodeBase64: 'iVBOR',
     expiresAt: '2999-01-01T00:00:00.000Z',
     createdAt: '2026-11-21T10:00:00.000Z',
-    updatedAt: '2026-11-21T10:00:00.000Z',
     ...overrides,
   });
 
