@@ -17,6 +17,7 @@ import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../
 import { type ChargeRecord, pixLocation, scopeOf, serializeCharge } from '../domain/charges.ts';
 import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.ts';
 import { transitionEvents } from '../domain/events.ts';
+import { retained, retentionPeriodOf } from '../domain/idempotency.ts';
 import { deriveTxid } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.ts';
@@ -45,7 +46,6 @@ import {
   chargeStates,
   customerCharges,
   customerGuardItem,
-  IDEMPOTENCY_TTL_SECONDS,
   type IdempotencyRecord,
   idempotencyItem,
   MAX_CUSTOMER_WINDOW_SECONDS,
@@ -114,7 +114,8 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     readCreateContext(scope, routeId, idempotencyKey),
     customer === undefined ? undefined : readCustomerState(scope, customer, now),
   ]);
-  if (context.idempotency) return replay(context.idempotency, requestHash, keyParam);
+  if (context.idempotency && retained(context.idempotency, now.getTime()))
+    return replay(context.idempotency, requestHash, keyParam);
   const account = context.account;
   if (!account) throw new NotFound('No such account.');
   const { velocity, walletShards } = account.settings;
@@ -133,7 +134,7 @@ export async function createCharge(request: CreateChargeRequest): Promise<Create
     ...scope,
     routeId,
     idempotencyKey,
-    keyWindow: Math.floor(now.getTime() / 1000 / IDEMPOTENCY_TTL_SECONDS),
+    keyWindow: retentionPeriodOf(now.getTime()),
     requestHash,
   });
   const outcome = await requestCob(provider, input, txid, expiresIn, now);
@@ -244,7 +245,7 @@ export function newChargeItems(
   input: {
     routeId: string;
     idempotencyKey: string;
-    record: IdempotencyRecord;
+    record: Omit<IdempotencyRecord, 'createdAt'>;
     counterBelow?: number | undefined;
     /** A live charge of a customer: its guard as read, which this create moves on. */
     guard?: { customer: string; read: CustomerGuard; now: Date } | undefined;

@@ -19,6 +19,7 @@ import { randomInt } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeListFilter } from '../domain/charge-list-query.ts';
 import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
+import { IDEMPOTENCY_RETENTION_SECONDS, lapsedAtOrBefore } from '../domain/idempotency.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import type { ShardCount } from '../domain/shards.ts';
@@ -61,8 +62,6 @@ import {
 import { noFilter, queryMerged, scopeRangeQueries } from './merged-query.ts';
 import { qrPngBase64 } from './qr-image.ts';
 import { sentBody, storedBody } from './stored-body.ts';
-
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 /**
  * The charge item with its index attributes for its current status. Without its QR image: the
@@ -162,15 +161,24 @@ export interface StoredResponse {
 export interface IdempotencyRecord {
   requestHash: string;
   response: StoredResponse;
+  /** When the key was first used: it answers for `IDEMPOTENCY_RETENTION_SECONDS` from then (`retained`). */
+  createdAt: string;
 }
 
 /**
- * The stored response of a create, only if the key was never used (kept 24 h): its body as the
- * JSON it was sent as, compactly (stored-body.ts).
+ * The stored response of a create, only if the key was never used or its record has lapsed
+ * (`createdAt` at or before `lapsedAtOrBefore`; TTL deletes it later): its body as the JSON it
+ * was sent as, compactly (stored-body.ts).
  */
 export function idempotencyItem(
   scope: MerchantScope,
-  input: { routeId: string; key: string; record: IdempotencyRecord; chargeId: string; createdAt: string },
+  input: {
+    routeId: string;
+    key: string;
+    record: Omit<IdempotencyRecord, 'createdAt'>;
+    chargeId: string;
+    createdAt: string;
+  },
 ): TransactItem {
   const { response } = input.record;
   return {
@@ -184,9 +192,10 @@ export function idempotencyItem(
         ...storedBody(response.body),
         chargeId: input.chargeId,
         createdAt: input.createdAt,
-        expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + IDEMPOTENCY_TTL_SECONDS,
+        expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + IDEMPOTENCY_RETENTION_SECONDS,
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
+      ConditionExpression: 'attribute_not_exists(pk) OR createdAt <= :lapsed',
+      ExpressionAttributeValues: { ':lapsed': lapsedAtOrBefore(Date.parse(input.createdAt)) },
     },
   };
 }
@@ -302,8 +311,13 @@ export async function readIdempotencyRecord(
 /** The stored response as first sent (records written before bodies were stored as JSON keep `response`). */
 async function toIdempotencyRecord(item: Record<string, unknown>): Promise<IdempotencyRecord> {
   const requestHash = String(item.requestHash);
-  if (item.body === undefined) return { requestHash, response: item.response as StoredResponse };
-  return { requestHash, response: { status: Number(item.status), body: JSON.parse(await sentBody(item)) } };
+  const createdAt = String(item.createdAt);
+  if (item.body === undefined) return { requestHash, createdAt, response: item.response as StoredResponse };
+  return {
+    requestHash,
+    createdAt,
+    response: { status: Number(item.status), body: JSON.parse(await sentBody(item)) },
+  };
 }
 
 /** The longest customer velocity window an account may configure (one query covers any). */

@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCreateCharge, requestFingerprint } from '../../shared/domain/charge-input.ts';
+import { retentionPeriodOf } from '../../shared/domain/idempotency.ts';
 import { deriveTxid } from '../../shared/domain/pix-ids.ts';
 import {
   type CreateChargeRequest,
   createCharge as createChargeService,
 } from '../../shared/services/create-charge.ts';
 import { setWalletShards } from '../../shared/store/accounts.ts';
-import { IDEMPOTENCY_TTL_SECONDS, readLiveCounters } from '../../shared/store/charges.ts';
+import { readLiveCounters } from '../../shared/store/charges.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
   createCharge,
@@ -469,7 +470,7 @@ describe('idempotency', () => {
       mode: 'test',
       routeId: 'createCharge',
       idempotencyKey: key,
-      keyWindow: Math.floor(Date.parse(retried.body.created_at) / 1000 / IDEMPOTENCY_TTL_SECONDS),
+      keyWindow: retentionPeriodOf(Date.parse(retried.body.created_at)),
       requestHash: requestFingerprint('createCharge', body),
     });
     expect(retried.body.pix.txid).toBe(txid);
@@ -480,6 +481,47 @@ describe('idempotency', () => {
     const calls = runtimeLogRecords().filter((r) => r.message === 'provider.createCob' && r.txid === txid);
     // Two calls (the failed attempt and the retry), both `PUT /cob/{txid}` of the same txid: one acquirer charge.
     expect(calls).toHaveLength(2);
+  });
+
+  it('frees a key 24 h after its first use, whether or not TTL has deleted its record', async () => {
+    const fresh = await merchant();
+    const body = { amount: 3200, payment_method: 'pix' };
+    const useAt = async (now: Date, key: string, raw: Record<string, unknown> = body) =>
+      (
+        await createChargeAt(now, {
+          scope: { accountId: fresh.accountId, mode: 'test' },
+          routeId: 'createCharge',
+          idempotencyKey: key,
+          rawBody: raw,
+          input: parseCreateCharge(raw, 'createCharge'),
+          baseUrl: testBaseUrl,
+          headers: {},
+        })
+      ).body as { id: string; pix: { txid: string } };
+    const dayAgo = (ms: number) => new Date(Date.now() - 24 * 3600_000 + ms);
+    // Used a moment less than 24 h ago: still the first answer, another body still refused.
+    const recentKey = newIdempotencyKey();
+    const recent = await useAt(dayAgo(60_000), recentKey);
+    expect((await createCharge(fresh.apikey, body, recentKey)).body.id).toBe(recent.id);
+    expectError(
+      await createCharge(fresh.apikey, { ...body, amount: 3201 }, recentKey),
+      409,
+      'conflict_error',
+      'idempotency_key_reused',
+    );
+    // Used 24 h ago (its record still in the table): a new charge, for the same body or another.
+    const oldKey = newIdempotencyKey();
+    const old = await useAt(dayAgo(-1_000), oldKey);
+    const again = await createCharge(fresh.apikey, body, oldKey);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body.id).not.toBe(old.id);
+    expect(again.body.pix.txid).not.toBe(old.pix.txid);
+    // The new record answers for the key from now on.
+    expect((await createCharge(fresh.apikey, body, oldKey)).body.id).toBe(again.body.id);
+    const otherKey = newIdempotencyKey();
+    await useAt(dayAgo(-1_000), otherKey);
+    expect((await createCharge(fresh.apikey, { ...body, amount: 3202 }, otherKey)).status).toBe(201);
   });
 
   it('after a failure once the write committed, a retry replays the committed charge', async () => {

@@ -6,8 +6,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../shared/domain/account-settings.ts';
+import { db, tableName } from '../../shared/store/client.ts';
+import { idempotencyKey } from '../../shared/store/keys.ts';
 import { getRefund } from '../../shared/store/refunds.ts';
 import { newKey } from '../helpers/accounts.ts';
 import {
@@ -342,6 +345,31 @@ describe('POST /v1/payments/{id}/refund', () => {
       'conflict_error',
       'idempotency_key_reused',
     );
+  });
+
+  it('takes a key used more than 24 h ago as new, whether or not TTL has deleted its record', async () => {
+    const m = await paidPayment();
+    const body = { idempotencyKey: key(), amount: 700 };
+    const first = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
+    expect(first.status).toBe(201);
+    // The key's record, first used a day and a second ago (the key schema's item, still in the table).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: idempotencyKey({ accountId: m.accountId, mode: 'test' }, 'refundPayment', body.idempotencyKey),
+        UpdateExpression: 'SET createdAt = :then',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':then': new Date(Date.now() - 24 * 3600_000 - 1_000).toISOString() },
+      }),
+    );
+    const later = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.body.id).not.toBe(first.body.id);
+    expect((await refunds(m.apikey, m.paymentId)).map((r) => r.amount)).toEqual([700, 700]);
+    // The new record answers for the key from now on.
+    const replayed = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
+    expect(replayed.body.id).toBe(later.body.id);
   });
 
   it.each([

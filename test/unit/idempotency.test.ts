@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import {
+  IDEMPOTENCY_RETENTION_SECONDS,
+  lapsedAtOrBefore,
+  retained,
+  retentionPeriodOf,
+} from '../../shared/domain/idempotency.ts';
+
+const DAY_MS = IDEMPOTENCY_RETENTION_SECONDS * 1000;
+const createdAt = '2026-11-21T10:00:00.123Z';
+const t0 = Date.parse(createdAt);
+
+describe('idempotency retention', () => {
+  it.each([
+    [0, true],
+    [DAY_MS - 1, true],
+    [DAY_MS, false],
+    [30 * DAY_MS, false],
+  ])('a record used %d ms ago is retained: %s, and the write condition agrees', (age, expected) => {
+    expect(retained({ createdAt }, t0 + age)).toBe(expected);
+    // The store may replace the record exactly when it is no longer retained.
+    expect(createdAt <= lapsedAtOrBefore(t0 + age)).toBe(!expected);
+  });
+
+  it('puts a key used again after its record lapsed in a later period, so it derives another txid', () => {
+    for (const offset of [0, 1, 999, DAY_MS / 2, DAY_MS - 1]) {
+      const first = t0 + offset;
+      expect(retentionPeriodOf(first + DAY_MS)).toBeGreaterThan(retentionPeriodOf(first));
+    }
+  });
+});
