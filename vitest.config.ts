@@ -6,7 +6,14 @@ export default defineConfig({
     // The plain closing line is what CI's log reader counts (test/helpers/plain-summary-reporter.ts).
     reporters: ['default', './test/helpers/plain-summary-reporter.ts'],
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { LOG_LEVEL: 'silent' } } },
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          // Not UTC, so a rule that reads or writes local time fails here (Lambda runs in UTC).
+          env: { LOG_LEVEL: 'silent', TZ: 'America/Sao_Paulo' },
+        },
+      },
       {
         test: {
           name: 'integration',

@@ -2,7 +2,7 @@
 
 import * as v from 'valibot';
 import { InvalidInput } from './errors.ts';
-import { isoBound } from './payment-list.ts';
+import { isoBound } from './iso-time.ts';
 import { parseChargeId } from './pix-ids.ts';
 import { normalizeTaxId } from './tax-id.ts';
 import { publicStatuses, type TxStatus, txStatusesOf } from './transaction-status.ts';

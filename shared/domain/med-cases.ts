@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { PIX_MAX_AMOUNT } from './charge-input.ts';
 import type { ChargeRecord } from './charges.ts';
 import { InvalidInput } from './errors.ts';
+import { parseIsoBound } from './iso-time.ts';
 import { parseChargeId, prefixedUuidV7, publicChargeId } from './pix-ids.ts';
 import { hasRefundsInFlight, refundableAmount } from './refunds.ts';
 import { canApply, type Trigger } from './transaction-status.ts';
@@ -61,6 +62,12 @@ export interface MedCaseRecord {
   closedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * How many writes the stored case has had since it was created (absent: none). Every write adds
+   * 1, so a change is committed only over the case it read: a clock's millisecond is no version
+   * (an evidence upload and an appeal can share one).
+   */
+  version?: number;
 }
 
 /** The public `med_case` object (Part 2), field by field. */
@@ -306,31 +313,14 @@ export function medMetadataOf(
 
 // ── Inputs ────────────────────────────────────────────────────────────────────────────────────
 
-const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** A real calendar date or date-time in ISO 8601 (`2026-02-30` and `T24:00` are malformed, not rolled over); no offset is UTC. */
+const isoDate = v.pipe(
+  v.string(),
+  v.check((text) => parseIsoBound(text, 'start') !== undefined, 'must be an ISO 8601 date'),
+);
 
-/** A real calendar date and time in ISO 8601 (`2026-02-30` and `T24:00` are malformed, not rolled over). */
-function isIsoDate(text: string): boolean {
-  const m = ISO_DATE.exec(text);
-  if (!m) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m
-    .slice(1)
-    .map((x) => (x === undefined ? undefined : Number(x)));
-  if (year === undefined || month === undefined || day === undefined) return false;
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return (
-    month >= 1 &&
-    month <= 12 &&
-    day >= 1 &&
-    day <= daysInMonth &&
-    hour <= 23 &&
-    minute <= 59 &&
-    second <= 59 &&
-    !Number.isNaN(Date.parse(text))
-  );
-}
-
-const isoDate = v.pipe(v.string(), v.check(isIsoDate, 'must be an ISO 8601 date'));
+/** The instant an `isoDate` names, in milliseconds. */
+const instantOf = (text: string): number => parseIsoBound(text, 'start') as number;
 
 /** The longest reason a case or an appeal keeps (Part 2: 2000 characters). */
 export const MED_REASON_MAX_LENGTH = 2000;
@@ -350,7 +340,12 @@ export const openMedCaseSchema = v.strictObject({
   reason: v.optional(v.pipe(v.string(), v.maxLength(MED_REASON_MAX_LENGTH))),
   payer_name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   payer_document: v.optional(v.pipe(v.string(), v.maxLength(32))),
-  response_deadline: v.optional(isoDate),
+  response_deadline: v.optional(
+    v.pipe(
+      isoDate,
+      v.transform((text) => new Date(instantOf(text)).toISOString()),
+    ),
+  ),
   review: v.optional(v.boolean()),
 });
 export type OpenMedCaseBody = v.InferOutput<typeof openMedCaseSchema>;
@@ -381,8 +376,8 @@ const MED_LIST_MAX_LIMIT = 100;
 
 /**
  * A list bound: an ISO 8601 date with at most millisecond precision. Case times are milliseconds
- * and `Date.parse` drops any finer digit, so `…41.6909Z` would read as `…41.690Z` and drop a case
- * created at `.690`, inside the bound: refused (400 on the parameter) rather than misread.
+ * and the bounds exclusive, so `…41.6909Z` names no instant a case can have: refused (400 on the
+ * parameter) rather than rounded one way or the other.
  */
 const listBound = v.pipe(
   isoDate,
@@ -420,8 +415,8 @@ export function parseMedListQuery(query: Record<string, string>): MedCaseListQue
     if (chargeId === undefined)
       throw new InvalidInput('charge_id must be a charge id (ch_…).', { param: 'charge_id' });
   }
-  const createdAfterMs = q.created_after === undefined ? undefined : Date.parse(q.created_after);
-  const createdBeforeMs = q.created_before === undefined ? undefined : Date.parse(q.created_before);
+  const createdAfterMs = q.created_after === undefined ? undefined : instantOf(q.created_after);
+  const createdBeforeMs = q.created_before === undefined ? undefined : instantOf(q.created_before);
   // Bounds the wrong way round are a mistake, as on the charge and payment lists (equal ones, being
   // exclusive, are merely an empty window).
   if (createdAfterMs !== undefined && createdBeforeMs !== undefined && createdBeforeMs < createdAfterMs)

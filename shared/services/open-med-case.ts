@@ -62,8 +62,7 @@ export async function openMedCase(request: {
       method: body.method ?? null,
       payerName: body.payer_name ?? null,
       payerDocument: body.payer_document ?? null,
-      responseDeadline:
-        body.response_deadline === undefined ? null : new Date(body.response_deadline).toISOString(),
+      responseDeadline: body.response_deadline ?? null,
       evidenceRequestedAt: null,
       appealReason: null,
       appealedAt: null,

@@ -33,6 +33,9 @@ export async function setup(project: TestProject): Promise<void> {
       JWT_SECRET: testAwsEnv.JWT_SECRET,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      // A developer's machine in Brazil: the service must read and write the same times on any
+      // host zone (Lambda runs in UTC), and the suite proves it on one that is not UTC.
+      TZ: 'America/Sao_Paulo',
       RATE_LIMIT_PER_MINUTE: '600',
       // Test-only switches: fault injection headers and a fast scheduler.
       FAULT_INJECTION: 'true',

@@ -22,9 +22,11 @@ import {
   medCaseStatuses,
   medEventTypesOf,
   medMetadataOf,
+  openMedCaseSchema,
   parseMedListQuery,
   serializeMedCase,
 } from '../../shared/domain/med-cases.ts';
+import { parseInput } from '../../shared/domain/validation.ts';
 
 const AT = '2026-05-01T12:00:00.000Z';
 const LATER = '2026-05-02T12:00:00.000Z';
@@ -298,5 +300,15 @@ describe('MED list query', () => {
     );
     expect(param({ starting_after: 'ch_1' })).toBe('starting_after');
     expect(param({ sort: 'asc' })).toBe('sort');
+  });
+
+  it('reads a time without an offset as UTC, whatever the host’s zone (the unit tests run in São Paulo)', () => {
+    expect(new Date(0).getTimezoneOffset()).not.toBe(0);
+    expect(parseMedListQuery({ created_after: '2026-05-01T13:45:00' }).createdAfterMs).toBe(
+      Date.parse('2026-05-01T13:45:00Z'),
+    );
+    expect(parseInput(openMedCaseSchema, { response_deadline: '2026-12-01T18:00' }, 'body')).toEqual({
+      response_deadline: '2026-12-01T18:00:00.000Z',
+    });
   });
 });

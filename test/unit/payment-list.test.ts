@@ -3,6 +3,7 @@ import { saoPauloDate } from '../../shared/domain/business-calendar.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { chunkByItems } from '../../shared/domain/counter-chunks.ts';
 import { InvalidInput } from '../../shared/domain/errors.ts';
+import { parseIsoBound } from '../../shared/domain/iso-time.ts';
 import { itemIdsOfRecordChange } from '../../shared/domain/payment-aggregates.ts';
 import {
   bucketsOf,
@@ -18,7 +19,6 @@ import {
   PAYMENT_FIELD_SOURCES,
   PAYMENT_LIST_MAX_DEPTH,
   type PaymentField,
-  parseIsoBound,
   parsePaymentListQuery,
   paymentFields,
   servedByKeyOrder,
