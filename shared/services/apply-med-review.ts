@@ -44,7 +44,7 @@ export async function applyMedReview(scope: MerchantScope, caseId: string): Prom
     const dispute = disputeItems(charge, next, at);
     const updated = outboxItems(scope, medCaseEvents(['med_case.updated'], next, eventContext(at)));
     const result = await transactRetryingConflicts({
-      medCase: replaceMedCaseItem(next, medCase.status, medCase.updatedAt),
+      medCase: replaceMedCaseItem(next, medCase.status, medCase),
       charge: dispute.charge,
       liveCounter: dispute.liveCounter,
       wallet: dispute.wallet,

@@ -137,15 +137,15 @@ export async function changeMedCase(
     assertAllowed(medCase, change);
     const at = new Date().toISOString();
     if (waitsForReview(medCase, change)) {
-      // Same status and money, no event, until an operator applies it (`updatedAt` moves, so a
-      // change read before this one decides again).
+      // Same status and money, no event, until an operator applies it (the case's `version`
+      // moves, so a change read before this one decides again).
       const waiting = {
         ...medCase,
         pendingReview: { kind: 'decision' as const, outcome: change.step, since: at },
         updatedAt: at,
       };
       const result = await transactRetryingConflicts({
-        medCase: replaceMedCaseItem(waiting, medCase.status, medCase.updatedAt),
+        medCase: replaceMedCaseItem(waiting, medCase.status, medCase),
       });
       if (result.committed) return waiting;
       continue;
@@ -183,7 +183,7 @@ export async function changeMedCase(
       chargeItems = { charge: replaceChargeItem({ ...charge, med, updatedAt: at }, [charge.status]) };
     }
     const result = await transactRetryingConflicts({
-      medCase: replaceMedCaseItem(next, medCase.status, medCase.updatedAt),
+      medCase: replaceMedCaseItem(next, medCase.status, medCase),
       ...chargeItems,
       events: [...('events' in chargeItems ? chargeItems.events : []), ...events],
       wallet,

@@ -41,7 +41,7 @@ export async function rejectMedReview(scope: MerchantScope, caseId: string): Pro
       };
     }
     const result = await transactRetryingConflicts({
-      medCase: replaceMedCaseItem(next, medCase.status, medCase.updatedAt),
+      medCase: replaceMedCaseItem(next, medCase.status, medCase),
       ...items,
     });
     if (result.committed) return next;

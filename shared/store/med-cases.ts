@@ -46,18 +46,21 @@ export const newMedCaseItem = (medCase: MedCaseRecord): TransactItem => ({
   },
 });
 
-/** The case in its next state, only if it is still in `from` and unchanged since `updatedAt`. */
+/** The case in its next state, only if it is still in `from` and no write came after `read`. */
 export const replaceMedCaseItem = (
   next: MedCaseRecord,
   from: MedCaseStatus,
-  previousUpdatedAt: string,
+  read: MedCaseRecord,
 ): TransactItem => ({
   Put: {
     TableName: tableName(),
-    Item: medCaseItem(next),
-    ConditionExpression: '#status = :from AND updatedAt = :updatedAt',
+    Item: { ...medCaseItem(next), version: (read.version ?? 0) + 1 },
+    ConditionExpression: `#status = :from AND ${read.version === undefined ? 'attribute_not_exists(version)' : 'version = :version'}`,
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':from': from, ':updatedAt': previousUpdatedAt },
+    ExpressionAttributeValues: {
+      ':from': from,
+      ...(read.version !== undefined && { ':version': read.version }),
+    },
   },
 });
 

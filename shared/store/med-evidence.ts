@@ -31,8 +31,8 @@ export const newEvidenceItem = (evidence: MedEvidenceRecord, expiresAt: number):
 
 /**
  * The confirmation: the item becomes `uploaded` with its stored copy (only if still pending; kept,
- * no TTL) and the case's
- * `evidenceCount` grows by one, its `updatedAt` moved so a case change read before it retries.
+ * no TTL) and the case's `evidenceCount` grows by one, with its `version`, so a case change read
+ * before it fails its condition and retries.
  */
 export function confirmEvidenceItems(
   evidence: MedEvidenceRecord,
@@ -60,7 +60,7 @@ export function confirmEvidenceItems(
       Update: {
         TableName: tableName(),
         Key: medCaseKey(scope, evidence.caseId),
-        UpdateExpression: 'ADD evidenceCount :one SET updatedAt = :at',
+        UpdateExpression: 'ADD evidenceCount :one, version :one SET updatedAt = :at',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':one': 1, ':at': uploadedAt },
       },

@@ -12,9 +12,10 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { MerchantScope } from '../../shared/domain/scope.ts';
 import { evidenceBucket } from '../../shared/resources.ts';
-import { db, tableName } from '../../shared/store/client.ts';
+import { db, tableName, transactRetryingConflicts } from '../../shared/store/client.ts';
 import { evidenceObjectKey, evidenceStoredObjectKey, medEvidenceKey } from '../../shared/store/keys.ts';
-import { getEvidence, queryCaseEvidence } from '../../shared/store/med-evidence.ts';
+import { getMedCase, replaceMedCaseItem } from '../../shared/store/med-cases.ts';
+import { confirmEvidenceItems, getEvidence, queryCaseEvidence } from '../../shared/store/med-evidence.ts';
 import { merchant } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { openMed, paidCharge } from '../helpers/med.ts';
@@ -326,6 +327,33 @@ describe('concurrent confirmations', () => {
     expect([appealed.status, done.status]).toEqual([200, 200]);
     const read = (await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body;
     expect(read).toMatchObject({ status: 'appealed', evidence_count: 1 });
+  });
+  it('a case step read before a confirmation in the same millisecond loses its condition, so the count stays', async () => {
+    const m = await withCase();
+    const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };
+    const g = await grant(m.apikey, m.caseId, {
+      file_name: 's.pdf',
+      file_size: 20,
+      mime_type: 'application/pdf',
+    });
+    const read = await getMedCase(scope, m.caseId);
+    const evidence = await getEvidence(scope, m.caseId, g.body.id);
+    if (!read || !evidence) throw new Error('case or evidence missing');
+    // The confirmation commits at the very millisecond the case was last written and read at.
+    const stored = { objectKey: 'same-millisecond', size: 20, etag: '"0"' };
+    expect(await transactRetryingConflicts(confirmEvidenceItems(evidence, read.updatedAt, stored))).toEqual({
+      committed: true,
+    });
+    // A step decided on the case as read before it (an appeal) must not write its old count back.
+    const appeal = replaceMedCaseItem({ ...read, status: 'appealed' }, read.status, read);
+    expect(await transactRetryingConflicts({ medCase: appeal })).toMatchObject({
+      committed: false,
+      failed: ['medCase'],
+    });
+    expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body).toMatchObject({
+      status: 'open',
+      evidence_count: 1,
+    });
   });
 });
 
