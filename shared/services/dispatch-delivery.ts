@@ -164,7 +164,14 @@ export async function dispatchDelivery(
 
   let answer: AttemptAnswer;
   try {
-    const address = await resolveDestination(destination.url, destinationPolicy(), options.resolver);
+    // One deadline for the whole attempt, the lookup included, so it ends within its lease.
+    const endsAt = Date.now() + options.timeoutMs;
+    const address = await resolveDestination(
+      destination.url,
+      destinationPolicy(),
+      options.resolver,
+      options.timeoutMs,
+    );
     answer = await postWebhook(
       address,
       rawBody,
@@ -182,6 +189,7 @@ export async function dispatchDelivery(
         'X-Acme-Event-Type': delivery.eventType,
       },
       options.timeoutMs,
+      endsAt,
     );
   } catch (error) {
     if (!(error instanceof DestinationError)) throw error;

@@ -27,6 +27,18 @@ export const destinationPolicy = (): DestinationPolicy => {
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
+/** `work`, or a `ETIMEOUT` failure after `ms`. */
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error('timed out'), { code: `ETIMEOUT after ${ms} ms` })),
+      ms,
+    );
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
 export interface Destination {
@@ -59,11 +71,16 @@ function parseWebhookUrl(raw: string, policy: DestinationPolicy): URL {
   return url;
 }
 
-/** Resolves the host and checks every address it resolves to; returns the one to connect to. */
+/**
+ * Resolves the host and checks every address it resolves to; returns the one to connect to. With
+ * `timeoutMs`, a lookup that has not answered by then fails (the system resolver's own retries
+ * can take longer than a delivery attempt may).
+ */
 export async function resolveDestination(
   raw: string,
   policy: DestinationPolicy,
   resolver: Resolver = systemResolver,
+  timeoutMs?: number,
 ): Promise<Destination> {
   const url = parseWebhookUrl(raw, policy);
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -72,7 +89,7 @@ export async function resolveDestination(
     addresses = [{ address: host, family: isIP(host) }];
   } else {
     try {
-      addresses = await resolver(host);
+      addresses = await (timeoutMs === undefined ? resolver(host) : withinMs(resolver(host), timeoutMs));
     } catch (error) {
       throw new DestinationError(
         `DNS lookup of ${host} failed: ${(error as { code?: string }).code ?? String(error)}`,

@@ -24,8 +24,12 @@ export function postWebhook(
   destination: Destination,
   body: string,
   headers: Record<string, string>,
+  /** The attempt's whole time, which the answers name. */
   timeoutMs: number,
+  /** When it ends (epoch ms): later than `timeoutMs` from now when the attempt began earlier (its lookup). */
+  endsAt = Date.now() + timeoutMs,
 ): Promise<AttemptResult> {
+  const leftMs = Math.max(1, endsAt - Date.now());
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) {
       (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
@@ -38,7 +42,7 @@ export function postWebhook(
     let settled = false;
     const chunks: Buffer[] = [];
     /** The status line, once it came: a 2xx whose body then stalls was still accepted. */
-    let answered: { statusCode: number; chunks: Buffer[] } | undefined;
+    let answered: { statusCode: number; chunks: Buffer[]; retryAfter?: string } | undefined;
     const done = (result: AttemptResult) => {
       if (!settled) {
         settled = true;
@@ -51,13 +55,18 @@ export function postWebhook(
         method: 'POST',
         lookup: pinned,
         headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
-        timeout: timeoutMs,
+        timeout: leftMs,
         agent: false,
         // Explicit, so NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn certificate checks off.
         rejectUnauthorized: true,
       },
       (res) => {
-        answered = { statusCode: res.statusCode ?? 0, chunks };
+        const retryAfter = res.headers['retry-after'];
+        answered = {
+          statusCode: res.statusCode ?? 0,
+          chunks,
+          ...(typeof retryAfter === 'string' && { retryAfter }),
+        };
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
@@ -74,17 +83,25 @@ export function postWebhook(
       },
     );
     // The whole attempt, not just idle time, is bounded. A 2xx already received is the receiver's
-    // acceptance (Part 2: a 2xx gives DELIVERED) even if its body never ends: keep what came.
+    // acceptance (Part 2: a 2xx gives DELIVERED) even if its body never ends: keep what came. Any
+    // other status that came is kept too, with its Retry-After (a 429 or 503 whose body stalls).
     const timeOut = () => {
       if (answered && answered.statusCode >= 200 && answered.statusCode < 300)
         done({
           statusCode: answered.statusCode,
           body: Buffer.concat(answered.chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
         });
+      else if (answered)
+        done({
+          statusCode: answered.statusCode,
+          body: Buffer.concat(answered.chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+          ...(answered.retryAfter !== undefined && { retryAfter: answered.retryAfter }),
+          error: `The response body did not end within ${timeoutMs} ms`,
+        });
       else done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
       req.destroy();
     };
-    const timer = setTimeout(timeOut, timeoutMs);
+    const timer = setTimeout(timeOut, leftMs);
     req.on('timeout', timeOut);
     req.on('error', (error: NodeJS.ErrnoException) =>
       done({ error: error.code ? `${error.code}: ${error.message}` : error.message }),

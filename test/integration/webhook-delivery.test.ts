@@ -361,6 +361,23 @@ describe('retries', () => {
     expect(r.forDelivery(delivery.id)).toHaveLength(1);
   });
 
+  it('keeps the status and Retry-After of a 429 whose body never ends', async () => {
+    const { m, r } = await failingThenOk((n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '3' }, body: 'slow', stallBody: true } : undefined,
+    );
+    const throttled = await failedAttempt(m.apikey, 20_000);
+    expect(throttled).toMatchObject({
+      lastStatusCode: 429,
+      lastError: 'The response body did not end within 1500 ms',
+      lastResponseBody: 'slow',
+    });
+    const delivery = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED', 20_000);
+    expect(delivery.attempts).toBe(2);
+    // The receiver's 3 s were honoured (the test runtime scales the schedule's own delays to milliseconds).
+    const [first, second] = r.received;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(3_000);
+  });
+
   it('records a refused connection as an error and retries', async () => {
     const m = await merchant();
     const { receiver: r, url } = await receiver();

@@ -63,6 +63,15 @@ describe('a hostname resolving to a forbidden address', () => {
   });
 });
 
+describe('a hostname whose lookup does not answer', () => {
+  it('fails within the time it is given, as a destination error, while the lookup still hangs', async () => {
+    const hanging: Resolver = () => new Promise(() => {});
+    await expect(resolveDestination('https://hooks.example.com/x', deployed, hanging, 50)).rejects.toThrow(
+      new DestinationError('DNS lookup of hooks.example.com failed: ETIMEOUT after 50 ms'),
+    );
+  });
+});
+
 // Registration runs the same check as each delivery (shared/webhooks/destination.ts): these
 // IPv6 literals reach private IPv4 space or deprecated ranges (review finding, SSRF).
 describe('registering an endpoint at a deprecated or IPv4-embedding IPv6 address', () => {
