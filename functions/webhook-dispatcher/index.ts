@@ -24,6 +24,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
         const outcome = await dispatchDelivery(message, {
           timeoutMs,
           retryScale,
+          sentAtMs: Number(record.attributes.SentTimestamp),
         });
         if (outcome.report) publishDeliveryMetrics(outcome.report);
         if (outcome.kind === 'done') return undefined;

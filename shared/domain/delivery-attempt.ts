@@ -81,6 +81,17 @@ export const cancellation = (reason: string): DeliveryChange => ({
   lastError: reason,
 });
 
+/**
+ * Whether a message for a FAILED delivery was sent before the delivery failed: a duplicate of
+ * the failed cycle's own message (an outbox retry after the send, before it was marked enqueued),
+ * not a redrive, whose messages are new (SQS gives each a new id and sent time). Attempting it
+ * would run a second cycle of 15 that nobody asked for.
+ */
+export const sentBeforeItFailed = (
+  delivery: Pick<Delivery, 'status' | 'updatedAt'>,
+  sentAtMs: number,
+): boolean => delivery.status === 'FAILED' && sentAtMs < Date.parse(delivery.updatedAt);
+
 /** The PROCESSING mark before the POST; a FAILED delivery is back from the dead-letter queue: a new cycle. */
 export function attemptStart(delivery: Pick<Delivery, 'status' | 'cycleAttempts' | 'redriveCount'>): {
   change: DeliveryChange;

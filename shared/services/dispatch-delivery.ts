@@ -23,10 +23,12 @@ import {
   leaseHeldForMs,
   processingLeaseMs,
   STARTABLE,
+  sentBeforeItFailed,
 } from '../domain/delivery-attempt.ts';
 import type { Mode } from '../domain/scope.ts';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
+import { log } from '../log.ts';
 import { batchGetConsistent, type ItemKey } from '../store/client.ts';
 import { eventBody } from '../store/events.ts';
 import { eventKeyOfSk, overrideSecretKey, parseScope, webhookEndpointKey } from '../store/keys.ts';
@@ -55,6 +57,8 @@ interface DispatchOptions {
   /** Tests compress the retry schedule (never deployed). */
   retryScale: number;
   resolver?: Resolver;
+  /** When SQS accepted the message (its `SentTimestamp`, epoch ms). */
+  sentAtMs?: number;
   now?: () => Date;
   random?: () => number;
 }
@@ -152,6 +156,12 @@ export async function dispatchDelivery(
   const leaseMs = processingLeaseMs(options.timeoutMs);
   const heldForMs = leaseHeldForMs(delivery, leaseMs, now());
   if (heldForMs > 0) return { kind: 'retry', delaySeconds: Math.ceil(heldForMs / 1000) };
+  if (options.sentAtMs !== undefined && sentBeforeItFailed(delivery, options.sentAtMs)) {
+    log.warn('webhook message sent before its delivery failed: dropped, not a redrive', {
+      deliveryId: delivery.id,
+    });
+    return { kind: 'done' };
+  }
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
   const start = attemptStart(delivery);

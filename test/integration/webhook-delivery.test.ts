@@ -15,7 +15,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -36,6 +36,7 @@ import { emfDocuments } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { testTimings } from '../helpers/local-env.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { scopeItems } from '../helpers/scope-items.ts';
 import { type Answer, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
@@ -430,6 +431,49 @@ describe('dead-letter queue and redrive', () => {
     const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
     expect(delivered).toMatchObject({ id: failed.id, attempts: 16, redriveCount: 1, lastStatusCode: 200 });
     expect(new Set(r.received.map((q) => q.headers['x-acme-delivery-id']))).toEqual(new Set([failed.id]));
+  });
+});
+
+describe('a duplicate message of a delivery that then failed', () => {
+  it('is dropped, not taken for a redrive, while a message sent after the failure is one', async () => {
+    const m = await merchant();
+    const { receiver: r, url } = await receiver();
+    let down = true;
+    r.answer = () => (down ? { status: 500 } : { status: 200 });
+    await endpoint(m.apikey, url, ['charge.created']);
+    await newCharge(m.apikey);
+    const failed = await deliveryWithStatus(m.apikey, 'charge.created', 'FAILED', 30_000);
+    expect(r.received).toHaveLength(15);
+    const [item] = await deliveryItems(m.accountId);
+    if (!item) throw new Error('no delivery');
+    const failedAt = (at: string) =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET updatedAt = :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    down = false;
+    // A message that was on the queue before the delivery failed (as an outbox retry leaves one):
+    // the failure is moved an hour ahead so that this message, sent now, predates it.
+    await failedAt(new Date(Date.now() + 3_600_000).toISOString());
+    await sendRawMessage(deliveryMessage(item));
+    await eventually(() =>
+      expect(
+        runtimeLogRecords().some(
+          (l) => l.deliveryId === failed.id && /sent before its delivery failed/.test(l.message),
+        ),
+      ).toBe(true),
+    );
+    expect(r.received).toHaveLength(15);
+    // A message sent after the failure (what a redrive sends) starts a new cycle.
+    await failedAt(new Date(Date.now() - 1_000).toISOString());
+    await sendRawMessage(deliveryMessage(item));
+    const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
+    expect(delivered).toMatchObject({ id: failed.id, attempts: 16, redriveCount: 1 });
+    expect(r.received).toHaveLength(16);
   });
 });
 

@@ -7,6 +7,7 @@ import {
   destinationOf,
   leaseHeldForMs,
   processingLeaseMs,
+  sentBeforeItFailed,
 } from '../../shared/domain/delivery-attempt.ts';
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
 import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
@@ -83,6 +84,16 @@ describe('an attempt', () => {
       change: { status: 'PROCESSING', redriveCount: 2 },
       cycleAttempts: 1,
     });
+  });
+
+  it('takes a message for a FAILED delivery as a redrive only when it was sent after the failure', () => {
+    const failedAt = '2026-11-24T06:00:00.000Z';
+    const at = Date.parse(failedAt);
+    expect(sentBeforeItFailed({ status: 'FAILED', updatedAt: failedAt }, at - 1)).toBe(true);
+    expect(sentBeforeItFailed({ status: 'FAILED', updatedAt: failedAt }, at)).toBe(false);
+    expect(sentBeforeItFailed({ status: 'PENDING', updatedAt: failedAt }, at - 1)).toBe(false);
+    // No sent time (a message without SQS's attributes): never dropped.
+    expect(sentBeforeItFailed({ status: 'FAILED', updatedAt: failedAt }, Number.NaN)).toBe(false);
   });
 
   it('is held off by another attempt in flight until its lease lapses', () => {
