@@ -92,15 +92,27 @@ export const sentBeforeItFailed = (
   sentAtMs: number,
 ): boolean => delivery.status === 'FAILED' && sentAtMs < Date.parse(delivery.updatedAt);
 
-/** The PROCESSING mark before the POST; a FAILED delivery is back from the dead-letter queue: a new cycle. */
-export function attemptStart(delivery: Pick<Delivery, 'status' | 'cycleAttempts' | 'redriveCount'>): {
+/**
+ * The PROCESSING mark before the POST, which counts the attempt (so an attempt whose dispatcher
+ * died before recording its answer still counts); a FAILED delivery is back from the dead-letter
+ * queue: a new cycle.
+ */
+export function attemptStart(
+  delivery: Pick<Delivery, 'status' | 'attempts' | 'cycleAttempts' | 'redriveCount'>,
+): {
   change: DeliveryChange;
   cycleAttempts: number;
 } {
   const redriven = delivery.status === 'FAILED';
+  const cycleAttempts = (redriven ? 0 : (delivery.cycleAttempts ?? 0)) + 1;
   return {
-    change: { status: 'PROCESSING', ...(redriven && { redriveCount: delivery.redriveCount + 1 }) },
-    cycleAttempts: (redriven ? 0 : (delivery.cycleAttempts ?? 0)) + 1,
+    change: {
+      status: 'PROCESSING',
+      attempts: delivery.attempts + 1,
+      cycleAttempts,
+      ...(redriven && { redriveCount: delivery.redriveCount + 1 }),
+    },
+    cycleAttempts,
   };
 }
 

@@ -19,7 +19,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { processingLeaseMs } from '../../shared/domain/delivery-attempt.ts';
+import { attemptStart, processingLeaseMs } from '../../shared/domain/delivery-attempt.ts';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
@@ -565,18 +565,13 @@ describe('resilience', () => {
 
   it('holds a second message off while another attempt is in flight, and takes over once its lease lapses', async () => {
     const { m, r, item } = await deliveryWithItsMessageHidden();
-    // Another dispatcher marks its attempt (and dies before it POSTs); then a second message for
-    // the same delivery arrives, as a retried `SendMessageBatch` would send it.
+    // Another dispatcher marks its attempt, which counts it, and dies before it records an answer;
+    // then a second message for the same delivery arrives, as a retried `SendMessageBatch` would send it.
     const markedAt = Date.now();
     const ref = { pk: String(item.pk), sk: String(item.sk) };
+    const stored = toStoredDelivery(item);
     expect(
-      await changeDelivery(
-        ref,
-        toStoredDelivery(item),
-        ['PENDING'],
-        { status: 'PROCESSING' },
-        new Date(markedAt),
-      ),
+      await changeDelivery(ref, stored, ['PENDING'], attemptStart(stored).change, new Date(markedAt)),
     ).toBe(true);
     await sendRawMessage(deliveryMessage(item));
     // The second message waits out the lease (it would have POSTed at once), then delivers.
@@ -585,9 +580,10 @@ describe('resilience', () => {
     expect(second?.at).toBeGreaterThanOrEqual(
       markedAt + processingLeaseMs(Number(testTimings.WEBHOOK_TIMEOUT_MS)),
     );
+    // The 429, the attempt that died, the one that delivered.
     expect(await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED')).toMatchObject({
       id: item.id,
-      attempts: 2,
+      attempts: 3,
     });
   });
 

@@ -76,12 +76,12 @@ describe('an attempt', () => {
   });
 
   it('starts a new cycle when back from the dead-letter queue', () => {
-    expect(attemptStart({ status: 'PENDING', cycleAttempts: 3, redriveCount: 0 })).toEqual({
-      change: { status: 'PROCESSING' },
+    expect(attemptStart({ status: 'PENDING', attempts: 3, cycleAttempts: 3, redriveCount: 0 })).toEqual({
+      change: { status: 'PROCESSING', attempts: 4, cycleAttempts: 4 },
       cycleAttempts: 4,
     });
-    expect(attemptStart({ status: 'FAILED', cycleAttempts: 15, redriveCount: 1 })).toEqual({
-      change: { status: 'PROCESSING', redriveCount: 2 },
+    expect(attemptStart({ status: 'FAILED', attempts: 30, cycleAttempts: 15, redriveCount: 1 })).toEqual({
+      change: { status: 'PROCESSING', attempts: 31, cycleAttempts: 1, redriveCount: 2 },
       cycleAttempts: 1,
     });
   });
