@@ -42,6 +42,7 @@ const OUTBOX_FIELDS = [
   'accountId',
   'mode',
   'createdAt',
+  'recordedAt',
   'family',
   'webhookUrl',
 ] as const;

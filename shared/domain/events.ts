@@ -26,6 +26,8 @@ export interface OutboxEvent {
   /** The raw charge id the event is about (a MED event: the contested charge). */
   chargeId: string;
   createdAt: string;
+  /** When the use case recorded it (`EventContext.recordedAt`): the endpoints it goes to existed then. */
+  recordedAt: string;
   /** Exactly what is delivered (the raw JSON body is this, serialized). */
   payload: Record<string, unknown>;
   /** A legacy event of a payment with a `webhookUrl`: delivered there too. */
@@ -34,7 +36,10 @@ export interface OutboxEvent {
 
 /** What building an event needs from outside the domain: the time, the API version, new ids. */
 export interface EventContext {
+  /** The business time the event is about (a Pix's own time for a payment), its `created_at`. */
   at: string;
+  /** The wall clock when the use case records it (later than `at` for a Pix settled late). */
+  recordedAt: string;
   /** `api_version` of canonical envelopes (README, "API decisions", Events). */
   apiVersion: string;
   newEventId: () => string;
@@ -54,6 +59,7 @@ function canonicalEnvelope(
     type,
     chargeId,
     createdAt: ctx.at,
+    recordedAt: ctx.recordedAt,
     payload: { id, object: 'event', api_version: ctx.apiVersion, type, created_at: ctx.at, data: { object } },
   };
 }
@@ -74,6 +80,7 @@ export function legacyEvent(
     type,
     chargeId: charge.id,
     createdAt: ctx.at,
+    recordedAt: ctx.recordedAt,
     ...(charge.webhookUrl !== undefined && { webhookUrl: charge.webhookUrl }),
     payload: {
       event: type,

@@ -14,7 +14,12 @@ import { type ChargeWriteGuards, pendingCounterChange, replaceChargeItem } from 
 import { outboxItems } from '../store/events.ts';
 
 /** What the domain's event builders need from outside it. */
-export const eventContext = (at: string): EventContext => ({ at, apiVersion: config.apiVersion, newEventId });
+export const eventContext = (at: string): EventContext => ({
+  at,
+  recordedAt: new Date().toISOString(),
+  apiVersion: config.apiVersion,
+  newEventId,
+});
 
 /**
  * The named items of `trigger` taking `previous` to `next`. Throws if the state machine has no

@@ -26,6 +26,8 @@ export interface OutboxEventRef {
   accountId: string;
   mode: 'live' | 'test';
   createdAt: string;
+  /** Absent on events recorded before it was stored: they go to every subscribed endpoint. */
+  recordedAt?: string;
   family: 'canonical' | 'legacy';
   /** A payment's per-transaction destination (legacy events only). */
   webhookUrl?: string;

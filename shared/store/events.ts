@@ -25,6 +25,7 @@ export function outboxItems(scope: MerchantScope, events: OutboxEvent[]): Transa
         accountId: scope.accountId,
         mode: scope.mode,
         createdAt: event.createdAt,
+        recordedAt: event.recordedAt,
         ...(event.webhookUrl !== undefined && { webhookUrl: event.webhookUrl }),
         // The event as the exact JSON every delivery sends (stored once, as JSON: a map's key
         // order is not kept by DynamoDB), compactly: `body` and `qrAt` (stored-body.ts).

@@ -131,6 +131,7 @@ async function seedScope(
         type,
         chargeId: `bench${n}`,
         createdAt,
+        recordedAt: createdAt,
         payload: JSON.parse(BODY) as Record<string, unknown>,
       };
       const target =

@@ -587,7 +587,7 @@ describe('resilience', () => {
     });
   });
 
-  it('creates no duplicate delivery when the stream delivers a record twice', async () => {
+  it('creates no duplicate delivery, and none for an endpoint created since, when the stream delivers a record again', async () => {
     const m = await merchant();
     const { receiver: r, url } = await receiver();
     const ep = await endpoint(m.apikey, url, ['charge.created']);
@@ -606,6 +606,9 @@ describe('resilience', () => {
       values: { ':t': 'charge.created' },
     });
     expect(Items[0]?.sk).toBe(original?.eventSk);
+    // An endpoint subscribed since the event was recorded: a replay must not send it the event.
+    const since = await receiver();
+    await endpoint(m.apikey, since.url, ['charge.created']);
     const record = {
       eventName: 'INSERT',
       dynamodb: { SequenceNumber: '1', NewImage: marshall(Items[0] ?? {}, { removeUndefinedValues: true }) },

@@ -212,6 +212,7 @@ describe('med_case object and events', () => {
   it('events use the canonical envelope and carry the charge id', () => {
     const [event] = medCaseEvents(['med.resolved'], medCase(), {
       at: AT,
+      recordedAt: AT,
       apiVersion: '2026-01-01',
       newEventId: () => 'evt_1',
     });
@@ -228,13 +229,14 @@ describe('med_case object and events', () => {
 
   it('reach the endpoints subscribed to them, and only those', () => {
     const endpoints = [
-      { id: 'we_1', status: 'ACTIVE', events: ['med_case.created', 'med.resolved'] },
-      { id: 'we_2', status: 'ACTIVE', events: ['charge.paid'] },
-      { id: 'we_3', status: 'INACTIVE', events: ['med.resolved'] },
+      { id: 'we_1', status: 'ACTIVE', events: ['med_case.created', 'med.resolved'], createdAt: AT },
+      { id: 'we_2', status: 'ACTIVE', events: ['charge.paid'], createdAt: AT },
+      { id: 'we_3', status: 'INACTIVE', events: ['med.resolved'], createdAt: AT },
     ];
     for (const type of ['med_case.created', 'med.resolved'] as const) {
       const [event] = medCaseEvents([type], medCase(), {
         at: AT,
+        recordedAt: AT,
         apiVersion: 'v',
         newEventId: () => 'evt_2',
       });

@@ -25,6 +25,7 @@ let file: string;
 let n = 0;
 const ctx: EventContext = {
   at: '2026-11-21T10:00:00.000Z',
+  recordedAt: '2026-11-21T10:00:00.000Z',
   apiVersion: '2026-11-01',
   newEventId: () => `evt_${++n}`,
 };

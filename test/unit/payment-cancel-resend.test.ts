@@ -102,7 +102,12 @@ describe('planCancel', () => {
 
 describe('resendEvent', () => {
   let n = 0;
-  const ctx = () => ({ at: now.toISOString(), apiVersion: '2026-01-01', newEventId: () => `evt_${++n}` });
+  const ctx = () => ({
+    at: now.toISOString(),
+    recordedAt: now.toISOString(),
+    apiVersion: '2026-01-01',
+    newEventId: () => `evt_${++n}`,
+  });
 
   it('names, for every status, a legacy event of the catalog', () => {
     for (const status of txStatuses) {

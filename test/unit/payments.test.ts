@@ -99,7 +99,12 @@ describe('legacy events of a payment', () => {
       'payment.created',
       charge({ customerId: 'user-9', webhookUrl: 'https://shop.example/hook' }),
       null,
-      { at: '2026-11-21T10:00:00.000Z', apiVersion: '2026-11-01', newEventId: () => 'evt_1' },
+      {
+        at: '2026-11-21T10:00:00.000Z',
+        recordedAt: '2026-11-21T10:00:00.000Z',
+        apiVersion: '2026-11-01',
+        newEventId: () => 'evt_1',
+      },
     );
     expect(event.webhookUrl).toBe('https://shop.example/hook');
     expect(event.payload).toMatchObject({ data: { customerId: 'user-9' } });

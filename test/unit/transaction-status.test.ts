@@ -114,6 +114,7 @@ describe('the transaction state machine', () => {
     } as unknown as ChargeRecord;
     const events = transitionEvents('expire', charge, 'WAITING_PAYMENT', {
       at: '2026-11-21T10:00:00.000Z',
+      recordedAt: '2026-11-21T10:00:00.000Z',
       apiVersion: '2099-01-01',
       newEventId: () => `evt_${++n}`,
     });

@@ -30,11 +30,33 @@ import {
 import { lambdaTimeoutSeconds, webhookQueues } from '../../shared/resources.ts';
 
 describe('fan-out targets', () => {
+  const createdAt = '2026-11-21T10:00:00.000Z';
   const endpoints = [
-    { id: 'we_a', status: 'ACTIVE', events: ['charge.paid', 'payment.completed'] },
-    { id: 'we_b', status: 'INACTIVE', events: ['charge.paid'] },
-    { id: 'we_c', status: 'ACTIVE', events: ['charge.created'] },
+    { id: 'we_a', status: 'ACTIVE', events: ['charge.paid', 'payment.completed'], createdAt },
+    { id: 'we_b', status: 'INACTIVE', events: ['charge.paid'], createdAt },
+    { id: 'we_c', status: 'ACTIVE', events: ['charge.created'], createdAt },
   ];
+
+  it('sends an event only to endpoints that existed when it was recorded', () => {
+    const later = {
+      id: 'we_d',
+      status: 'ACTIVE',
+      events: ['charge.paid'],
+      createdAt: '2026-11-21T10:00:00.001Z',
+    };
+    const event = { eventType: 'charge.paid', family: 'canonical' as const };
+    expect(fanOutTargets({ ...event, recordedAt: createdAt }, [...endpoints, later])).toEqual([
+      { endpointId: 'we_a' },
+    ]);
+    expect(
+      fanOutTargets({ ...event, recordedAt: '2026-11-21T10:00:00.001Z' }, [...endpoints, later]),
+    ).toEqual([{ endpointId: 'we_a' }, { endpointId: 'we_d' }]);
+    // An event recorded before the time was stored goes to every subscribed endpoint.
+    expect(fanOutTargets(event, [...endpoints, later])).toEqual([
+      { endpointId: 'we_a' },
+      { endpointId: 'we_d' },
+    ]);
+  });
 
   it('sends an event to every ACTIVE endpoint subscribed to its type', () => {
     expect(fanOutTargets({ eventType: 'charge.paid', family: 'canonical' }, endpoints)).toEqual([
