@@ -25,7 +25,7 @@ export const outboxStream = {
   batchSize: 100,
   /** Then the batch's description goes to OutboxFailures. Finite: a poison record blocks its shard. */
   retryAttempts: 10,
-  /** 6 h: well inside the stream's 24 h retention, and long enough to ride out a table or SQS outage. */
+  /** 6 h: well inside the stream's 24 h retention (the 10 retries may be spent sooner: docs/infrastructure.md). */
   maxRecordAgeSeconds: 6 * 3600,
   /**
    * Batches of one stream shard processed at once (the maximum). One merchant's writes sit in
