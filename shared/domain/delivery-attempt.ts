@@ -82,19 +82,28 @@ export const cancellation = (reason: string): DeliveryChange => ({
 });
 
 /**
- * Whether a message for a FAILED delivery was sent before the delivery failed: a duplicate of
- * the failed cycle's own message (an outbox retry after the send, before it was marked enqueued),
- * not a redrive, whose messages are new (SQS gives each a new id and sent time). Attempting it
- * would run a second cycle of 15 that nobody asked for.
+ * Whether the delivery's cycle of attempts is spent: FAILED, or still PROCESSING after the
+ * cycle's last attempt (its dispatcher died before recording the answer; its lease lapsed).
+ * Only a redrive from the dead-letter queue starts it again.
  */
-export const sentBeforeItFailed = (
-  delivery: Pick<Delivery, 'status' | 'updatedAt'>,
+const cycleSpent = (delivery: Pick<Delivery, 'status' | 'cycleAttempts'>): boolean =>
+  delivery.status === 'FAILED' ||
+  (delivery.status === 'PROCESSING' && (delivery.cycleAttempts ?? 0) >= MAX_ATTEMPTS);
+
+/**
+ * Whether a message is left over from the delivery's spent cycle: sent before the cycle ended
+ * (a duplicate of its own message, which an outbox retry after the send can leave), so not a
+ * redrive, whose messages are new (SQS gives each a new id and sent time). It must not start a
+ * second cycle nobody asked for; it goes on to the dead-letter queue, where the alarm sees it.
+ */
+export const leftOverFromSpentCycle = (
+  delivery: Pick<Delivery, 'status' | 'cycleAttempts' | 'updatedAt'>,
   sentAtMs: number,
-): boolean => delivery.status === 'FAILED' && sentAtMs < Date.parse(delivery.updatedAt);
+): boolean => cycleSpent(delivery) && sentAtMs < Date.parse(delivery.updatedAt);
 
 /**
  * The PROCESSING mark before the POST, which counts the attempt (so an attempt whose dispatcher
- * died before recording its answer still counts); a FAILED delivery is back from the dead-letter
+ * died before recording its answer still counts); a spent cycle is back from the dead-letter
  * queue: a new cycle.
  */
 export function attemptStart(
@@ -103,7 +112,7 @@ export function attemptStart(
   change: DeliveryChange;
   cycleAttempts: number;
 } {
-  const redriven = delivery.status === 'FAILED';
+  const redriven = cycleSpent(delivery);
   const cycleAttempts = (redriven ? 0 : (delivery.cycleAttempts ?? 0)) + 1;
   return {
     change: {

@@ -21,9 +21,9 @@ import {
   destinationOf,
   isFinal,
   leaseHeldForMs,
+  leftOverFromSpentCycle,
   processingLeaseMs,
   STARTABLE,
-  sentBeforeItFailed,
 } from '../domain/delivery-attempt.ts';
 import type { Mode } from '../domain/scope.ts';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.ts';
@@ -156,11 +156,12 @@ export async function dispatchDelivery(
   const leaseMs = processingLeaseMs(options.timeoutMs);
   const heldForMs = leaseHeldForMs(delivery, leaseMs, now());
   if (heldForMs > 0) return { kind: 'retry', delaySeconds: Math.ceil(heldForMs / 1000) };
-  if (options.sentAtMs !== undefined && sentBeforeItFailed(delivery, options.sentAtMs)) {
-    log.warn('webhook message sent before its delivery failed: dropped, not a redrive', {
+  if (options.sentAtMs !== undefined && leftOverFromSpentCycle(delivery, options.sentAtMs)) {
+    log.warn('webhook message left over from a spent cycle: on to the dead-letter queue, not attempted', {
       deliveryId: delivery.id,
     });
-    return { kind: 'done' };
+    // Visible again at once: its receives run out and SQS dead-letters it.
+    return { kind: 'retry', delaySeconds: 0 };
   }
   // Unexpected (events are never deleted): the message stays for SQS's visibility timeout.
   if (rawBody === undefined) throw new Error(`The event item of delivery ${delivery.id} is missing`);
@@ -168,7 +169,11 @@ export async function dispatchDelivery(
   const lapsedMark = new Date(now().getTime() - leaseMs).toISOString();
   // Refused when the delivery changed since it was read (another message marked it, or it was
   // cancelled or delivered): nothing is sent, and the next receive, after a lease, sees which.
-  if (!(await changeDelivery(ref, delivery, STARTABLE, start.change, now(), lapsedMark))) {
+  const marked = await changeDelivery(ref, delivery, STARTABLE, start.change, now(), {
+    processingMarkedBefore: lapsedMark,
+    unchangedSince: delivery.updatedAt,
+  });
+  if (!marked) {
     return { kind: 'retry', delaySeconds: Math.ceil(leaseMs / 1000) };
   }
 

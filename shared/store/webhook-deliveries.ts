@@ -268,9 +268,14 @@ export async function changeDelivery(
   from: readonly DeliveryStatus[],
   fields: Partial<Delivery> & { status: DeliveryStatus },
   now: Date,
-  /** Also from PROCESSING when its mark (`updatedAt`) is older than this: an attempt whose lease lapsed. */
-  processingMarkedBefore?: string,
+  guard: {
+    /** Also from PROCESSING when its mark (`updatedAt`) is older than this: an attempt whose lease lapsed. */
+    processingMarkedBefore?: string;
+    /** Only if the delivery is still as read (its `updatedAt`). */
+    unchangedSince?: string;
+  } = {},
 ): Promise<boolean> {
+  const { processingMarkedBefore, unchangedSince } = guard;
   const scope = parseScope(ref.pk);
   const { eventCreatedAt } = parseDeliverySk(ref.sk);
   const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
@@ -295,6 +300,10 @@ export async function changeDelivery(
     values[':processing'] = 'PROCESSING';
     values[':markedBefore'] = processingMarkedBefore;
     condition += ' OR (#status = :processing AND #updatedAt < :markedBefore)';
+  }
+  if (unchangedSince !== undefined) {
+    values[':readAt'] = unchangedSince;
+    condition = `(${condition}) AND #updatedAt = :readAt`;
   }
   try {
     await db.send(

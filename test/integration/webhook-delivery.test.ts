@@ -15,11 +15,11 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { attemptStart, processingLeaseMs } from '../../shared/domain/delivery-attempt.ts';
+import { attemptStart, processingLeaseMs, STARTABLE } from '../../shared/domain/delivery-attempt.ts';
 import { deliveryIdFor } from '../../shared/domain/webhook-deliveries.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { eventBody } from '../../shared/store/events.ts';
@@ -36,7 +36,6 @@ import { emfDocuments } from '../helpers/emf.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
 import { testTimings } from '../helpers/local-env.ts';
-import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 import { scopeItems } from '../helpers/scope-items.ts';
 import { type Answer, type Receiver, receiverPool } from '../helpers/webhook-receiver.ts';
 import { verifyAcmeSignature } from '../helpers/webhook-verifier.ts';
@@ -434,46 +433,41 @@ describe('dead-letter queue and redrive', () => {
   });
 });
 
-describe('a duplicate message of a delivery that then failed', () => {
-  it('is dropped, not taken for a redrive, while a message sent after the failure is one', async () => {
+describe('a duplicate message of a delivery whose attempts run out', () => {
+  it('shares the one cycle of 15 attempts, then both messages go to the dead-letter queue', async () => {
     const m = await merchant();
     const { receiver: r, url } = await receiver();
-    let down = true;
-    r.answer = () => (down ? { status: 500 } : { status: 200 });
+    r.answer = () => ({ status: 500 });
     await endpoint(m.apikey, url, ['charge.created']);
     await newCharge(m.apikey);
-    const failed = await deliveryWithStatus(m.apikey, 'charge.created', 'FAILED', 30_000);
-    expect(r.received).toHaveLength(15);
+    await r.waitFor(1);
     const [item] = await deliveryItems(m.accountId);
     if (!item) throw new Error('no delivery');
-    const failedAt = (at: string) =>
-      db.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: 'SET updatedAt = :at',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      );
-    down = false;
-    // A message that was on the queue before the delivery failed (as an outbox retry leaves one):
-    // the failure is moved an hour ahead so that this message, sent now, predates it.
-    await failedAt(new Date(Date.now() + 3_600_000).toISOString());
+    // A second message for the same delivery, as an outbox retry after its send leaves one.
     await sendRawMessage(deliveryMessage(item));
-    await eventually(() =>
-      expect(
-        runtimeLogRecords().some(
-          (l) => l.deliveryId === failed.id && /sent before its delivery failed/.test(l.message),
-        ),
-      ).toBe(true),
+    const failed = await deliveryWithStatus(m.apikey, 'charge.created', 'FAILED', 30_000);
+    expect(failed).toMatchObject({ attempts: 15, redriveCount: 0 });
+    // Positive control: once both messages are in the dead-letter queue (where its alarm and the
+    // console's redrive see them), nothing can attempt the delivery again.
+    const dlqUrl =
+      (await sqs.send(new GetQueueUrlCommand({ QueueName: 'webhook-deliveries-dlq' }))).QueueUrl ?? '';
+    const parked = new Set<string>();
+    await eventually(
+      async () => {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+        );
+        for (const message of Messages)
+          if (JSON.parse(message.Body ?? '{}').sk === item.sk) parked.add(message.MessageId ?? '');
+        expect(parked.size).toBe(2);
+      },
+      { timeoutMs: 30_000 },
     );
     expect(r.received).toHaveLength(15);
-    // A message sent after the failure (what a redrive sends) starts a new cycle.
-    await failedAt(new Date(Date.now() - 1_000).toISOString());
-    await sendRawMessage(deliveryMessage(item));
-    const delivered = await deliveryWithStatus(m.apikey, 'charge.created', 'DELIVERED');
-    expect(delivered).toMatchObject({ id: failed.id, attempts: 16, redriveCount: 1 });
-    expect(r.received).toHaveLength(16);
+    expect(await deliveryWithStatus(m.apikey, 'charge.created', 'FAILED')).toMatchObject({
+      attempts: 15,
+      redriveCount: 0,
+    });
   });
 });
 
@@ -561,6 +555,29 @@ describe('resilience', () => {
     );
     expect(ids).toEqual(new Set(charges.map((c) => c.id)));
     expect(delivered.data.every((d: { attempts: number }) => d.attempts >= 1)).toBe(true);
+  });
+
+  it('marks an attempt only over the delivery as it was read, so a stale read never starts one', async () => {
+    const { m, item } = await deliveryWithItsMessageHidden();
+    const ref = { pk: String(item.pk), sk: String(item.sk) };
+    const read = toStoredDelivery(item);
+    // Between this message's read and its mark, another message's attempt records its answer.
+    expect(
+      await changeDelivery(
+        ref,
+        read,
+        ['PENDING'],
+        { status: 'PENDING', attempts: read.attempts + 1 },
+        new Date(),
+      ),
+    ).toBe(true);
+    const mark = (unchangedSince?: string) =>
+      changeDelivery(ref, read, STARTABLE, attemptStart(read).change, new Date(), { unchangedSince });
+    expect(await mark(read.updatedAt)).toBe(false);
+    // Positive control: the same mark over the delivery as it now is passes.
+    const [current] = await deliveryItems(m.accountId);
+    expect(current?.updatedAt).not.toBe(read.updatedAt);
+    expect(await mark(String(current?.updatedAt))).toBe(true);
   });
 
   it('holds a second message off while another attempt is in flight, and takes over once its lease lapses', async () => {

@@ -6,8 +6,8 @@ import {
   attemptStart,
   destinationOf,
   leaseHeldForMs,
+  leftOverFromSpentCycle,
   processingLeaseMs,
-  sentBeforeItFailed,
 } from '../../shared/domain/delivery-attempt.ts';
 import { fanOutTargets } from '../../shared/domain/fan-out.ts';
 import { SCOPE_PARTITIONS } from '../../shared/domain/scope-partitions.ts';
@@ -106,16 +106,27 @@ describe('an attempt', () => {
       change: { status: 'PROCESSING', attempts: 31, cycleAttempts: 1, redriveCount: 2 },
       cycleAttempts: 1,
     });
+    // A cycle whose last attempt died in PROCESSING is spent too: a redrive starts a new one.
+    expect(attemptStart({ status: 'PROCESSING', attempts: 15, cycleAttempts: 15, redriveCount: 0 })).toEqual({
+      change: { status: 'PROCESSING', attempts: 16, cycleAttempts: 1, redriveCount: 1 },
+      cycleAttempts: 1,
+    });
   });
 
-  it('takes a message for a FAILED delivery as a redrive only when it was sent after the failure', () => {
-    const failedAt = '2026-11-24T06:00:00.000Z';
-    const at = Date.parse(failedAt);
-    expect(sentBeforeItFailed({ status: 'FAILED', updatedAt: failedAt }, at - 1)).toBe(true);
-    expect(sentBeforeItFailed({ status: 'FAILED', updatedAt: failedAt }, at)).toBe(false);
-    expect(sentBeforeItFailed({ status: 'PENDING', updatedAt: failedAt }, at - 1)).toBe(false);
-    // No sent time (a message without SQS's attributes): never dropped.
-    expect(sentBeforeItFailed({ status: 'FAILED', updatedAt: failedAt }, Number.NaN)).toBe(false);
+  it('takes a message for a spent cycle as a redrive only when it was sent after the cycle ended', () => {
+    const endedAt = '2026-11-24T06:00:00.000Z';
+    const at = Date.parse(endedAt);
+    const failed = { status: 'FAILED' as const, cycleAttempts: 15, updatedAt: endedAt };
+    expect(leftOverFromSpentCycle(failed, at - 1)).toBe(true);
+    expect(leftOverFromSpentCycle(failed, at)).toBe(false);
+    // Its last attempt's dispatcher died: still PROCESSING, the cycle spent all the same.
+    expect(leftOverFromSpentCycle({ ...failed, status: 'PROCESSING' }, at - 1)).toBe(true);
+    expect(leftOverFromSpentCycle({ ...failed, status: 'PROCESSING', cycleAttempts: 14 }, at - 1)).toBe(
+      false,
+    );
+    expect(leftOverFromSpentCycle({ ...failed, status: 'PENDING' }, at - 1)).toBe(false);
+    // No sent time (a message without SQS's attributes): never taken for a left-over.
+    expect(leftOverFromSpentCycle(failed, Number.NaN)).toBe(false);
   });
 
   it('is held off by another attempt in flight until its lease lapses', () => {
