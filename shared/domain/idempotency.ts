@@ -18,5 +18,16 @@ export const retentionPeriodOf = (nowMs: number): number => Math.floor(nowMs / R
 export const retained = (record: { createdAt: string }, nowMs: number): boolean =>
   nowMs < Date.parse(record.createdAt) + RETENTION_MS;
 
+/**
+ * Whether a refund's stored record answers this request: within its retention, any request with
+ * its key (the same body replays, another is refused); after it, still the same request, for as
+ * long as the record is kept, since a late retry must never refund twice; another body is new.
+ */
+export const answersRefund = (
+  record: { createdAt: string; requestHash: string },
+  requestHash: string,
+  nowMs: number,
+) => retained(record, nowMs) || record.requestHash === requestHash;
+
 /** The creation time at or before which a record no longer answers for its key at `nowMs`. */
 export const lapsedAtOrBefore = (nowMs: number): string => new Date(nowMs - RETENTION_MS).toISOString();

@@ -16,7 +16,7 @@ import { requestFingerprint } from '../domain/charge-input.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
 import { Contended, IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
 import { refundEvents } from '../domain/events.ts';
-import { retained } from '../domain/idempotency.ts';
+import { answersRefund } from '../domain/idempotency.ts';
 import { type RefundBody, refundRequestOf } from '../domain/refund-input.ts';
 import {
   assertRefundable,
@@ -79,7 +79,7 @@ export async function createRefund(request: {
     readWalletShards(scope, PRIMARY_CURRENCY),
   ]);
   if (!first || !account) throw new NotFound('No such payment.');
-  if (stored && retained(stored, Date.now()))
+  if (stored && answersRefund(stored, requestHash, Date.now()))
     return replay(scope, chargeId, stored, requestHash, request.headers);
 
   const provider = providerFor(scope.mode, account);

@@ -347,7 +347,7 @@ describe('POST /v1/payments/{id}/refund', () => {
     );
   });
 
-  it('takes a key used more than 24 h ago as new, whether or not TTL has deleted its record', async () => {
+  it('after 24 h still replays the same request with its key, and takes another body as new', async () => {
     const m = await paidPayment();
     const body = { idempotencyKey: key(), amount: 700 };
     const first = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
@@ -362,14 +362,23 @@ describe('POST /v1/payments/{id}/refund', () => {
         ExpressionAttributeValues: { ':then': new Date(Date.now() - 24 * 3600_000 - 1_000).toISOString() },
       }),
     );
-    const later = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
-    expect(later.status).toBe(201);
-    expect(later.headers.get('idempotent-replayed')).toBeNull();
-    expect(later.body.id).not.toBe(first.body.id);
-    expect((await refunds(m.apikey, m.paymentId)).map((r) => r.amount)).toEqual([700, 700]);
+    // A late retry of the same request never refunds twice.
+    const retried = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body).toEqual(first.body);
+    // Another body with the key, past its 24 h, is a new refund (within them it is 409).
+    const other = await api(`/v1/payments/${m.paymentId}/refund`, {
+      apikey: m.apikey,
+      body: { ...body, amount: 300 },
+    });
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect((await refunds(m.apikey, m.paymentId)).map((r) => r.amount).sort()).toEqual([300, 700]);
     // The new record answers for the key from now on.
-    const replayed = await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body });
-    expect(replayed.body.id).toBe(later.body.id);
+    expect(
+      (await api(`/v1/payments/${m.paymentId}/refund`, { apikey: m.apikey, body: { ...body, amount: 300 } }))
+        .body.id,
+    ).toBe(other.body.id);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  answersRefund,
   IDEMPOTENCY_RETENTION_SECONDS,
   lapsedAtOrBefore,
   retained,
@@ -27,5 +28,16 @@ describe('idempotency retention', () => {
       const first = t0 + offset;
       expect(retentionPeriodOf(first + DAY_MS)).toBeGreaterThan(retentionPeriodOf(first));
     }
+  });
+
+  it.each([
+    ['the same refund request, within 24 h', 0, 'h1', true],
+    ['another body, within 24 h (refused as a reuse)', 0, 'h2', true],
+    ['the same refund request, after 24 h (never refunds twice)', DAY_MS, 'h1', true],
+    ['another body, after 24 h (a new request)', DAY_MS, 'h2', false],
+  ])('a refund record answers %s: %s', (_label, age, requestHash, expected) => {
+    expect(answersRefund({ createdAt, requestHash: 'h1' }, requestHash as string, t0 + (age as number))).toBe(
+      expected,
+    );
   });
 });
