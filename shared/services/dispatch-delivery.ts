@@ -208,7 +208,7 @@ export async function dispatchDelivery(
     );
   } catch (error) {
     if (!(error instanceof DestinationError)) throw error;
-    answer = { error: error.message };
+    answer = { error: error.message, ...(error.timedOut && { timedOut: true }) };
   }
 
   const result = attemptResult(delivery, start.cycleAttempts, answer, {

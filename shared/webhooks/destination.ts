@@ -13,7 +13,11 @@ import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
 
 export class DestinationError extends Error {
   override readonly name = 'DestinationError';
+  /** The lookup did not answer in time: retried as a timeout is (docs/infrastructure.md). */
+  timedOut = false;
 }
+
+const LOOKUP_TIMED_OUT = 'ETIMEOUT';
 
 interface DestinationPolicy extends AddressPolicy {
   allowHttp: boolean;
@@ -27,12 +31,12 @@ export const destinationPolicy = (): DestinationPolicy => {
 
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-/** `work`, or a `ETIMEOUT` failure after `ms`. */
+/** `work`, or an `ETIMEOUT` failure after `ms`. */
 function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(Object.assign(new Error('timed out'), { code: `ETIMEOUT after ${ms} ms` })),
+      () => reject(Object.assign(new Error(`timed out after ${ms} ms`), { code: LOOKUP_TIMED_OUT })),
       ms,
     );
   });
@@ -91,9 +95,10 @@ export async function resolveDestination(
     try {
       addresses = await (timeoutMs === undefined ? resolver(host) : withinMs(resolver(host), timeoutMs));
     } catch (error) {
-      throw new DestinationError(
-        `DNS lookup of ${host} failed: ${(error as { code?: string }).code ?? String(error)}`,
-      );
+      const { code, message } = error as { code?: string; message?: string };
+      if (code === LOOKUP_TIMED_OUT)
+        throw Object.assign(new DestinationError(`DNS lookup of ${host} ${message}`), { timedOut: true });
+      throw new DestinationError(`DNS lookup of ${host} failed: ${code ?? String(error)}`);
     }
   }
   if (addresses.length === 0) throw new DestinationError(`${host} has no address`);

@@ -97,6 +97,7 @@ export function postWebhook(
           body: Buffer.concat(answered.chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
           ...(answered.retryAfter !== undefined && { retryAfter: answered.retryAfter }),
           error: `The response body did not end within ${timeoutMs} ms`,
+          timedOut: true,
         });
       else done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
       req.destroy();
