@@ -61,6 +61,8 @@ export interface ChargeRecord {
   refundedSettled?: number;
   /** The latest MED case against this charge, as `metadata.med` shows it (informational). */
   med?: MedMetadata;
+  /** What that case holds of the charge (its amount less the refunds paid before), for the metrics. */
+  disputedAmount?: number;
   /** The wallet shard every journal of this charge moves (absent: the unsharded wallet item). */
   walletShard?: number;
   /** The live-charge counter shard its creation counted in, which its end decrements. */

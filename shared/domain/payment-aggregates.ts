@@ -82,6 +82,8 @@ export interface ChargeImage {
   refundedSettled?: number;
   /** The wallet shard the charge took at creation (`0…walletShards-1`; absent before sharding). */
   walletShard?: number;
+  /** What its MED case holds (absent before it was stored: the whole amount). */
+  disputedAmount?: number;
 }
 
 /** What the aggregates read of a charge record or stream image (its other fields are left). */
@@ -96,6 +98,7 @@ export type ChargeImageFields = Pick<
   | 'fees'
   | 'refundedSettled'
   | 'walletShard'
+  | 'disputedAmount'
 >;
 export const CHARGE_IMAGE_FIELDS = [
   'status',
@@ -107,6 +110,7 @@ export const CHARGE_IMAGE_FIELDS = [
   'fees',
   'refundedSettled',
   'walletShard',
+  'disputedAmount',
 ] as const satisfies readonly (keyof ChargeImageFields)[];
 
 export const chargeImageOf = (charge: ChargeImageFields): ChargeImage => ({
@@ -119,6 +123,7 @@ export const chargeImageOf = (charge: ChargeImageFields): ChargeImage => ({
   ...(charge.fees && { fees: charge.fees.providerFee + charge.fees.platformFee }),
   ...(charge.refundedSettled !== undefined && { refundedSettled: charge.refundedSettled }),
   ...(charge.walletShard !== undefined && { walletShard: charge.walletShard }),
+  ...(charge.disputedAmount !== undefined && { disputedAmount: charge.disputedAmount }),
 });
 
 /** The histogram bucket of a time to pay (negative clock skew counts as instant). */
@@ -156,13 +161,15 @@ export function dayFiguresDelta(before: ChargeImage | undefined, after: ChargeIm
     if (after.status === 'CANCELLED') add('cancelled', 1);
     if (after.status === 'REFUSED') add('failed', 1);
     if (after.status === 'REFUNDED' && after.paidAt === undefined) add('returned', 1);
+    // What the case holds: the amount less the refunds paid before it opened.
+    const held = after.disputedAmount ?? after.amount;
     if (after.status === 'DISPUTE') {
       add('disputed', 1);
-      add('disputedVolume', after.amount);
+      add('disputedVolume', held);
     }
     if (after.status === 'CHARGEBACK') {
       add('disputeLost', 1);
-      add('disputeLostVolume', after.amount);
+      add('disputeLostVolume', held);
     }
   }
   const settledBefore = before?.refundedSettled ?? 0;

@@ -51,6 +51,7 @@ export function disputeItems(
     ...charge,
     status: nextStatus('openDispute', charge.status),
     med: medMetadataOf(medCase, charge.endToEndId, at),
+    disputedAmount: medCase.amount,
     updatedAt: at,
   };
   const transition = chargeTransitionItems(charge, 'openDispute', after, at, guards);

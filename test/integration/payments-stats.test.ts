@@ -182,6 +182,43 @@ describe('GET /v1/payments/stats and /metrics', () => {
     });
   }, 60_000);
 
+  it('count a lost MED at what the case held: the amount less the refunds paid before it opened', async () => {
+    const m = await merchant();
+    const id = await newPayment(m.apikey, 10_000);
+    expect((await pay(m.apikey, `ch_${id}`, { payer_document: '52998224725' })).body.outcome).toBe('paid');
+    const refund = await api(`/v1/payments/${id}/refund`, {
+      apikey: m.apikey,
+      body: { idempotencyKey: newIdempotencyKey(), amount: 3_000 },
+    });
+    expect((await confirmedRefund(m.apikey, String(id), refund.body.id)).status).toBe('REFUNDED');
+    const opened = await openMed(m.apikey, `ch_${id}`);
+    expect(opened.body.amount).toBe(7_000);
+    const lost = await api(`/v1/med/cases/${opened.body.id}/accept`, { apikey: m.apikey, method: 'POST' });
+    expect(lost.body).toMatchObject({ status: 'accepted', money_outcome: 'lost' });
+    const paid = (await api(`/v1/payments/${id}`, { apikey: m.apikey })).body;
+    const fees = paid.providerFee + paid.platformFee;
+    // The wallet lost the fees, the refund and what the case held; net says the same.
+    const balance = (await api('/v1/wallets/balance', { apikey: m.apikey })).body;
+    expect(balance).toMatchObject({ available: 10_000 - fees - 3_000 - 7_000, retained: 0 });
+    await reportBecomes(
+      () => metrics(m.apikey, '?days=1'),
+      {
+        funnel: { disputed: 1, disputeLost: 1 },
+        volume: [
+          {
+            currency: 'BRL',
+            gross: 10_000,
+            fees,
+            refunded: 3_000,
+            disputeLost: 7_000,
+            net: balance.available,
+          },
+        ],
+      },
+      'metrics of the lost case',
+    );
+  });
+
   it('count a payment on its São Paulo creation day: 02:30 UTC is the previous day', async () => {
     const m = await merchant();
     const scope: MerchantScope = { accountId: m.accountId, mode: 'test' };

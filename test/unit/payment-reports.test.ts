@@ -147,6 +147,13 @@ describe('day aggregates', () => {
     });
     // Won: back to PAID, nothing moves.
     expect(dayFiguresDelta(disputed, paid)).toEqual({});
+    // A case opened after a refund of 300 was paid holds 700: that is what is disputed and lost.
+    const heldPart = { ...partly, status: 'DISPUTE' as const, disputedAmount: 700 };
+    expect(dayFiguresDelta(partly, heldPart)).toEqual({ disputed: 1, disputedVolume: 700 });
+    expect(dayFiguresDelta(heldPart, { ...heldPart, status: 'CHARGEBACK' })).toEqual({
+      disputeLost: 1,
+      disputeLostVolume: 700,
+    });
   });
 
   it('counts a charge on its São Paulo creation day and sums changes per item', () => {
