@@ -144,7 +144,7 @@ export async function requestRefund(
     throw error;
   }
   injectFault('refund-after-provider', options.headers ?? {});
-  return moveRefund(refund, 'request', undefined, options.now, options.charge);
+  return (await moveRefund(refund, 'request', undefined, options.now, options.charge)).refund;
 }
 
 /** → REFUNDED (through IN_PROGRESS) or FAILED, with the money moves and the charge's totals. */
@@ -154,13 +154,29 @@ export async function settleRefund(
   failureReason?: string,
   now = new Date(),
 ): Promise<RefundRecord> {
+  return (await trySettleRefund(refund, trigger, failureReason, now)).refund;
+}
+
+/** `settleRefund`, also saying whether this call made the move (`false`: it was made, or ended otherwise, meanwhile). */
+export async function trySettleRefund(
+  refund: RefundRecord,
+  trigger: Extract<RefundTrigger, 'confirm' | 'fail'>,
+  failureReason?: string,
+  now = new Date(),
+): Promise<Moved> {
   if (trigger === 'confirm' && refund.status === 'PENDING') {
     // Part 2's order, PENDING → IN_PROGRESS → REFUNDED: a confirmation that arrives before the
     // request was recorded (the sandbox's confirm, a callback that beat it) records it first.
-    const requested = await moveRefund(refund, 'request', undefined, now);
+    const { refund: requested } = await moveRefund(refund, 'request', undefined, now);
     return moveRefund(requested, trigger, failureReason, new Date(Math.max(Date.now(), now.getTime() + 1)));
   }
   return moveRefund(refund, trigger, failureReason, now);
+}
+
+/** A refund after an advance, and whether this advance committed it. */
+interface Moved {
+  refund: RefundRecord;
+  moved: boolean;
 }
 
 async function moveRefund(
@@ -169,11 +185,11 @@ async function moveRefund(
   failureReason: string | undefined,
   now = new Date(),
   knownCharge?: ChargeRecord,
-): Promise<RefundRecord> {
+): Promise<Moved> {
   const scope = scopeOfRefund(refund);
   let current = refund;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (!canApplyRefund(trigger, current.status)) return current;
+    if (!canApplyRefund(trigger, current.status)) return { refund: current, moved: false };
     const charge = (attempt === 0 ? knownCharge : undefined) ?? (await getCharge(scope, current.chargeId));
     if (!charge) throw new Error(`Refund ${current.id} names a missing charge`);
     const at = now.toISOString();
@@ -214,7 +230,7 @@ async function moveRefund(
           { accountIds: next.accountId },
         );
       }
-      return next;
+      return { refund: next, moved: true };
     }
     // Another advance won (the sandbox's fail against the scheduler's confirm, say), or the
     // charge moved: read both again.

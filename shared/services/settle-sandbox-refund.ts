@@ -8,7 +8,7 @@ import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { isFinalRefund, isRefundId, type RefundRecord } from '../domain/refunds.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { findRefund } from '../store/refunds.ts';
-import { settleRefund } from './advance-refund.ts';
+import { trySettleRefund } from './advance-refund.ts';
 
 const OUTCOME = { confirm: 'REFUNDED', fail: 'FAILED' } as const;
 
@@ -23,10 +23,11 @@ export async function settleSandboxRefund(
   const refund = isRefundId(refundId) ? await findRefund(scope, refundId) : undefined;
   if (!refund) throw new NotFound('No such refund.');
   if (isFinalRefund(refund.status)) throw alreadyFinal(refund);
-  const after =
+  const { refund: after, moved } =
     outcome === 'fail'
-      ? await settleRefund(refund, 'fail', 'Sandbox: failed on request')
-      : await settleRefund(refund, 'confirm');
-  if (after.status !== OUTCOME[outcome]) throw alreadyFinal(after);
+      ? await trySettleRefund(refund, 'fail', 'Sandbox: failed on request')
+      : await trySettleRefund(refund, 'confirm');
+  // Another call made it final meanwhile (even with the same outcome): this one changed nothing.
+  if (!moved || after.status !== OUTCOME[outcome]) throw alreadyFinal(after);
   return after;
 }

@@ -554,6 +554,27 @@ describe('sandbox refund routes', () => {
     await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
   });
 
+  it.each(['confirm', 'fail'])(
+    '%s sent twice at once: one makes the refund final, the other is refund_final',
+    async (action) => {
+      const m = await paidPayment();
+      await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'down' } });
+      const before = await balance(m.apikey);
+      const created = await refund(m.apikey, m.paymentId, { amount: 500 });
+      const replies = await Promise.all(
+        [1, 2].map(() =>
+          api(`/v1/sandbox/refunds/${created.body.id}/${action}`, { apikey: m.apikey, method: 'POST' }),
+        ),
+      );
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 400]);
+      const [loser] = replies.filter((r) => r.status === 400);
+      if (loser) expectError(loser, 400, 'invalid_request_error', 'refund_final');
+      // The money moved once: a failed refund gives the 500 back, a confirmed one keeps it spent.
+      expect((await balance(m.apikey)).available).toBe(before.available - (action === 'confirm' ? 500 : 0));
+      await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
+    },
+  );
+
   it('answers 404 for a live key, an unknown refund and another tenant’s refund', async () => {
     const m = await paidPayment();
     const created = await refund(m.apikey, m.paymentId, { amount: 500 });
