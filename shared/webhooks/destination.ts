@@ -14,7 +14,11 @@ import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
 export class DestinationError extends Error {
   override readonly name = 'DestinationError';
   /** The lookup did not answer in time: retried as a timeout is (docs/infrastructure.md). */
-  timedOut = false;
+  readonly timedOut: boolean;
+  constructor(message: string, timedOut = false) {
+    super(message);
+    this.timedOut = timedOut;
+  }
 }
 
 const LOOKUP_TIMED_OUT = 'ETIMEOUT';
@@ -96,8 +100,7 @@ export async function resolveDestination(
       addresses = await (timeoutMs === undefined ? resolver(host) : withinMs(resolver(host), timeoutMs));
     } catch (error) {
       const { code, message } = error as { code?: string; message?: string };
-      if (code === LOOKUP_TIMED_OUT)
-        throw Object.assign(new DestinationError(`DNS lookup of ${host} ${message}`), { timedOut: true });
+      if (code === LOOKUP_TIMED_OUT) throw new DestinationError(`DNS lookup of ${host} ${message}`, true);
       throw new DestinationError(`DNS lookup of ${host} failed: ${code ?? String(error)}`);
     }
   }

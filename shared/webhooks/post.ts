@@ -41,8 +41,8 @@ export function postWebhook(
   return new Promise((resolve) => {
     let settled = false;
     const chunks: Buffer[] = [];
-    /** The status line, once it came: a 2xx whose body then stalls was still accepted. */
-    let answered: { statusCode: number; chunks: Buffer[]; retryAfter?: string } | undefined;
+    /** The status line and the body so far, once the status came: a 2xx whose body then stalls was still accepted. */
+    let answered: (() => AttemptResult) | undefined;
     const done = (result: AttemptResult) => {
       if (!settled) {
         settled = true;
@@ -62,23 +62,18 @@ export function postWebhook(
       },
       (res) => {
         const retryAfter = res.headers['retry-after'];
-        answered = {
+        const soFar = (): AttemptResult => ({
           statusCode: res.statusCode ?? 0,
-          chunks,
+          body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
           ...(typeof retryAfter === 'string' && { retryAfter }),
-        };
+        });
+        answered = soFar;
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
           size += chunk.length;
         });
-        res.on('end', () =>
-          done({
-            statusCode: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
-            ...(typeof res.headers['retry-after'] === 'string' && { retryAfter: res.headers['retry-after'] }),
-          }),
-        );
+        res.on('end', () => done(soFar()));
         res.on('error', (error) => done({ statusCode: res.statusCode ?? 0, error: error.message }));
       },
     );
@@ -86,20 +81,11 @@ export function postWebhook(
     // acceptance (Part 2: a 2xx gives DELIVERED) even if its body never ends: keep what came. Any
     // other status that came is kept too, with its Retry-After (a 429 or 503 whose body stalls).
     const timeOut = () => {
-      if (answered && answered.statusCode >= 200 && answered.statusCode < 300)
-        done({
-          statusCode: answered.statusCode,
-          body: Buffer.concat(answered.chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
-        });
-      else if (answered)
-        done({
-          statusCode: answered.statusCode,
-          body: Buffer.concat(answered.chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
-          ...(answered.retryAfter !== undefined && { retryAfter: answered.retryAfter }),
-          error: `The response body did not end within ${timeoutMs} ms`,
-          timedOut: true,
-        });
-      else done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
+      const came = answered?.();
+      const accepted = came?.statusCode !== undefined && came.statusCode >= 200 && came.statusCode < 300;
+      if (!came) done({ error: `Timed out after ${timeoutMs} ms`, timedOut: true });
+      else if (accepted) done({ statusCode: came.statusCode, body: came.body });
+      else done({ ...came, error: `The response body did not end within ${timeoutMs} ms`, timedOut: true });
       req.destroy();
     };
     const timer = setTimeout(timeOut, leftMs);

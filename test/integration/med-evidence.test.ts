@@ -61,6 +61,11 @@ const complete = (
   prefix = '/v1/med/cases',
   headers = {},
 ) => api(`${prefix}/${caseId}/evidence/${evidenceId}/complete`, { apikey, method: 'POST', headers });
+/** `complete` refused with 409 `code`, under the `/v1/infractions` alias too. */
+async function expectCompleteRefused(apikey: string, caseId: string, evidenceId: string, code: string) {
+  for (const base of ['/v1/med/cases', '/v1/infractions'])
+    expectError(await complete(apikey, caseId, evidenceId, base), 409, 'conflict_error', code);
+}
 const listEvidence = (apikey: string, caseId: string, prefix = '/v1/med/cases') =>
   api(`${prefix}/${caseId}/evidence`, { apikey });
 
@@ -115,13 +120,7 @@ describe('evidence upload (three steps)', () => {
     expect(await ttlOf()).toBe(Math.floor(Date.parse(stored?.uploadExpiresAt ?? '') / 1000) + 86_400);
 
     // Complete before the upload: not uploaded (under the /v1/infractions alias too).
-    for (const base of ['/v1/med/cases', '/v1/infractions'])
-      expectError(
-        await complete(m.apikey, m.caseId, g.body.id, base),
-        409,
-        'conflict_error',
-        'EVIDENCE_NOT_UPLOADED',
-      );
+    await expectCompleteRefused(m.apikey, m.caseId, g.body.id, 'EVIDENCE_NOT_UPLOADED');
 
     // The storage refuses another Content-Type, or another size (the signature binds both).
     const wrongType = await upload(g.body.upload_url, file, { 'Content-Type': 'image/jpeg' });
@@ -190,13 +189,7 @@ describe('evidence upload (three steps)', () => {
         ContentType: 'application/pdf',
       }),
     );
-    for (const base of ['/v1/med/cases', '/v1/infractions'])
-      expectError(
-        await complete(m.apikey, m.caseId, g.body.id, base),
-        409,
-        'conflict_error',
-        'EVIDENCE_SIZE_MISMATCH',
-      );
+    await expectCompleteRefused(m.apikey, m.caseId, g.body.id, 'EVIDENCE_SIZE_MISMATCH');
     expect((await listEvidence(m.apikey, m.caseId)).body.data).toEqual([]);
     expect((await api(`/v1/med/cases/${m.caseId}`, { apikey: m.apikey })).body.evidence_count).toBe(0);
   });
