@@ -139,7 +139,7 @@ export class PixServiceStack extends Stack {
       acquirerSecretPrefix: this.acquirerSecretPrefix,
       deliveryQueue: this.webhookQueues.deliveryQueue,
       providerCallbackQueue: this.providerCallbackQueues.queue,
-      outboxFailureQueue: this.webhookQueues.outboxFailureQueue,
+      outboxReplayQueue: this.webhookQueues.outboxReplayQueue,
       emailSender: parseEmailSender(emailFrom, emailIdentity),
     });
 
@@ -172,7 +172,8 @@ export class PixServiceStack extends Stack {
     });
     new CfnOutput(this, 'OutboxFailureQueueUrl', {
       value: this.webhookQueues.outboxFailureQueue.queueUrl,
-      description: 'Stream batches the outbox fan-out gave up on (shard and sequence numbers to replay)',
+      description:
+        'Stream batches the outbox gave up on, replays included; redrive to the source queue (OutboxReplay) once fixed',
     });
     new CfnOutput(this, 'ProviderCallbackDeadLetterQueueUrl', {
       value: this.providerCallbackQueues.deadLetterQueue.queueUrl,

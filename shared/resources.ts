@@ -43,6 +43,21 @@ export const webhookQueues = {
 } as const;
 
 /**
+ * Stream batches the outbox gave up on (its mapping's retries or record age spent): Lambda sends
+ * each one's description (shard, first and last sequence numbers) to `OutboxReplay`, which the
+ * outbox consumes by reading the batch back from the stream and handling it again. A batch that
+ * still fails moves to `OutboxFailures` after `maxReceiveCount` receives, alarms, and is redriven
+ * from there by ops once the cause is fixed (README, "Stream failures").
+ */
+export const outboxReplayQueue = {
+  maxReceiveCount: 3,
+  /** Six times the outbox's timeout, as AWS advises for a Lambda's queue: a failed replay is tried again 6 min later. */
+  visibilityTimeoutSeconds: 360,
+  /** 14 days; the stream itself keeps records 24 h, so a replay must come within a day of the failure. */
+  retentionSeconds: 14 * 24 * 3600,
+} as const;
+
+/**
  * The live acquirers' callbacks (README, "Going live"): the callback route puts one message per end-to-end id
  * and answers at once; the consumer reads each Pix back at the acquirer and settles it. A message
  * that keeps failing (the acquirer down for hours) moves to the DLQ after `maxReceiveCount`

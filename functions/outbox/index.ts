@@ -13,7 +13,13 @@
  */
 
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
 import { isMedNoticeEventType } from '#shared/domain/med-emails.ts';
 import {
   CHARGE_IMAGE_FIELDS,
@@ -31,6 +37,7 @@ import { type CountedRecord, countStreamChanges } from '#shared/services/count-s
 import { emailMedNotices, type MedNotice } from '#shared/services/email-med-notices.ts';
 import { fanOutEvents, type OutboxEventRef } from '#shared/services/fan-out-event.ts';
 import { countEventMetrics } from './metrics.ts';
+import { isQueueEvent, replayFailedBatches } from './replay.ts';
 import { eventBodyOf, type Image, itemChange, newEventImage, scopeOfImage } from './stream-images.ts';
 
 /** The attributes of an event item the fan-out uses (not its body). */
@@ -164,5 +171,11 @@ const handleBatch = async (stream: DynamoDBStreamEvent): Promise<DynamoDBBatchRe
   return failures.length === 0 ? { batchItemFailures: [] } : failureAt(stream, Math.min(...failures));
 };
 
-/** Each invocation writes its metrics (functions/outbox/metrics.ts) when it ends. */
-export const handler = withMetrics(handleBatch);
+/**
+ * The table's stream, and the replays of batches given up on (`OutboxReplay`, ./replay.ts). Each
+ * invocation writes its metrics (functions/outbox/metrics.ts) when it ends.
+ */
+export const handler = withMetrics(
+  (event: DynamoDBStreamEvent | SQSEvent): Promise<DynamoDBBatchResponse | SQSBatchResponse> =>
+    isQueueEvent(event) ? replayFailedBatches(event, handleBatch) : handleBatch(event),
+);

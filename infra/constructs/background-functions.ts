@@ -8,6 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   lambdaTimeoutSeconds,
+  outboxReplayQueue,
   outboxStreamFilters,
   providerCallbackQueues,
   schedulerPeriodSeconds,
@@ -23,7 +24,7 @@ const functionsDir = join(import.meta.dirname, '..', '..', 'functions');
 /** The stream consumer's failure handling; see docs/infrastructure.md (failure paths). */
 export const outboxStream = {
   batchSize: 100,
-  /** Then the batch's description goes to OutboxFailures. Finite: a poison record blocks its shard. */
+  /** Then the batch's description goes to OutboxReplay. Finite: a poison record blocks its shard. */
   retryAttempts: 10,
   /** 6 h: well inside the stream's 24 h retention (the 10 retries may be spent sooner: docs/infrastructure.md). */
   maxRecordAgeSeconds: 6 * 3600,
@@ -60,8 +61,8 @@ export interface BackgroundFunctionsProps {
   readonly deliveryQueue: IQueue;
   /** Acquirer callbacks: the provider-callbacks route sends to it, the consumer settles them. */
   readonly providerCallbackQueue: IQueue;
-  /** On-failure destination of the outbox's stream mapping. */
-  readonly outboxFailureQueue: IQueue;
+  /** On-failure destination of the outbox's stream mapping, consumed by the outbox (replays). */
+  readonly outboxReplayQueue: IQueue;
   /** Who MED notices come from, and the SES identity the outbox may send as. */
   readonly emailSender: { readonly from: string; readonly identity: string };
 }
@@ -155,11 +156,23 @@ export class BackgroundFunctions extends Construct {
         retryAttempts: outboxStream.retryAttempts,
         maxRecordAge: Duration.seconds(outboxStream.maxRecordAgeSeconds),
         reportBatchItemFailures: true,
-        onFailure: new SqsDlq(props.outboxFailureQueue),
+        onFailure: new SqsDlq(props.outboxReplayQueue),
         // Only new event items, delivery changes and charge changes invoke it (the patterns are
         // OR'ed); every other write to the table is dropped by Lambda.
         filters: outboxStreamFilters.map((pattern) => FilterCriteria.filter(pattern)),
       }),
+    );
+
+    // Reads a given-up batch back from the stream (the grants above) and handles it again
+    // (functions/outbox/replay.ts), one description per invocation.
+    if (outboxReplayQueue.visibilityTimeoutSeconds < lambdaTimeoutSeconds.outbox) {
+      throw new Error(
+        `OutboxReplay's visibility timeout (${outboxReplayQueue.visibilityTimeoutSeconds} s) must be ` +
+          `at least the outbox's timeout (${lambdaTimeoutSeconds.outbox} s)`,
+      );
+    }
+    this.outbox.function.addEventSource(
+      new SqsEventSource(props.outboxReplayQueue, { batchSize: 1, reportBatchItemFailures: true }),
     );
 
     Validations.of(this.outbox.role).acknowledge({

@@ -1,9 +1,9 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { type Queue, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { webhookQueues } from '#shared/resources.ts';
+import { outboxReplayQueue, webhookQueues } from '#shared/resources.ts';
 import { encryptedQueue, notEmptyAlarm, workQueueWithDeadLetters } from './queues.ts';
 
 export interface WebhookQueuesProps {
@@ -14,14 +14,17 @@ export interface WebhookQueuesProps {
 /**
  * The queues of the webhook pipeline. Deliveries: one SQS message per delivery, received once
  * per attempt; SQS does the retrying, and after `maxReceiveCount` receives the message moves to
- * the DLQ, which alarms. Outbox failures: where the outbox stream consumer's event source
- * mapping sends the description of a stream batch it gave up on, which alarms too.
+ * the DLQ, which alarms. Outbox replays: where the outbox stream consumer's event source mapping
+ * sends the description of a stream batch it gave up on; the outbox reads the batch back and
+ * handles it again, and a batch that still fails moves to `OutboxFailures`, which alarms too.
  */
 export class WebhookQueues extends Construct {
   readonly deliveryQueue: Queue;
   readonly deadLetterQueue: Queue;
   readonly dlqAlarm: Alarm;
-  /** On-failure destination of the outbox's DynamoDB stream mapping (batch metadata, not items). */
+  /** On-failure destination of the outbox's DynamoDB stream mapping (batch metadata, not items), consumed by the outbox. */
+  readonly outboxReplayQueue: Queue;
+  /** The replays that failed `maxReceiveCount` times: ops redrive them to `outboxReplayQueue`. */
   readonly outboxFailureQueue: Queue;
   readonly outboxFailureAlarm: Alarm;
 
@@ -41,18 +44,19 @@ export class WebhookQueues extends Construct {
       webhookQueues.dlqAlarmThreshold,
     );
 
-    // 14 days, like the others. Its messages describe a failed stream batch (shard, sequence
-    // numbers, reason); the events themselves stay in the table, where ops find them to replay.
+    // Its messages describe a failed stream batch (shard, sequence numbers), not its records.
     // Retained like the table and the DLQs: the only record of the batches the outbox gave up on.
+    // Not `workQueueWithDeadLetters`: this queue keeps the id it had before replays existed.
     this.outboxFailureQueue = encryptedQueue(this, 'OutboxFailures', {
-      retentionPeriod: Duration.seconds(webhookQueues.retentionSeconds),
+      retentionPeriod: Duration.seconds(outboxReplayQueue.retentionSeconds),
       removalPolicy: RemovalPolicy.RETAIN,
+      // Lets the replay queue dead-letter here, so the console's "Start DLQ redrive" has a source.
+      redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
     });
-    Validations.of(this.outboxFailureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'OutboxFailures is itself a dead-letter destination (the on-failure destination of the ' +
-        "outbox's stream mapping); nothing consumes it, ops read it after its alarm fires.",
+    this.outboxReplayQueue = encryptedQueue(this, 'OutboxReplay', {
+      visibilityTimeout: Duration.seconds(outboxReplayQueue.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(outboxReplayQueue.retentionSeconds),
+      deadLetterQueue: { queue: this.outboxFailureQueue, maxReceiveCount: outboxReplayQueue.maxReceiveCount },
     });
 
     this.outboxFailureAlarm = notEmptyAlarm(
@@ -60,8 +64,9 @@ export class WebhookQueues extends Construct {
       'OutboxFailuresAlarm',
       this.outboxFailureQueue,
       props.alarmTopic,
-      'The outbox fan-out gave up on a stream batch (retries or record age exhausted): its events ' +
-        'have no deliveries. Read the message for the shard and sequence numbers and replay them.',
+      'The outbox gave up on a stream batch, and on its replays: its events may have no deliveries ' +
+        'and its changes may be uncounted. Fix the cause (the outbox logs), then redrive OutboxFailures ' +
+        'to its source queue within 24 h of the failure.',
     );
   }
 }

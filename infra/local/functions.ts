@@ -5,10 +5,11 @@
  */
 
 import type { Context } from 'aws-lambda';
+import type { FilterPattern } from '../../shared/domain/stream-filters.ts';
 import type { ApiEvent, ApiResult } from '../../shared/http/types.ts';
 import { type BackgroundFunction, outboxStreamFilters } from '../../shared/resources.ts';
 import type { Group } from '../../shared/routes.ts';
-import type { FilterPattern, QueueHandler, StreamHandler } from './pollers.ts';
+import type { QueueHandler, StreamHandler } from './pollers.ts';
 import { enforceTableGrants, withTableGrants } from './table-grants.ts';
 
 export type ApiHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
@@ -42,6 +43,8 @@ interface BackgroundFunctions {
   /** With the mapping's filters, as the stack declares them. */
   tableStream: { handler: StreamHandler; filters?: readonly FilterPattern[] }[];
   webhookQueue: QueueHandler[];
+  /** The outbox again, on the descriptions of the stream batches it gave up on. */
+  outboxReplayQueue: QueueHandler[];
   /** Consumers of the live acquirers' callbacks. */
   providerCallbackQueue: QueueHandler[];
   schedules: { name: string; everyMs: number; handler: () => Promise<unknown> }[];
@@ -50,13 +53,10 @@ interface BackgroundFunctions {
 export async function loadBackgroundFunctions(): Promise<BackgroundFunctions> {
   await enforceTableGrants();
   const measured = await invocationLogger();
+  const outbox = measured('outbox', (await import('../../functions/outbox/index.ts')).handler);
   return {
-    tableStream: [
-      {
-        handler: measured('outbox', (await import('../../functions/outbox/index.ts')).handler),
-        filters: outboxStreamFilters,
-      },
-    ],
+    tableStream: [{ handler: outbox, filters: outboxStreamFilters }],
+    outboxReplayQueue: [outbox],
     webhookQueue: [
       measured('webhook-dispatcher', (await import('../../functions/webhook-dispatcher/index.ts')).handler),
     ],

@@ -5,14 +5,15 @@
  *   (a record passes if any pattern matches, as Lambda ORs a mapping's filters; records they
  *   drop never reach the handler, a batch they empty is no invocation),
  *   `batchItemFailures` (report batch item failures) retries from the first failed record, a
- *   finite number of retries, then the batch is skipped and logged (the stack's on-failure
- *   destination);
+ *   finite number of retries, then the batch is skipped and described to `onFailure` as Lambda
+ *   describes it to the stack's on-failure destination (`DDBStreamBatchInfo`);
  * - SQS → handler: batches of up to 10, partial batch responses delete only the successes;
  *   the rest reappear after their visibility timeout (which the handler may change) and the
  *   queue's redrive policy moves them to the DLQ after `maxReceiveCount` receives;
  * - schedules → handler every `everyMs`.
  */
 
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -28,8 +29,10 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { withoutSdkLogging } from '../../shared/aws-client.ts';
+import { type FilterPattern, matchesAnyFilter } from '../../shared/domain/stream-filters.ts';
+import { lambdaStreamRecord } from '../../shared/store/stream-records.ts';
 
 export interface Poller {
   stop(): Promise<void>;
@@ -66,27 +69,6 @@ function loop(tick: (signal: AbortSignal) => Promise<boolean>, idleMs: number): 
   };
 }
 
-/** A Lambda event filter pattern of the kind the stack declares: nested fields, lists of exact values. */
-export interface FilterPattern {
-  readonly [field: string]: FilterPattern | readonly (string | number)[];
-}
-
-/**
- * Whether `value` matches `pattern` as Lambda's event filtering would (exact values only). A
- * mapping's filters are alternatives: see `matchesAnyFilter`.
- */
-function matchesFilter(value: unknown, pattern: FilterPattern): boolean {
-  return Object.entries(pattern).every(([field, rule]) => {
-    const actual = (value as Record<string, unknown> | null | undefined)?.[field];
-    if (Array.isArray(rule)) return (rule as readonly unknown[]).includes(actual);
-    return typeof actual === 'object' && actual !== null && matchesFilter(actual, rule as FilterPattern);
-  });
-}
-
-/** Whether `value` matches any of a mapping's filters (Lambda ORs them); no filters: every record. */
-const matchesAnyFilter = (value: unknown, patterns: readonly FilterPattern[] | undefined): boolean =>
-  patterns === undefined || patterns.some((pattern) => matchesFilter(value, pattern));
-
 export interface StreamPollerOptions {
   dynamodb: DynamoDBClient;
   streams: DynamoDBStreamsClient;
@@ -97,7 +79,42 @@ export interface StreamPollerOptions {
   batchSize?: number;
   /** Like the mapping's `retryAttempts`: after this many failed retries the batch is skipped. */
   retryAttempts?: number;
+  /** The on-failure destination: gets a skipped batch's description (Lambda's JSON), else it is only logged. */
+  onFailure?: (description: string) => Promise<unknown>;
   idleMs?: number;
+}
+
+const isoTime = (at: Date | undefined) => (at ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** What Lambda sends a stream mapping's on-failure destination: where the batch is, not its records. */
+function failureDescription(
+  streamArn: string,
+  shardId: string,
+  records: StreamRecord[],
+  invokeCount: number,
+) {
+  const first = records[0]?.dynamodb;
+  const last = records.at(-1)?.dynamodb;
+  return JSON.stringify({
+    requestContext: {
+      requestId: randomUUID(),
+      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:outbox',
+      condition: 'RetryAttemptsExhausted',
+      approximateInvokeCount: invokeCount,
+    },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    version: '1.0',
+    timestamp: new Date().toISOString(),
+    DDBStreamBatchInfo: {
+      shardId,
+      startSequenceNumber: first?.SequenceNumber,
+      endSequenceNumber: last?.SequenceNumber,
+      approximateArrivalOfFirstRecord: isoTime(first?.ApproximateCreationDateTime),
+      approximateArrivalOfLastRecord: isoTime(last?.ApproximateCreationDateTime),
+      batchSize: records.length,
+      streamArn,
+    },
+  });
 }
 
 export function startStreamPoller(options: StreamPollerOptions): Poller {
@@ -126,46 +143,11 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
     }
   };
 
-  /**
-   * The SDK's stream client decodes an empty map attribute (`{"M":{}}`) as `{}`, which Lambda's
-   * own event would not do: restore the tag so handlers see what they would see on AWS.
-   */
-  const restoreEmptyMaps = (value: unknown): unknown => {
-    // A Binary value (an event's compressed body): base64 in Lambda's JSON event.
-    if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-    if (Array.isArray(value)) return value.map(restoreEmptyMaps);
-    if (value === null || typeof value !== 'object') return value;
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length === 0) return { M: {} };
-    return Object.fromEntries(
-      entries.map(([k, v]) => [k, k === 'M' || k === 'L' ? mapChildren(v) : restoreEmptyMaps(v)]),
-    );
-  };
-  const mapChildren = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(restoreEmptyMaps)
-      : Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).map(([k, c]) => [k, restoreEmptyMaps(c)]),
-        );
-  const image = (attrs: Record<string, unknown> | undefined) =>
-    attrs && Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, restoreEmptyMaps(v)]));
-
-  const deliver = async (records: StreamRecord[], signal: AbortSignal) => {
+  const deliver = async (records: StreamRecord[], shardId: string, signal: AbortSignal) => {
     let pending = records;
     for (let attempt = 0; pending.length > 0 && !signal.aborted; attempt++) {
       const event: DynamoDBStreamEvent = {
-        Records: pending.map(
-          (r) =>
-            ({
-              ...r,
-              eventSourceARN: streamArn,
-              dynamodb: {
-                ...r.dynamodb,
-                NewImage: image(r.dynamodb?.NewImage),
-                OldImage: image(r.dynamodb?.OldImage),
-              },
-            }) as DynamoDBRecord,
-        ),
+        Records: pending.map((r) => lambdaStreamRecord(r, streamArn ?? '')),
       };
       const result = await handler(event).catch((error: unknown) => {
         logFailure('stream handler threw', { error: String(error) });
@@ -177,6 +159,13 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
         logFailure('stream batch skipped after retries (on-failure destination)', {
           sequenceNumbers: pending.map((r) => r.dynamodb?.SequenceNumber),
         });
+        const description = failureDescription(streamArn ?? '', shardId, pending, attempt + 1);
+        await options.onFailure?.(description).catch((error: unknown) =>
+          logFailure('on-failure destination refused the batch description', {
+            error: String(error),
+            description,
+          }),
+        );
         return;
       }
       const index = pending.findIndex((r) => r.dynamodb?.SequenceNumber === firstFailed);
@@ -199,7 +188,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       if (Records.length > 0) {
         found = true;
         const matching = Records.filter((r) => matchesAnyFilter(r, options.filters));
-        if (matching.length > 0) await deliver(matching, signal);
+        if (matching.length > 0) await deliver(matching, shardId, signal);
       }
       if (NextShardIterator) iterators.set(shardId, NextShardIterator);
       else {

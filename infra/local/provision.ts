@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { withoutSdkLogging } from '../../shared/aws-client.ts';
-import { providerCallbackQueues, table, webhookQueues } from '../../shared/resources.ts';
+import { outboxReplayQueue, providerCallbackQueues, table, webhookQueues } from '../../shared/resources.ts';
 import type { LocalSettings } from './settings.ts';
 
 export async function provisionTable(client: DynamoDBClient, tableName: string): Promise<void> {
@@ -89,6 +89,8 @@ export interface LocalQueues {
   deadLetterQueueUrl: string;
   providerCallbackQueueUrl: string;
   providerCallbackDeadLetterQueueUrl: string;
+  outboxReplayQueueUrl: string;
+  outboxFailureQueueUrl: string;
 }
 
 /** A queue and its DLQ with a redrive policy after `maxReceiveCount` receives. */
@@ -124,8 +126,9 @@ async function queueWithDlq(
 }
 
 /**
- * The delivery queue and the provider callback queue, each with its DLQ and the stack's redrive
- * policy. The consumer of callbacks never changes a message's visibility: its count is the stack's.
+ * The delivery queue, the provider callback queue and the outbox's replay queue, each with its
+ * DLQ and the stack's redrive policy. The consumers of callbacks and replays never change a
+ * message's visibility: their counts are the stack's.
  */
 export async function provisionQueues(client: SQSClient, s: LocalSettings): Promise<LocalQueues> {
   const delivery = await queueWithDlq(
@@ -138,11 +141,18 @@ export async function provisionQueues(client: SQSClient, s: LocalSettings): Prom
     { queue: s.providerCallbackQueueName, dlq: s.providerCallbackDeadLetterQueueName },
     providerCallbackQueues,
   );
+  const replays = await queueWithDlq(
+    client,
+    { queue: s.outboxReplayQueueName, dlq: s.outboxFailureQueueName },
+    outboxReplayQueue,
+  );
   return {
     deliveryQueueUrl: delivery.queueUrl,
     deadLetterQueueUrl: delivery.dlqUrl,
     providerCallbackQueueUrl: callbacks.queueUrl,
     providerCallbackDeadLetterQueueUrl: callbacks.dlqUrl,
+    outboxReplayQueueUrl: replays.queueUrl,
+    outboxFailureQueueUrl: replays.dlqUrl,
   };
 }
 

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { assertJava17, startDynamoDbLocal } from './dynamodb.ts';
 import { type Closable, startS3, startSes, startSqs } from './emulators.ts';
 import {
@@ -112,7 +113,22 @@ async function startBackgroundFunctions(s: LocalSettings, queues: LocalQueues): 
   const sqs = localSqsClient(s);
   return [
     ...functions.tableStream.map(({ handler, filters }) =>
-      startStreamPoller({ dynamodb, streams, tableName: s.tableName, handler, ...(filters && { filters }) }),
+      startStreamPoller({
+        dynamodb,
+        streams,
+        tableName: s.tableName,
+        handler,
+        ...(filters && { filters }),
+        // The stack's on-failure destination.
+        onFailure: (description) =>
+          sqs.send(
+            new SendMessageCommand({ QueueUrl: queues.outboxReplayQueueUrl, MessageBody: description }),
+          ),
+      }),
+    ),
+    // One description at a time, as the stack's event source takes them.
+    ...functions.outboxReplayQueue.map((handler) =>
+      startQueuePoller({ sqs, queueUrl: queues.outboxReplayQueueUrl, handler, batchSize: 1 }),
     ),
     // Several concurrent pollers, as Lambda runs several dispatchers for a busy queue.
     ...functions.webhookQueue.flatMap((handler) =>

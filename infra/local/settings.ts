@@ -29,6 +29,8 @@ export interface LocalSettings {
   deadLetterQueueName: string;
   providerCallbackQueueName: string;
   providerCallbackDeadLetterQueueName: string;
+  outboxReplayQueueName: string;
+  outboxFailureQueueName: string;
 }
 
 export function localSettings(options: { inMemory?: boolean } = {}): LocalSettings {
@@ -52,6 +54,8 @@ export function localSettings(options: { inMemory?: boolean } = {}): LocalSettin
     deadLetterQueueName: 'webhook-deliveries-dlq',
     providerCallbackQueueName: 'provider-callbacks',
     providerCallbackDeadLetterQueueName: 'provider-callbacks-dlq',
+    outboxReplayQueueName: 'outbox-replay',
+    outboxFailureQueueName: 'outbox-failures',
   };
 }
 

@@ -22,6 +22,7 @@ import {
   evidenceBucket,
   lambdaTimeoutSeconds,
   observability,
+  outboxReplayQueue,
   prefixedWrites,
   providerCallbackQueues,
   schedulerPeriodSeconds,
@@ -147,10 +148,13 @@ function queueGrantsOf(fn: Group | ServiceFunction): Record<string, string[]> {
 }
 
 /** Properties of the one event source mapping that invokes a Lambda. */
-function mappingOf(fn: ServiceFunction): Record<string, unknown> {
+function mappingOf(fn: ServiceFunction, eventSourceArn?: unknown): Record<string, unknown> {
   const mappings = Object.values(
     template.findResources('AWS::Lambda::EventSourceMapping', {
-      Properties: { FunctionName: { Ref: logicalId(fn.function.node.defaultChild as CfnElement) } },
+      Properties: {
+        FunctionName: { Ref: logicalId(fn.function.node.defaultChild as CfnElement) },
+        ...(eventSourceArn !== undefined && { EventSourceArn: eventSourceArn }),
+      },
     }),
   );
   expect(mappings).toHaveLength(1);
@@ -262,9 +266,9 @@ describe('webhook queues', () => {
         maxReceiveCount: 15,
       },
     });
-    // Only the delivery and provider callback queues have a redrive policy: the DLQs and
-    // OutboxFailures are end stations.
-    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() }, 2);
+    // Only the delivery, provider callback and outbox replay queues have a redrive policy: the
+    // DLQs and OutboxFailures are end stations.
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() }, 3);
   });
 
   it('lets the DLQ be redriven back to its source queue', () => {
@@ -274,8 +278,8 @@ describe('webhook queues', () => {
     });
   });
 
-  it('encrypts the five queues (delivery, DLQ, OutboxFailures, provider callbacks and DLQ) and refuses plain HTTP', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 5);
+  it('encrypts the six queues (delivery, DLQ, OutboxReplay, OutboxFailures, provider callbacks and DLQ) and refuses plain HTTP', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 6);
     template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -286,7 +290,7 @@ describe('webhook queues', () => {
           ]),
         },
       },
-      5,
+      6,
     );
   });
 
@@ -375,14 +379,41 @@ describe('webhook queues', () => {
   });
 });
 
-describe('OutboxFailures queue', () => {
+describe('OutboxReplay and OutboxFailures queues', () => {
   const queue = (): string =>
     logicalId(pixStack.webhookQueues.outboxFailureQueue.node.defaultChild as CfnElement);
+  const replayQueue = (): string =>
+    logicalId(pixStack.webhookQueues.outboxReplayQueue.node.defaultChild as CfnElement);
+
+  it('gives a replay 3 receives, 6 min apart, then dead-letters it to OutboxFailures, which can be redriven back', () => {
+    expect(outboxReplayQueue).toEqual({
+      maxReceiveCount: 3,
+      visibilityTimeoutSeconds: 360,
+      retentionSeconds: 14 * 24 * 3600,
+    });
+    expect(template.toJSON().Resources[replayQueue()].Properties).toEqual({
+      VisibilityTimeout: 360,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: arnOf(pixStack.webhookQueues.outboxFailureQueue),
+        maxReceiveCount: 3,
+      },
+    });
+    // The outbox consumes the replays one at a time, reporting a failed one as a batch item failure.
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arnOf(pixStack.webhookQueues.outboxReplayQueue),
+      FunctionName: { Ref: logicalId(pixStack.background.outbox.function.node.defaultChild as CfnElement) },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
 
   it('is encrypted, TLS-only and keeps messages 14 days', () => {
     expect(template.toJSON().Resources[queue()].Properties).toEqual({
       MessageRetentionPeriod: 14 * 24 * 3600,
       SqsManagedSseEnabled: true,
+      RedriveAllowPolicy: { redrivePermission: 'allowAll' },
     });
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: queue() }],
@@ -1128,7 +1159,10 @@ describe('background functions', () => {
 describe('outbox', () => {
   const outbox = (): ServiceFunction => pixStack.background.outbox;
   const deliveryQueue = (): string => JSON.stringify(arnOf(pixStack.webhookQueues.deliveryQueue));
-  const outboxFailures = (): string => JSON.stringify(arnOf(pixStack.webhookQueues.outboxFailureQueue));
+  const outboxReplays = (): string => JSON.stringify(arnOf(pixStack.webhookQueues.outboxReplayQueue));
+  const tableStream = () => ({
+    'Fn::GetAtt': [logicalId(pixStack.table.table.node.defaultChild as CfnElement), 'StreamArn'],
+  });
 
   it('is a house Lambda with the table and the delivery queue URL', () => {
     expect(functionPropertiesOf(outbox())).toMatchObject({
@@ -1148,7 +1182,7 @@ describe('outbox', () => {
   });
 
   it('consumes the table stream from TRIM_HORIZON, new event items, delivery and charge changes only', () => {
-    const mapping = mappingOf(outbox());
+    const mapping = mappingOf(outbox(), tableStream());
     expect(mapping).toMatchObject({
       EventSourceArn: {
         'Fn::GetAtt': [logicalId(pixStack.table.table.node.defaultChild as CfnElement), 'StreamArn'],
@@ -1168,14 +1202,17 @@ describe('outbox', () => {
     ]);
   });
 
-  it('bisects failing batches, retries a finite number of times, then sends them to OutboxFailures', () => {
-    const mapping = mappingOf(outbox());
+  it('bisects failing batches, retries a finite number of times, then sends them to OutboxReplay, which it consumes too', () => {
+    const mapping = mappingOf(outbox(), tableStream());
     expect(mapping).toMatchObject({
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       MaximumRetryAttempts: outboxStream.retryAttempts,
       MaximumRecordAgeInSeconds: outboxStream.maxRecordAgeSeconds,
-      DestinationConfig: { OnFailure: { Destination: arnOf(pixStack.webhookQueues.outboxFailureQueue) } },
+      DestinationConfig: { OnFailure: { Destination: arnOf(pixStack.webhookQueues.outboxReplayQueue) } },
+    });
+    expect(mappingOf(outbox(), arnOf(pixStack.webhookQueues.outboxReplayQueue))).toMatchObject({
+      BatchSize: 1,
     });
     expect(outboxStream.retryAttempts).toBeGreaterThan(0);
     expect(outboxStream.retryAttempts).toBeLessThanOrEqual(10);
@@ -1197,17 +1234,17 @@ describe('outbox', () => {
     expect(readsSecret(outbox(), 'pixSigningSecret')).toBe(false);
   });
 
-  it('may send to the delivery queue (and its failure destination) only, and receive from none', () => {
+  it('may send to the delivery queue and OutboxReplay only, and receive from OutboxReplay only', () => {
     const grants = queueGrantsOf(outbox());
-    // Lambda sends a failed batch's description to OutboxFailures with the function's role.
-    expect(grants['sqs:SendMessage']).toEqual([deliveryQueue(), outboxFailures()].sort());
+    // Lambda sends a failed batch's description to OutboxReplay with the function's role.
+    expect(grants['sqs:SendMessage']).toEqual([deliveryQueue(), outboxReplays()].sort());
     const onDeliveryQueue = Object.keys(grants).filter((action) => grants[action]?.includes(deliveryQueue()));
     expect(onDeliveryQueue).toEqual(['sqs:SendMessage']);
-    expect(JSON.stringify(grants)).not.toContain(
-      logicalId(pixStack.webhookQueues.deadLetterQueue.node.defaultChild as CfnElement),
-    );
+    for (const queue of [pixStack.webhookQueues.deadLetterQueue, pixStack.webhookQueues.outboxFailureQueue]) {
+      expect(JSON.stringify(grants)).not.toContain(logicalId(queue.node.defaultChild as CfnElement));
+    }
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
-      expect(grants).not.toHaveProperty([action]);
+      expect(grants[action]).toEqual([outboxReplays()]);
     }
   });
 

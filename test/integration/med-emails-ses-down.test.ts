@@ -4,14 +4,14 @@
  * and logged.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sentEmails } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
+import { ownRuntime } from '../helpers/own-runtime.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 
 const receivers = receiverPool();
@@ -28,67 +28,18 @@ const baseUrl = `http://127.0.0.1:${ports.PORT}`;
 // Nothing listens on port 1: every send is refused at once.
 const UNREACHABLE_SES = 'http://127.0.0.1:1';
 
-let runtime: ChildProcess | undefined;
-let output = '';
-
-function start(dataDir: string): Promise<void> {
-  runtime = spawn(process.execPath, ['bin/local.ts', '--in-memory'], {
-    env: {
-      ...process.env,
-      ...ports,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      SES_ENDPOINT_URL: UNREACHABLE_SES,
-    },
-    stdio: 'pipe',
-    detached: true,
-  });
-  const child = runtime;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Pix service ready on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
-  });
-}
-
-afterAll(async () => {
-  const child = runtime;
-  if (!child || child.exitCode !== null) return;
-  await new Promise((resolve) => {
-    const timer = setTimeout(() => process.kill(-(child.pid ?? 0), 'SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(undefined);
-    });
-    child.kill('SIGINT');
-  });
-});
+const runtime = ownRuntime(ports);
 
 /** The runtime's log records about notices given up: event id and attempts made. */
 const givenUp = (): string[] =>
-  output.split('\n').flatMap((line) => {
-    try {
-      const record = JSON.parse(line) as Record<string, string>;
-      return record.message === 'med notice e-mail not sent; given up'
-        ? [`${record.eventId} after ${record.attempts}`]
-        : [];
-    } catch {
-      return [];
-    }
-  });
+  runtime
+    .logged('med notice e-mail not sent; given up')
+    .map((record) => `${record.eventId} after ${record.attempts}`);
 
 describe('MED e-mails with SES unreachable', () => {
   it('opens and resolves the case and sends its webhooks; the notices are tried, given up and logged', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'pix-ses-down-'));
-    await start(dataDir);
+    await runtime.start(dataDir, { SES_ENDPOINT_URL: UNREACHABLE_SES });
     // The seeded demo account has a contact e-mail (demo@example.com).
     const { test_api_key: apikey } = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     const call = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
