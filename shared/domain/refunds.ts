@@ -45,6 +45,12 @@ export interface RefundRecord {
   failureReason?: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * When the service recorded it, if later than `createdAt`: an automatic return's `createdAt`
+   * is its Pix's time, and a Pix may be settled long after it arrived (a lost callback found by
+   * reconciliation). The refund's age (overdue) counts from here.
+   */
+  recordedAt?: string;
   /** When the acquirer accepted the request (IN_PROGRESS). */
   requestedAt?: string;
   completedAt?: string;
@@ -81,15 +87,18 @@ export const canApplyRefund = (trigger: RefundTrigger, from: RefundStatus): bool
 export const isFinalRefund = (status: RefundStatus): boolean => status === 'REFUNDED' || status === 'FAILED';
 
 /**
- * Whether a refund is still unresolved `overdueMs` after it was made: a Pix devolution settles in
- * seconds, so one the acquirer has not resolved by then (down for that long, or answering in a
- * way the service cannot settle) holds the merchant's reserve until ops look.
+ * Whether a refund is still unresolved `overdueMs` after it was made (recorded: an automatic
+ * return of a Pix settled late is not overdue at once): a Pix devolution settles in seconds, so
+ * one the acquirer has not resolved by then (down for that long, or answering in a way the
+ * service cannot settle) holds the merchant's reserve until ops look.
  */
 export const isOverdueRefund = (
-  refund: Pick<RefundRecord, 'status' | 'createdAt'>,
+  refund: Pick<RefundRecord, 'status' | 'createdAt' | 'recordedAt'>,
   now: Date,
   overdueMs: number,
-): boolean => !isFinalRefund(refund.status) && now.getTime() - Date.parse(refund.createdAt) >= overdueMs;
+): boolean =>
+  !isFinalRefund(refund.status) &&
+  now.getTime() - Date.parse(refund.recordedAt ?? refund.createdAt) >= overdueMs;
 
 /** What a charge has left to refund: its amount minus every refund not FAILED. */
 export const refundableAmount = (charge: Pick<ChargeRecord, 'amount' | 'refundedAmount'>): number =>
@@ -218,13 +227,15 @@ export const serializeRefund = (refund: RefundRecord) => ({
 
 /**
  * The refund record of a Pix the service returns by itself (a devolution of the whole Pix,
- * addressed by its end-to-end id), listed with the transaction's refunds.
+ * addressed by its end-to-end id), listed with the transaction's refunds. `at` is the Pix's time;
+ * `recordedAt`, when given and later, when the service settled it.
  */
 export function automaticReturn(
   charge: Pick<ChargeRecord, 'id' | 'accountId' | 'mode' | 'currency'>,
   devolution: { endToEndId: string; amount: number; reason: string },
   id: string,
   at: string,
+  recordedAt?: string,
 ): RefundRecord {
   return {
     id,
@@ -241,5 +252,6 @@ export function automaticReturn(
     automatic: true,
     createdAt: at,
     updatedAt: at,
+    ...(recordedAt !== undefined && Date.parse(recordedAt) > Date.parse(at) && { recordedAt }),
   };
 }

@@ -32,11 +32,17 @@ export interface PixResult {
 const outcomeLabel = (outcome: SettlementOutcome): string =>
   outcome.kind === 'credit' || outcome.kind === 'hold' ? outcome.kind : `${outcome.kind}:${outcome.reason}`;
 
-/** Settles `pix` for the charge; `undefined` if the charge does not exist. Idempotent per end-to-end id. */
+/**
+ * Settles `pix` for the charge; `undefined` if the charge does not exist. Idempotent per
+ * end-to-end id. `pix` may be a function giving the Pix once the charge is read, at each attempt:
+ * a Pix whose time the service itself stamps (the sandbox's) arrives when it is settled, so one
+ * settled after a transition that raced it (an expiry) arrived after that transition, never
+ * before the time the charge records for it.
+ */
 export async function receivePix(
   scope: MerchantScope,
   chargeId: string,
-  pix: IncomingPix,
+  incoming: IncomingPix | (() => IncomingPix),
   settings: AccountSettings,
   provider: PixProvider,
   /** The charge as the caller just read it: the first attempt settles against it (the commit's conditions catch a change since). */
@@ -45,10 +51,13 @@ export async function receivePix(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const charge = (attempt === 0 ? knownCharge : undefined) ?? (await getCharge(scope, chargeId));
     if (!charge) return undefined;
+    const pix = typeof incoming === 'function' ? incoming() : incoming;
     const plan = planSettlement(charge, pix, settings);
     const at = pix.receivedAt;
+    // Made now, whatever the Pix's time: a Pix settled late is not a refund overdue at once.
     const returned =
-      plan.devolution && automaticReturn(charge, plan.devolution, newRefundId(Date.parse(at)), at);
+      plan.devolution &&
+      automaticReturn(charge, plan.devolution, newRefundId(Date.parse(at)), at, new Date().toISOString());
     const result = await transactRetryingConflicts({
       receipt: pixReceiptItem(scope, pix, chargeId, outcomeLabel(plan.outcome)),
       ...(plan.transition &&
@@ -67,5 +76,6 @@ export async function receivePix(
       return { outcome: plan.outcome, charge: (await getCharge(scope, chargeId)) ?? charge, duplicate: true };
     // The charge moved since it was read: read it again and plan again.
   }
-  throw new Error(`Could not settle Pix ${pix.endToEndId} after ${MAX_ATTEMPTS} attempts`);
+  const { endToEndId } = typeof incoming === 'function' ? incoming() : incoming;
+  throw new Error(`Could not settle Pix ${endToEndId} after ${MAX_ATTEMPTS} attempts`);
 }

@@ -1,7 +1,9 @@
 /**
  * `POST /v1/sandbox/charges/{id}/pay`: a Pix arrives for a test charge as the acquirer would
  * report it (the charge's amount unless another is given, an end-to-end id of the sandbox's
- * payer bank), and is settled as any Pix is (`receive-pix.ts`).
+ * payer bank), and is settled as any Pix is (`receive-pix.ts`). It arrives when it is settled:
+ * its time is taken once the charge is read (again after a lost race), so a Pix is never
+ * returned as late with a time before the window it missed closed.
  */
 
 import { NotFound } from '../domain/errors.ts';
@@ -35,13 +37,15 @@ export async function simulateSandboxPix(
   const result = await receivePix(
     scope,
     chargeId,
-    {
+    // Stamped once the charge is read, at each attempt: a charge that expired before the Pix was
+    // settled expired before it arrived.
+    () => ({
       endToEndId,
       amount: pix.amount ?? charge.amount,
-      receivedAt: now.toISOString(),
+      receivedAt: new Date().toISOString(),
       ...(pix.payerDocument !== undefined && { payerDocument: pix.payerDocument }),
       ...(pix.payerName !== undefined && { payerName: pix.payerName }),
-    },
+    }),
     account.settings,
     sandboxProvider({ acquirerDown: false }),
     charge,

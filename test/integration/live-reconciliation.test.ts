@@ -14,6 +14,7 @@ import { reconciliationItem } from '../../shared/store/live-acquirer.ts';
 import { rawId, storedCharge } from '../helpers/charges.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { testTimings } from '../helpers/local-env.ts';
 import {
   control,
   type LiveMerchant,
@@ -218,6 +219,59 @@ describe('reconciliation with the live acquirer', { timeout: 90_000 }, () => {
       cursor: reconciliationItem({ accountId, reconciledTo: elsewhere }, PUT_OFF, movedAt),
     });
     expect(current.committed).toBe(true);
+  });
+
+  it('a Pix returned when reconciled late is not reported overdue at once: its age counts from the settlement', async () => {
+    // Devolutions the payer's bank answers only after a minute: the return stays IN_PROGRESS.
+    const psp = await startPsp({ devolutionSettleMs: 60_000 });
+    try {
+      const merchant = await liveMerchantAt(psp, 'Loja Atrasada');
+      psp.bank.webhooks.delete(psp.pixKey);
+      await putOffReconciliation(merchant.accountId);
+      const charge = await liveChargeAt(psp, merchant.liveKey, { amount: 3700 });
+      const before = new Date(Date.now() - 1000).toISOString();
+      // Overpaid: the service returns it by itself (an automatic return).
+      const pix = await control(psp, 'POST', `/cob/${charge.txid}/pay`, { amount: 3800 });
+      const overdueMs = Number(testTimings.REFUND_OVERDUE_SECONDS) * 1000;
+      // Settled only once the Pix is older than the overdue age (no run reads it meanwhile).
+      await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(pix.horario) + overdueMs), {
+        message: 'the Pix older than the overdue age',
+        timeoutMs: overdueMs + 5_000,
+      });
+      const settledFrom = Date.now();
+      await transact({
+        cursor: reconciliationItem(
+          { accountId: merchant.accountId, reconciledTo: before },
+          new Date().toISOString(),
+        ),
+      });
+      const [returned] = await eventually(async () => {
+        const { data } = (await api(`/v1/payments/${rawId(charge.id)}/refunds`, { apikey: merchant.liveKey }))
+          .body;
+        expect(data).toEqual([
+          expect.objectContaining({ automatic: true, reason: 'overpaid', status: 'IN_PROGRESS' }),
+        ]);
+        return data;
+      }, SETTLED);
+      // Its time is the Pix's.
+      expect(returned.createdAt).toBe(new Date(pix.horario).toISOString());
+      const [first] = await eventually(
+        () => {
+          const found = runtimeLogRecords().filter(
+            (r) =>
+              r.message === 'refund overdue: the acquirer has not resolved it' && r.refundId === returned.id,
+          );
+          expect(found).not.toEqual([]);
+          return found;
+        },
+        { timeoutMs: 45_000, message: 'the return reported overdue' },
+      );
+      expect(first).toMatchObject({ level: 'ERROR', status: 'IN_PROGRESS' });
+      // Reported once unresolved for the overdue age since it was settled, not at its first check.
+      expect(Date.parse(first?.timestamp)).toBeGreaterThanOrEqual(settledFrom + overdueMs);
+    } finally {
+      await psp.stop();
+    }
   });
 
   it('the same PSP set again (renewed credentials) keeps the cursor: a Pix whose callback was lost before is read', async () => {

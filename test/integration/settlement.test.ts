@@ -202,6 +202,35 @@ describe('races', () => {
     expect(await ledgerDiscrepancies()).toEqual([]);
   });
 
+  it('a payment that loses the race to an expiry is returned as having arrived after it, never before', async () => {
+    const m = await merchant();
+    let returned = 0;
+    // The pay sent first, the expire 0–4 ms later: the pay's Pix is stamped first, and in some
+    // rounds the expiry commits before it. At least 60 rounds, on until 5 were returned.
+    for (let i = 0; i < 150 && (i < 60 || returned < 5); i++) {
+      const charge = await newCharge(m.apikey, { amount: 1000 + i });
+      const [paid] = await Promise.all([
+        pay(m.apikey, charge.id),
+        sleep(i % 5).then(() => expire(m.apikey, charge.id)),
+      ]);
+      const stored = await storedCharge(m.accountId, rawId(charge.id));
+      if (paid.body.outcome === 'paid') {
+        expect(Date.parse(String(stored?.paidAt))).toBeLessThan(Date.parse(String(stored?.expiresAt)));
+        continue;
+      }
+      returned++;
+      expect(paid.body).toMatchObject({ outcome: 'returned', return_reason: 'expired' });
+      expect(stored?.status).toBe('EXPIRED');
+      // Returned as expired: its Pix arrived at or after the charge's window closed.
+      const [devolution] = await devolutions(m.accountId, charge.id);
+      expect(Date.parse(String(devolution?.createdAt))).toBeGreaterThanOrEqual(
+        Date.parse(String(stored?.expiresAt)),
+      );
+    }
+    expect(returned).toBeGreaterThan(0);
+    expect(await ledgerDiscrepancies()).toEqual([]);
+  });
+
   it('concurrent payments of one charge credit it once', async () => {
     const m = await merchant();
     const charge = await newCharge(m.apikey, { amount: 3000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertRefundable, isOverdueRefund } from '../../shared/domain/refunds.ts';
+import { assertRefundable, automaticReturn, isOverdueRefund } from '../../shared/domain/refunds.ts';
 import { chargeRecord } from '../helpers/charge-record.ts';
 
 describe('an overdue refund', () => {
@@ -15,6 +15,20 @@ describe('an overdue refund', () => {
     ['FAILED', 2 * hour, false],
   ] as const)('%s, %i ms after it was made: %s', (status, age, overdue) => {
     expect(isOverdueRefund({ status, createdAt }, at(age), hour)).toBe(overdue);
+  });
+
+  it('counts an automatic return of a Pix settled late from when it was recorded, not from the Pix', () => {
+    const charge = { id: 'c1', accountId: 'a1', mode: 'live', currency: 'BRL' } as const;
+    const devolution = { endToEndId: 'E1', amount: 100, reason: 'overpaid' };
+    const settledAt = at(2 * hour).toISOString();
+    const late = automaticReturn(charge, devolution, 're_1', createdAt, settledAt);
+    expect(late).toMatchObject({ createdAt, recordedAt: settledAt });
+    expect(isOverdueRefund(late, at(2 * hour + 1000), hour)).toBe(false);
+    expect(isOverdueRefund(late, at(3 * hour), hour)).toBe(true);
+    // Settled as it arrived: nothing to add.
+    expect(automaticReturn(charge, devolution, 're_2', createdAt, createdAt)).not.toHaveProperty(
+      'recordedAt',
+    );
   });
 });
 
