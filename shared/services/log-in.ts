@@ -10,7 +10,7 @@ import { type LoginBody, loginMembership, type Role, type User } from '../domain
 import { InvalidInput, Unauthenticated } from '../domain/errors.ts';
 import { errorFields, log } from '../log.ts';
 import { findUserByEmail, listMembershipsOfUser, replacePasswordHash } from '../store/users.ts';
-import { releaseLoginAttempt, reserveLoginAttempt } from './login-limit.ts';
+import { abandonLoginAttempt, releaseLoginAttempt, reserveLoginAttempt } from './login-limit.ts';
 
 /** One message for an unknown address, a wrong password and an account the user is not in. */
 const INVALID = 'Invalid e-mail or password.';
@@ -41,12 +41,24 @@ async function upgradePasswordHash(user: User, password: string): Promise<void> 
 export async function logIn(input: LoginBody, sourceIp: string): Promise<Session> {
   // The attempt counts against the address before any password is checked, known address or
   // not: past the failed-login limit this is 429, with no scrypt either way.
-  const [attempt, user] = await Promise.all([
+  const [reserved, found] = await Promise.allSettled([
     reserveLoginAttempt(input.email, sourceIp),
     findUserByEmail(input.email),
   ]);
-  // Unknown e-mails still pay for one scrypt, so timing does not reveal who has an account.
-  const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
+  if (reserved.status === 'rejected') throw reserved.reason;
+  const attempt = reserved.value;
+  let user: User | undefined;
+  let valid: boolean;
+  try {
+    if (found.status === 'rejected') throw found.reason;
+    user = found.value;
+    // Unknown e-mails still pay for one scrypt, so timing does not reveal who has an account.
+    valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
+  } catch (error) {
+    // No password was checked (the table failed): not a failed login, so its attempt is taken back.
+    await abandonLoginAttempt(attempt).catch(() => undefined);
+    throw error;
+  }
   if (!user || !valid) throw new Unauthenticated(INVALID);
 
   // The right password is not a failed login: its attempt is taken back.

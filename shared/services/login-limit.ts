@@ -20,10 +20,11 @@
  *
  * Every attempt is counted BEFORE its password is checked (one atomic `ADD` per counter; the
  * two per-source counters at once), and one that is not a failure is taken back: a right
- * password from every counter, an attempt a limit refused from the source's counters. So a
- * burst of parallel guesses gets at most the limit's worth of password checks (the others are
- * refused without one), a user who logs in spends nothing, and a refused attempt runs no scrypt,
- * known address or not.
+ * password from every counter, an attempt a limit refused from the source's counters, an attempt
+ * an error ended before its password was checked from every counter (only a Lambda that dies
+ * before answering leaves its attempt counted: it fails closed). So a burst of parallel guesses
+ * gets at most the limit's worth of password checks (the others are refused without one), a user
+ * who logs in spends nothing, and a refused attempt runs no scrypt, known address or not.
  */
 
 import { config } from '../config.ts';
@@ -90,7 +91,7 @@ const release = ({ key, windowEndsAt }: Counted) => uncountLoginAttempt(key, win
  * Counts a login attempt for `email` from `sourceIp`, or throws `TooManyAttempts` (429) when the
  * address has no attempt left from that source, or from all sources together, or the source has
  * none left for all addresses together (a source the address logged in from is spared the last
- * two).
+ * two). Any other error (the table's) takes back what it had counted: no password was checked.
  */
 export async function reserveLoginAttempt(
   email: string,
@@ -99,36 +100,59 @@ export async function reserveLoginAttempt(
 ): Promise<LoginAttempt> {
   const address = loginLimitSubject(email);
   const source = loginSourceSubject(sourceIp);
-  const [fromSource, sourceOverall] = await Promise.all([
-    count(loginSourceAttemptsKey(address, source), config.loginFailureLimit, now),
-    count(loginSourceAnyAddressKey(source), config.loginSourceFailureLimit, now),
-  ]);
-  if (fromSource.over) {
-    await release(sourceOverall);
-    throw limited(fromSource.retryAfter);
-  }
-  const knownSource = loginKnownSourceKey(address, source);
-  let known: Promise<boolean> | undefined;
-  const isKnown = () => (known ??= isKnownLoginSource(knownSource, now));
-  // Refused before any password check: not a failure of this source, taken back from its counters.
-  const refuse = async (retryAfter: number): Promise<never> => {
-    await Promise.all([release(fromSource), release(sourceOverall)]);
-    throw limited(retryAfter);
+  // Counted and not yet taken back: what an error takes back (each once).
+  const held = new Set<Counted>();
+  const countIn = async (key: ItemKey, limit: number) => {
+    const counted = await count(key, limit, now);
+    held.add(counted);
+    return counted;
   };
-  // The source's own limit first: an attempt it refuses never reaches the address's counter, or
-  // one source past it could still lock any address out with refused (hash-free) attempts.
-  if (sourceOverall.over && !(await isKnown())) return refuse(sourceOverall.retryAfter);
-  const overall = await count(loginAttemptsKey(address), config.loginAddressFailureLimit, now);
-  if (overall.over && !(await isKnown())) return refuse(overall.retryAfter);
-  return { fromSource, overall, sourceOverall, knownSource };
+  const takeBack = (...counted: Counted[]) => Promise.all(counted.map((c) => held.delete(c) && release(c)));
+  try {
+    // Both settled before going on: one that failed must not strand the other's count.
+    const [bySource, bySourceOverall] = await Promise.allSettled([
+      countIn(loginSourceAttemptsKey(address, source), config.loginFailureLimit),
+      countIn(loginSourceAnyAddressKey(source), config.loginSourceFailureLimit),
+    ]);
+    if (bySource.status === 'rejected') throw bySource.reason;
+    if (bySourceOverall.status === 'rejected') throw bySourceOverall.reason;
+    const [fromSource, sourceOverall] = [bySource.value, bySourceOverall.value];
+    if (fromSource.over) {
+      await takeBack(sourceOverall);
+      throw limited(fromSource.retryAfter);
+    }
+    const knownSource = loginKnownSourceKey(address, source);
+    let known: Promise<boolean> | undefined;
+    const isKnown = () => (known ??= isKnownLoginSource(knownSource, now));
+    // Refused before any password check: not a failure of this source, taken back from its counters.
+    const refuse = async (retryAfter: number): Promise<never> => {
+      await takeBack(fromSource, sourceOverall);
+      throw limited(retryAfter);
+    };
+    // The source's own limit first: an attempt it refuses never reaches the address's counter, or
+    // one source past it could still lock any address out with refused (hash-free) attempts.
+    if (sourceOverall.over && !(await isKnown())) return await refuse(sourceOverall.retryAfter);
+    const overall = await countIn(loginAttemptsKey(address), config.loginAddressFailureLimit);
+    if (overall.over && !(await isKnown())) return await refuse(overall.retryAfter);
+    return { fromSource, overall, sourceOverall, knownSource };
+  } catch (error) {
+    if (!(error instanceof TooManyAttempts)) await takeBack(...held).catch(() => undefined);
+    throw error;
+  }
 }
+
+/**
+ * No password was checked (an error ended the attempt before its answer): the attempt is taken
+ * back as a right password's is, without making its source known.
+ */
+export const abandonLoginAttempt = async (attempt: LoginAttempt): Promise<void> => {
+  await Promise.all([release(attempt.fromSource), release(attempt.overall), release(attempt.sourceOverall)]);
+};
 
 /** The password was right: the attempt does not count as a failure, and its source is known from now on. */
 export const releaseLoginAttempt = async (attempt: LoginAttempt, now = Date.now()): Promise<void> => {
   await Promise.all([
-    release(attempt.fromSource),
-    release(attempt.overall),
-    release(attempt.sourceOverall),
+    abandonLoginAttempt(attempt),
     rememberLoginSource(attempt.knownSource, Math.ceil(now / 1000) + KNOWN_SOURCE_DAYS * 86_400),
   ]);
 };

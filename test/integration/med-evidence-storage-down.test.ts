@@ -10,34 +10,27 @@
  * `med` Lambda during an S3 outage. The grant must answer 503 and write nothing.
  */
 
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryCaseEvidence } from '../../shared/store/med-evidence.ts';
 import { merchant } from '../helpers/charges.ts';
 import { api, expectError } from '../helpers/http.ts';
+import { inProcessApi } from '../helpers/in-process-api.ts';
 import { openMed, paidCharge } from '../helpers/med.ts';
 
 // Nothing listens on port 1: every S3 call is refused at once.
 const DEAD_S3 = 'http://127.0.0.1:1';
 const saved = { s3: process.env.AWS_ENDPOINT_URL_S3, bucket: process.env.EVIDENCE_BUCKET };
 
-let server: Server;
-let baseUrl: string;
-beforeAll(async () => {
-  // Set before the handlers load: their S3 client and config are built on first import.
-  process.env.AWS_ENDPOINT_URL_S3 = DEAD_S3;
-  process.env.EVIDENCE_BUCKET = 'pix-evidence';
-  const { createApiServer } = await import('../../infra/local/http-server.ts');
-  server = createApiServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  process.env.AWS_ENDPOINT_URL_S3 = saved.s3;
-  if (saved.bucket === undefined) delete process.env.EVIDENCE_BUCKET;
-  else process.env.EVIDENCE_BUCKET = saved.bucket;
+const inProcess = inProcessApi({
+  before: () => {
+    process.env.AWS_ENDPOINT_URL_S3 = DEAD_S3;
+    process.env.EVIDENCE_BUCKET = 'pix-evidence';
+  },
+  after: () => {
+    process.env.AWS_ENDPOINT_URL_S3 = saved.s3;
+    if (saved.bucket === undefined) delete process.env.EVIDENCE_BUCKET;
+    else process.env.EVIDENCE_BUCKET = saved.bucket;
+  },
 });
 
 describe('evidence upload while S3 does not answer', () => {
@@ -51,12 +44,14 @@ describe('evidence upload while S3 does not answer', () => {
     const reply = await api(`/v1/med/cases/${caseId}/evidence`, {
       apikey: m.apikey,
       body: { file_name: 'proof.pdf', file_size: 1_000, mime_type: 'application/pdf' },
-      baseUrl,
+      baseUrl: inProcess.baseUrl(),
     });
     expectError(reply, 503, 'api_error', 'service_unavailable');
     expect(reply.body.error.message).toMatch(/storage/i);
     expect(await queryCaseEvidence({ accountId: m.accountId, mode: 'test' }, caseId)).toEqual([]);
     // The same server answers what needs no storage: the outage is S3's alone.
-    expect((await api(`/v1/med/cases/${caseId}`, { apikey: m.apikey, baseUrl })).status).toBe(200);
+    expect(
+      (await api(`/v1/med/cases/${caseId}`, { apikey: m.apikey, baseUrl: inProcess.baseUrl() })).status,
+    ).toBe(200);
   });
 });
