@@ -5,6 +5,7 @@
 
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config } from '#shared/config.ts';
+import { dispatchErrorDelaySeconds } from '#shared/domain/retry-schedule.ts';
 import { errorFields, log } from '#shared/log.ts';
 import { dispatchDelivery } from '#shared/services/dispatch-delivery.ts';
 import type { DeliveryMessage } from '#shared/store/webhook-deliveries.ts';
@@ -30,8 +31,17 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
         if (outcome.kind === 'done') return undefined;
         await delayNextReceive(record.receiptHandle, outcome.delaySeconds);
       } catch (error) {
-        // Unexpected (storage down…): leave the message for SQS's own visibility timeout.
-        log.error('webhook dispatch failed', { messageId: record.messageId, ...errorFields(error) });
+        // Unexpected (storage down…): hidden for longer at each receive, so an outage does not
+        // spend the message's receives before the DLQ in minutes (SQS's own 60 s if this fails too).
+        const delaySeconds = Math.round(
+          dispatchErrorDelaySeconds(Number(record.attributes.ApproximateReceiveCount) || 1) * retryScale,
+        );
+        log.error('webhook dispatch failed', {
+          messageId: record.messageId,
+          delaySeconds,
+          ...errorFields(error),
+        });
+        await delayNextReceive(record.receiptHandle, delaySeconds).catch(() => undefined);
       }
       return { itemIdentifier: record.messageId };
     }),

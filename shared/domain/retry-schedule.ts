@@ -60,6 +60,16 @@ export function retryDelaySeconds(
   return Math.min(MAX_DELAY_SECONDS, Math.round(honoured));
 }
 
+/**
+ * How long a message is hidden when its dispatch failed before any attempt (the table or the
+ * queue failing, not the receiver): 60 s, doubling with each receive of the message, at most
+ * 15 min. Every receive counts toward the 15 before the DLQ, so with the queue's flat 60 s a
+ * 15-minute table outage would dead-letter deliveries never attempted; this way such receives
+ * alone take about 3 h (docs/infrastructure.md, "Known limits").
+ */
+export const dispatchErrorDelaySeconds = (receiveCount: number): number =>
+  Math.min(15 * MINUTE, MINUTE * 2 ** Math.max(0, Math.min(receiveCount, 10) - 1));
+
 /** `Retry-After` as seconds: a delay or an HTTP date; `undefined` when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;

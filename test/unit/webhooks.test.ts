@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  dispatchErrorDelaySeconds,
   MAX_DELAY_SECONDS,
   parseRetryAfter,
   RETRY_DELAYS_SECONDS,
@@ -122,6 +123,14 @@ describe('retry schedule', () => {
   it('compresses the schedule for tests but never a receiver’s Retry-After', () => {
     expect(retryDelaySeconds({ attempt: 14 }, 0.0001, mid)).toBe(4);
     expect(retryDelaySeconds({ attempt: 1, statusCode: 429, retryAfterSeconds: 3 }, 0.0001, mid)).toBe(3);
+  });
+  it('hides a message whose dispatch failed (the table down) 1, 2, 4, 8, then 15 min: its 15 receives last about 3 h', () => {
+    const delays = Array.from({ length: 15 }, (_, n) => dispatchErrorDelaySeconds(n + 1));
+    expect(delays.slice(0, 6)).toEqual([60, 120, 240, 480, 900, 900]);
+    expect(delays.reduce((t, d) => t + d, 0) / 3600).toBeCloseTo(3, 0);
+    // A count SQS did not send, or one far past the DLQ's: as the first, and capped.
+    expect(dispatchErrorDelaySeconds(0)).toBe(60);
+    expect(dispatchErrorDelaySeconds(10_000)).toBe(900);
   });
   it('parses Retry-After seconds and HTTP dates', () => {
     expect(parseRetryAfter('120')).toBe(120);
