@@ -11,9 +11,12 @@
  *   the rest reappear after their visibility timeout (which the handler may change) and the
  *   queue's redrive policy moves them to the DLQ after `maxReceiveCount` receives;
  * - schedules → handler every `everyMs`.
+ * A persisted runtime keeps each stream shard's position in its data folder, as Lambda's mapping
+ * does, so a restart reads on from there instead of the stream's last 24 h again.
  */
 
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -81,6 +84,11 @@ export interface StreamPollerOptions {
   retryAttempts?: number;
   /** The on-failure destination: gets a skipped batch's description (Lambda's JSON), else it is only logged. */
   onFailure?: (description: string) => Promise<unknown>;
+  /**
+   * Where each shard's position is kept across restarts (the last record handled, as Lambda's
+   * mapping keeps it); without one, every start reads the stream from its oldest record.
+   */
+  positions?: StreamPositions;
   idleMs?: number;
 }
 
@@ -117,6 +125,28 @@ function failureDescription(
   });
 }
 
+export interface StreamPositions {
+  load(): Record<string, string>;
+  save(shardId: string, sequenceNumber: string): void;
+}
+
+/** Positions in a JSON file (a persisted runtime's data folder). */
+export function streamPositionsFile(path: string): StreamPositions {
+  let positions: Record<string, string> = {};
+  return {
+    load: () => {
+      positions = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>) : {};
+      return { ...positions };
+    },
+    save: (shardId, sequenceNumber) => {
+      positions[shardId] = sequenceNumber;
+      writeFileSync(path, JSON.stringify(positions));
+    },
+  };
+}
+
+const debugEnabled = () => process.env.LOG_LEVEL === 'debug';
+
 export function startStreamPoller(options: StreamPollerOptions): Poller {
   const { streams, handler } = options;
   const batchSize = options.batchSize ?? 100;
@@ -125,6 +155,29 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
   /** Open iterators per shard; a shard leaves the map when it is closed and drained. */
   const iterators = new Map<string, string>();
   const finished = new Set<string>();
+  const saved = options.positions?.load() ?? {};
+
+  /** After the shard's saved position, or from its oldest record (also when that position is gone). */
+  const iteratorOf = async (arn: string, shardId: string) => {
+    const after = saved[shardId];
+    if (after) {
+      const resumed = await streams
+        .send(
+          new GetShardIteratorCommand({
+            StreamArn: arn,
+            ShardId: shardId,
+            ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+            SequenceNumber: after,
+          }),
+        )
+        .catch(() => undefined);
+      if (resumed?.ShardIterator) return resumed.ShardIterator;
+    }
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: arn, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }),
+    );
+    return ShardIterator;
+  };
 
   const discoverShards = async () => {
     streamArn ??= (await options.dynamodb.send(new DescribeTableCommand({ TableName: options.tableName })))
@@ -136,10 +189,8 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       if (!id || iterators.has(id) || finished.has(id)) continue;
       // A child shard starts only once its parent is drained, keeping per-key order.
       if (shard.ParentShardId && iterators.has(shard.ParentShardId)) continue;
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
-      );
-      if (ShardIterator) iterators.set(id, ShardIterator);
+      const iterator = await iteratorOf(streamArn, id);
+      if (iterator) iterators.set(id, iterator);
     }
   };
 
@@ -188,7 +239,22 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
       if (Records.length > 0) {
         found = true;
         const matching = Records.filter((r) => matchesAnyFilter(r, options.filters));
-        if (matching.length > 0) await deliver(matching, shardId, signal);
+        if (matching.length > 0) {
+          if (debugEnabled()) {
+            console.log(
+              JSON.stringify({
+                level: 'DEBUG',
+                message: 'stream batch',
+                shardId,
+                sequenceNumbers: matching.map((r) => r.dynamodb?.SequenceNumber),
+              }),
+            );
+          }
+          await deliver(matching, shardId, signal);
+        }
+        // Handled (or given up on): a stopped poller keeps the batch it was in the middle of.
+        const last = Records.at(-1)?.dynamodb?.SequenceNumber;
+        if (!signal.aborted && last) options.positions?.save(shardId, last);
       }
       if (NextShardIterator) iterators.set(shardId, NextShardIterator);
       else {

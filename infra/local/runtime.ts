@@ -17,6 +17,7 @@ import {
   startQueuePoller,
   startSchedule,
   startStreamPoller,
+  streamPositionsFile,
 } from './pollers.ts';
 import {
   type LocalQueues,
@@ -119,6 +120,7 @@ async function startBackgroundFunctions(s: LocalSettings, queues: LocalQueues): 
         tableName: s.tableName,
         handler,
         ...(filters && { filters }),
+        ...(!s.inMemory && { positions: streamPositionsFile(join(s.dataDir, 'stream-positions.json')) }),
         // The stack's on-failure destination.
         onFailure: (description) =>
           sqs.send(

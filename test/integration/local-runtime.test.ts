@@ -4,7 +4,7 @@
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,16 +24,22 @@ const ports = {
   SES_PORT: `${7395 + offset}`,
 };
 
+/** Everything each runtime started printed, in the order started. */
+const outputs: string[] = [];
+
 function start(dataDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/local.ts'], {
-    env: { ...process.env, ...ports, DATA_DIR: dataDir },
+    // Debug: the stream poller names the records of each batch it hands the outbox.
+    env: { ...process.env, ...ports, DATA_DIR: dataDir, LOG_LEVEL: 'debug' },
     stdio: 'pipe',
   });
+  const run = outputs.push('') - 1;
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`not ready in 45 s:\n${output}`)), 45_000);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      outputs[run] = output;
       if (output.includes('Pix service ready on')) {
         clearTimeout(timer);
         resolve(child);
@@ -41,6 +47,7 @@ function start(dataDir: string): Promise<ChildProcess> {
     });
     child.stderr.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      outputs[run] = output;
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
   });
@@ -59,6 +66,17 @@ const listening = (port: string) =>
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+
+/** The batches of stream records the runtime of that run handed the outbox (the poller's debug lines). */
+const handledBatches = (run: number): string[][] =>
+  (outputs[run] ?? '').split('\n').flatMap((line) => {
+    try {
+      const record = JSON.parse(line) as { message?: string; sequenceNumbers?: string[] };
+      return record.message === 'stream batch' ? [record.sequenceNumbers ?? []] : [];
+    } catch {
+      return [];
+    }
   });
 
 const balance = (apikey: string) =>
@@ -127,6 +145,15 @@ describe('local runtime', () => {
     } finally {
       await stopWithCtrlC(second);
     }
+    // The stream read on from where the first run stopped (its positions are in the data folder):
+    // the second run handed the outbox its own changes (the redeliveries) and none of the first's,
+    // but for the batch the first may have been stopped in the middle of (handled again, as Lambda would).
+    const handledBefore = new Set(handledBatches(0).slice(0, -1).flat());
+    expect(handledBefore.size).toBeGreaterThan(0);
+    const handledAfter = handledBatches(1).flat();
+    expect(handledAfter.length).toBeGreaterThan(0);
+    expect(handledAfter.filter((sequenceNumber) => handledBefore.has(sequenceNumber))).toEqual([]);
+    expect(existsSync(join(dataDir, 'stream-positions.json'))).toBe(true);
   }, 120_000); // two starts; a loaded machine has needed more than 20 s for one
 
   it('exits with one clear line when Java is missing', () => {
