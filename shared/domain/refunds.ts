@@ -96,9 +96,28 @@ export const isOverdueRefund = (
   refund: Pick<RefundRecord, 'status' | 'createdAt' | 'recordedAt'>,
   now: Date,
   overdueMs: number,
-): boolean =>
-  !isFinalRefund(refund.status) &&
-  now.getTime() - Date.parse(refund.recordedAt ?? refund.createdAt) >= overdueMs;
+): boolean => !isFinalRefund(refund.status) && now.getTime() - Date.parse(refundMadeAt(refund)) >= overdueMs;
+
+/** When the service made the refund: an automatic return of a Pix settled late, at its settlement. */
+export const refundMadeAt = (refund: Pick<RefundRecord, 'createdAt' | 'recordedAt'>): string =>
+  refund.recordedAt ?? refund.createdAt;
+
+/** How long after a request the service first asks the acquirer whether the money left. */
+export const FIRST_CHECK_AFTER_MS = 2_000;
+/** Later checks back off up to this. */
+const MAX_CHECK_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * When to ask the acquirer again about a refund still in flight: half its age since it was asked
+ * (or made, not asked yet), from 2 s up to 10 min.
+ */
+export function refundCheckIntervalMs(
+  refund: Pick<RefundRecord, 'createdAt' | 'recordedAt' | 'requestedAt'>,
+  now: Date,
+): number {
+  const since = Date.parse(refund.requestedAt ?? refundMadeAt(refund));
+  return Math.min(MAX_CHECK_INTERVAL_MS, Math.max(FIRST_CHECK_AFTER_MS, (now.getTime() - since) / 2));
+}
 
 /** What a charge has left to refund: its amount minus every refund not FAILED. */
 export const refundableAmount = (charge: Pick<ChargeRecord, 'amount' | 'refundedAmount'>): number =>

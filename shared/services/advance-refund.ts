@@ -18,11 +18,13 @@ import { returnFailedJournal } from '../domain/ledger.ts';
 import {
   canApplyRefund,
   devolutionIdOf,
+  FIRST_CHECK_AFTER_MS,
   isFinalRefund,
   isOverdueRefund,
   REFUND_TRANSITIONS,
   type RefundRecord,
   type RefundTrigger,
+  refundCheckIntervalMs,
   refundFailedJournal,
   refundPaidJournal,
 } from '../domain/refunds.ts';
@@ -49,10 +51,6 @@ import { chargeRefundTotalsChange, getRefund, replaceRefundItem } from '../store
 import { injectFault } from '../testing/faults.ts';
 import { eventContext } from './charge-transition.ts';
 
-/** How long after a request the service first asks the acquirer whether the money left. */
-const FIRST_CHECK_AFTER_MS = 2_000;
-/** Later checks back off up to this. */
-const MAX_CHECK_INTERVAL_MS = 10 * 60_000;
 const MAX_ATTEMPTS = 8;
 
 const later = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
@@ -291,11 +289,7 @@ function chargeSide(charge: ChargeRecord, refund: RefundRecord, trigger: RefundT
 
 /** Asks the acquirer again later (still in flight), backing off. */
 async function checkLater(refund: RefundRecord, now: Date): Promise<void> {
-  const since = Date.parse(refund.requestedAt ?? refund.createdAt);
-  const interval = Math.min(
-    MAX_CHECK_INTERVAL_MS,
-    Math.max(FIRST_CHECK_AFTER_MS, (now.getTime() - since) / 2),
-  );
+  const interval = refundCheckIntervalMs(refund, now);
   await transact({ refund: replaceRefundItem(refund, refund.status, later(now.toISOString(), interval)) });
 }
 

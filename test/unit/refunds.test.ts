@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { assertRefundable, automaticReturn, isOverdueRefund } from '../../shared/domain/refunds.ts';
+import {
+  assertRefundable,
+  automaticReturn,
+  isOverdueRefund,
+  refundCheckIntervalMs,
+} from '../../shared/domain/refunds.ts';
 import { chargeRecord } from '../helpers/charge-record.ts';
 
 describe('an overdue refund', () => {
@@ -29,6 +34,24 @@ describe('an overdue refund', () => {
     expect(automaticReturn(charge, devolution, 're_2', createdAt, createdAt)).not.toHaveProperty(
       'recordedAt',
     );
+  });
+});
+
+describe('the next check of a refund in flight', () => {
+  const createdAt = '2026-11-24T10:00:00.000Z';
+  const at = (ms: number) => new Date(Date.parse(createdAt) + ms);
+
+  it('is half its age since it was asked, from 2 s up to 10 min', () => {
+    const requestedAt = at(60_000).toISOString();
+    expect(refundCheckIntervalMs({ createdAt, requestedAt }, at(61_000))).toBe(2_000);
+    expect(refundCheckIntervalMs({ createdAt, requestedAt }, at(60_000 + 120_000))).toBe(60_000);
+    expect(refundCheckIntervalMs({ createdAt, requestedAt }, at(60_000 + 3_600_000))).toBe(600_000);
+  });
+
+  it('of an automatic return not asked yet, counts from its settlement, not from its Pix', () => {
+    const recordedAt = at(3_600_000).toISOString();
+    expect(refundCheckIntervalMs({ createdAt, recordedAt }, at(3_604_000))).toBe(2_000);
+    expect(refundCheckIntervalMs({ createdAt }, at(3_604_000))).toBe(600_000);
   });
 });
 
