@@ -43,21 +43,6 @@ export const webhookQueues = {
 } as const;
 
 /**
- * Stream batches the outbox gave up on (its mapping's retries or record age spent): Lambda sends
- * each one's description (shard, first and last sequence numbers) to `OutboxReplay`, which the
- * outbox consumes by reading the batch back from the stream and handling it again. A batch that
- * still fails moves to `OutboxFailures` after `maxReceiveCount` receives, alarms, and is redriven
- * from there by ops once the cause is fixed (README, "Stream failures").
- */
-export const outboxReplayQueue = {
-  maxReceiveCount: 3,
-  /** Six times the outbox's timeout, as AWS advises for a Lambda's queue: a failed replay is tried again 6 min later. */
-  visibilityTimeoutSeconds: 360,
-  /** 14 days; the stream itself keeps records 24 h, so a replay must come within a day of the failure. */
-  retentionSeconds: 14 * 24 * 3600,
-} as const;
-
-/**
  * The live acquirers' callbacks (README, "Going live"): the callback route puts one message per end-to-end id
  * and answers at once; the consumer reads each Pix back at the acquirer and settles it. A message
  * that keeps failing (the acquirer down for hours) moves to the DLQ after `maxReceiveCount`
@@ -269,6 +254,23 @@ export const lambdaTimeoutSeconds = {
   webhookDispatcher: 60,
   /** `GET /pix/{e2eid}` (and, with a payer lock, `GET /pix?cpf=…`) at the acquirer, retried, then one settlement. */
   providerCallbackConsumer: 60,
+} as const;
+
+/**
+ * `OutboxReplay`: the descriptions of the stream batches the outbox gave up on, which it consumes
+ * (docs/infrastructure.md, "Failure paths"); `OutboxFailures` after `maxReceiveCount` receives.
+ */
+export const outboxReplayQueue = {
+  maxReceiveCount: 3,
+  /** Six times the outbox's timeout, as AWS advises for a Lambda's queue: a failed replay is tried again 6 min later. */
+  visibilityTimeoutSeconds: 6 * lambdaTimeoutSeconds.outbox,
+  /** 14 days; the stream itself keeps records 24 h, so a replay must come within a day of the failure. */
+  retentionSeconds: 14 * 24 * 3600,
+  /**
+   * As few replays at once as SQS allows: each reads its shard beside the live mapping, and
+   * DynamoDB Streams advises at most two readers of a shard (more are throttled).
+   */
+  maxConcurrency: 2,
 } as const;
 
 /**

@@ -1,9 +1,7 @@
 /**
- * The outbox's second event source: the `OutboxReplay` queue, which holds the descriptions of
- * stream batches the outbox gave up on (its stream mapping's on-failure destination). Each is read
- * back from the stream and handled as the stream would have handed it; a message that still fails
- * comes back after the queue's visibility timeout, and after `maxReceiveCount` receives moves to
- * `OutboxFailures`, which alarms, and from which ops redrive it once the cause is fixed.
+ * The outbox's second event source: `OutboxReplay`, the descriptions of the stream batches it
+ * gave up on. Each is read back from the stream and handled as a stream batch; one that still
+ * fails comes back later, then moves to `OutboxFailures` (docs/infrastructure.md, "Failure paths").
  */
 
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -41,6 +39,7 @@ export async function replayFailedBatches(
         log.error('outbox batch replay failed', { ...fields, batch: read.batch });
         failed.push(message.messageId);
       } else {
+        // `records` may exceed the batch's `batchSize`: the records of the batches beside it are read too.
         log.info('outbox batch replayed', { ...fields, batch: read.batch, records: read.records.length });
       }
     } catch (error) {

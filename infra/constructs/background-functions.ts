@@ -165,14 +165,12 @@ export class BackgroundFunctions extends Construct {
 
     // Reads a given-up batch back from the stream (the grants above) and handles it again
     // (functions/outbox/replay.ts), one description per invocation.
-    if (outboxReplayQueue.visibilityTimeoutSeconds < lambdaTimeoutSeconds.outbox) {
-      throw new Error(
-        `OutboxReplay's visibility timeout (${outboxReplayQueue.visibilityTimeoutSeconds} s) must be ` +
-          `at least the outbox's timeout (${lambdaTimeoutSeconds.outbox} s)`,
-      );
-    }
     this.outbox.function.addEventSource(
-      new SqsEventSource(props.outboxReplayQueue, { batchSize: 1, reportBatchItemFailures: true }),
+      new SqsEventSource(props.outboxReplayQueue, {
+        batchSize: 1,
+        maxConcurrency: outboxReplayQueue.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
 
     Validations.of(this.outbox.role).acknowledge({

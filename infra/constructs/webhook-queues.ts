@@ -14,9 +14,9 @@ export interface WebhookQueuesProps {
 /**
  * The queues of the webhook pipeline. Deliveries: one SQS message per delivery, received once
  * per attempt; SQS does the retrying, and after `maxReceiveCount` receives the message moves to
- * the DLQ, which alarms. Outbox replays: where the outbox stream consumer's event source mapping
- * sends the description of a stream batch it gave up on; the outbox reads the batch back and
- * handles it again, and a batch that still fails moves to `OutboxFailures`, which alarms too.
+ * the DLQ, which alarms. Outbox replays: the stream batches the outbox gave up on, replayed by
+ * the outbox; those that still fail move to `OutboxFailures`, which alarms too
+ * (docs/infrastructure.md, "Failure paths").
  */
 export class WebhookQueues extends Construct {
   readonly deliveryQueue: Queue;

@@ -16,7 +16,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -130,17 +130,26 @@ export interface StreamPositions {
   save(shardId: string, sequenceNumber: string): void;
 }
 
-/** Positions in a JSON file (a persisted runtime's data folder). */
+/**
+ * Positions in a JSON file (a persisted runtime's data folder), replaced whole at each save (a
+ * rename), so a runtime killed mid-write leaves the previous positions. An unreadable file reads
+ * as none: the stream is read from its oldest record, as without positions.
+ */
 export function streamPositionsFile(path: string): StreamPositions {
   let positions: Record<string, string> = {};
   return {
     load: () => {
-      positions = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>) : {};
+      try {
+        positions = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+      } catch {
+        positions = {};
+      }
       return { ...positions };
     },
     save: (shardId, sequenceNumber) => {
       positions[shardId] = sequenceNumber;
-      writeFileSync(path, JSON.stringify(positions));
+      writeFileSync(`${path}.tmp`, JSON.stringify(positions));
+      renameSync(`${path}.tmp`, path);
     },
   };
 }
@@ -157,7 +166,7 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
   const finished = new Set<string>();
   const saved = options.positions?.load() ?? {};
 
-  /** After the shard's saved position, or from its oldest record (also when that position is gone). */
+  /** After the shard's saved position, or from its oldest record (also when that position cannot be used). */
   const iteratorOf = async (arn: string, shardId: string) => {
     const after = saved[shardId];
     if (after) {
@@ -170,7 +179,14 @@ export function startStreamPoller(options: StreamPollerOptions): Poller {
             SequenceNumber: after,
           }),
         )
-        .catch(() => undefined);
+        .catch((error: unknown) => {
+          // Trimmed (older than the stream's 24 h) or refused: handled again, never skipped.
+          logFailure('stream position not usable: reading the shard from its oldest record', {
+            shardId,
+            error: String(error),
+          });
+          return undefined;
+        });
       if (resumed?.ShardIterator) return resumed.ShardIterator;
     }
     const { ShardIterator } = await streams.send(

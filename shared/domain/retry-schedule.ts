@@ -61,9 +61,9 @@ export function retryDelaySeconds(
 }
 
 /**
- * How long a message is hidden when its dispatch failed before any attempt (the table or the
- * queue failing, not the receiver): 60 s, doubling with each receive of the message, at most
- * 15 min. Every receive counts toward the 15 before the DLQ, so with the queue's flat 60 s a
+ * How long a message is hidden when its dispatch failed unexpectedly (the table or the queue
+ * failing, before its POST or while recording it; not the receiver): 60 s, doubling with each
+ * receive of the message, at most 15 min. Every receive counts toward the 15 before the DLQ, so with the queue's flat 60 s a
  * 15-minute table outage would dead-letter deliveries never attempted; this way such receives
  * alone take about 3 h (docs/infrastructure.md, "Known limits").
  */

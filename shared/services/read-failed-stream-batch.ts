@@ -1,10 +1,11 @@
 /**
  * A stream batch the outbox gave up on, read back for a replay: its description (what Lambda
  * sent the on-failure destination, redriven by ops: docs/infrastructure.md, "Failure paths")
- * gives its shard and first and last records; the records between them that the outbox's
- * filters let through are what Lambda had handed it. Replaying them is safe however often it
- * happens: the fan-out creates deliveries by derived ids and the counting counts a record once
- * (its `eventID` in its item's marker).
+ * gives its shard and first and last records. What is read is every record between them that the
+ * outbox's filters let through: the batch, and with the mapping's `parallelizationFactor` (which
+ * splits a shard's records among concurrent batches by item) those of the batches beside it too.
+ * Handling them again is safe however often it happens: the fan-out creates deliveries by derived
+ * ids and the counting counts a record once (its `eventID` in its item's marker).
  */
 
 import type { DynamoDBRecord } from 'aws-lambda';

@@ -21,8 +21,8 @@ let client: DynamoDBStreamsClient | undefined;
 const streams = () => (client ??= withoutSdkLogging(new DynamoDBStreamsClient({})));
 
 /**
- * Pages read at most for one batch. A batch holds at most 100 of the outbox's records, but the
- * shard holds every write between them (counters, markers…), up to 1 000 per page.
+ * Pages read at most for one batch: the shard holds every write between its first and last
+ * records (other batches', counters, markers…), up to 1 000 records or 1 MB per page.
  */
 const MAX_PAGES = 100;
 

@@ -390,6 +390,7 @@ describe('OutboxReplay and OutboxFailures queues', () => {
       maxReceiveCount: 3,
       visibilityTimeoutSeconds: 360,
       retentionSeconds: 14 * 24 * 3600,
+      maxConcurrency: 2,
     });
     expect(template.toJSON().Resources[replayQueue()].Properties).toEqual({
       VisibilityTimeout: 360,
@@ -405,6 +406,8 @@ describe('OutboxReplay and OutboxFailures queues', () => {
       EventSourceArn: arnOf(pixStack.webhookQueues.outboxReplayQueue),
       FunctionName: { Ref: logicalId(pixStack.background.outbox.function.node.defaultChild as CfnElement) },
       BatchSize: 1,
+      // Two readers of a shard at most besides the live mapping's (DynamoDB Streams throttles more).
+      ScalingConfig: { MaximumConcurrency: 2 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
   });
