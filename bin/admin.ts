@@ -110,7 +110,9 @@ function walletShards(): number {
   return value;
 }
 const { issueApiKey } = await import('../shared/services/issue-api-key.ts');
-const { createUser, findUserByEmail, putMembership } = await import('../shared/store/users.ts');
+const { createUser, EmailTakenError, findUserByEmail, putMembership } = await import(
+  '../shared/store/users.ts'
+);
 const { roles } = await import('../shared/domain/auth.ts');
 const { classifyTaxId, normalizeTaxId } = await import('../shared/domain/tax-id.ts');
 const { contactEmailSchema } = await import('../shared/domain/account-settings.ts');
@@ -167,7 +169,9 @@ switch (positionals[0]) {
   case 'create-user': {
     const password = values.password ?? randomBytes(12).toString('base64url');
     if (password.length < 8) fail('--password must have at least 8 characters');
-    const user = await createUser(need('email'), await hashPassword(password));
+    const user = await createUser(need('email'), await hashPassword(password)).catch((error: unknown) =>
+      error instanceof EmailTakenError ? fail(error.message) : Promise.reject(error),
+    );
     print({ id: user.id, email: user.email, ...(values.password === undefined && { password }) });
     break;
   }
@@ -268,9 +272,8 @@ switch (positionals[0]) {
     }
     if (action !== 'apply' && action !== 'reject')
       fail('med-review takes list, apply <med_…> or reject <med_…>');
-    const medCase =
-      waiting.find((c) => c.id === positionals[2]) ??
-      fail(`No MED case ${positionals[2] ?? ''} waits for review`);
+    const caseId = positionals[2] ?? fail(`med-review ${action} needs the case's id (med_…)`);
+    const medCase = waiting.find((c) => c.id === caseId) ?? fail(`No MED case ${caseId} waits for review`);
     const scope = { accountId: medCase.accountId, mode: medCase.mode };
     const { serializeMedCase } = await import('../shared/domain/med-cases.ts');
     const change =

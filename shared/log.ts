@@ -23,8 +23,14 @@ export const log = {
   error: (message: string, fields: Fields = {}) => logger.error(message, fields),
 };
 
-/** Error fields safe to log: name, message and stack; never the request that caused it. */
+/** Error fields safe to log: name, message, what caused it and stack; never the request that caused it. */
 export const errorFields = (error: unknown): Record<string, unknown> =>
   error instanceof Error
-    ? { errorName: error.name, errorMessage: error.message, stack: error.stack }
+    ? {
+        errorName: error.name,
+        errorMessage: error.message,
+        // What it was met with underneath (an acquirer's 401 behind a 503, say).
+        ...(error.cause instanceof Error && { errorCause: `${error.cause.name}: ${error.cause.message}` }),
+        stack: error.stack,
+      }
     : { error: String(error) };

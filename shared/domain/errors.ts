@@ -12,6 +12,8 @@ export interface ErrorDetail {
 interface ErrorOptions {
   param?: string;
   details?: ErrorDetail[];
+  /** What the service met underneath (an acquirer's answer): logged, never shown to the client. */
+  cause?: unknown;
 }
 
 export abstract class DomainError extends Error {
@@ -20,7 +22,7 @@ export abstract class DomainError extends Error {
   readonly details: ErrorDetail[] | undefined;
 
   constructor(code: string, message: string, options: ErrorOptions = {}) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.param = options.param;
@@ -121,7 +123,11 @@ export class Unprocessable extends DomainError {
 
 /** The acquirer did not answer; nothing was stored, a retry with the same key is safe (503). */
 export class ProviderUnavailable extends DomainError {
-  constructor(message = 'The upstream service is unavailable; retry with the same Idempotency-Key.') {
-    super('service_unavailable', message);
+  constructor(
+    message = 'The upstream service is unavailable; retry with the same Idempotency-Key.',
+    /** The acquirer's own error (an outage, or credentials it refused), for the request log. */
+    cause?: unknown,
+  ) {
+    super('service_unavailable', message, { cause });
   }
 }

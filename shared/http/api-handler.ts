@@ -10,7 +10,7 @@ import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { isJsonObject, NOT_A_JSON_OBJECT } from '../domain/validation.ts';
-import { log } from '../log.ts';
+import { errorFields, log } from '../log.ts';
 import { withMetrics } from '../metrics.ts';
 import { withAcquirerBudget } from '../providers/call-budget.ts';
 import {
@@ -107,12 +107,7 @@ const requestEnvelope = (): ApiMiddleware => {
         apiKeyFingerprint: principal.fingerprint,
       }),
       ...(principal?.kind === 'user' && { accountId: principal.accountId, userId: principal.userId }),
-      ...(request.error &&
-        (response.statusCode ?? 500) >= 500 && {
-          errorName: request.error.name,
-          errorMessage: request.error.message,
-          stack: request.error.stack,
-        }),
+      ...(request.error && (response.statusCode ?? 500) >= 500 && errorFields(request.error)),
     });
   };
   return {

@@ -15,6 +15,7 @@ import { config } from '../config.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
 import { refundEvents } from '../domain/events.ts';
 import { returnFailedJournal } from '../domain/ledger.ts';
+import { publicChargeId } from '../domain/pix-ids.ts';
 import {
   canApplyRefund,
   devolutionIdOf,
@@ -301,7 +302,9 @@ function reportIfOverdue(refund: RefundRecord): void {
   if (!isOverdueRefund(refund, new Date(), config.refundOverdueSeconds * 1000)) return;
   (refund.mode === 'live' ? log.error : log.warn)('refund overdue: the acquirer has not resolved it', {
     refundId: refund.id,
-    chargeId: refund.chargeId,
+    // The id the merchant and the API use (`ch_…`).
+    chargeId: publicChargeId(refund.chargeId),
+    accountId: refund.accountId,
     status: refund.status,
     amount: refund.amount,
     createdAt: refund.createdAt,

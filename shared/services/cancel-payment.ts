@@ -77,7 +77,7 @@ async function withdrawCob(provider: PixProvider, txid: string): Promise<boolean
     await provider.cancelCob(txid);
     return true;
   } catch (error) {
-    if (acquirerNotServing(error)) throw new ProviderUnavailable(UNAVAILABLE);
+    if (acquirerNotServing(error)) throw new ProviderUnavailable(UNAVAILABLE, error);
     if (error instanceof ProviderRejectedError) return false;
     throw error;
   }

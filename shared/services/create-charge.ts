@@ -304,7 +304,7 @@ async function requestCob(
     };
   } catch (error) {
     // Nothing was created: the same key succeeds later.
-    if (acquirerNotServing(error)) throw new ProviderUnavailable();
+    if (acquirerNotServing(error)) throw new ProviderUnavailable(undefined, error);
     if (!(error instanceof ProviderRejectedError)) throw error;
     return {
       failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },

@@ -14,7 +14,8 @@ import { accountPk, userKey as emailUserKey, membershipKey, userMembershipsIndex
 
 const userKey = (email: string) => emailUserKey(normaliseEmail(email));
 
-class EmailTakenError extends Error {}
+/** `createUser` for an address that already has a user. */
+export class EmailTakenError extends Error {}
 
 export async function createUser(email: string, passwordHash: string): Promise<User> {
   const user: User = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getAccount } from '../../shared/store/accounts.ts';
-import { admin } from '../helpers/admin.ts';
+import { admin, adminRefused } from '../helpers/admin.ts';
 import { emailsTo, newContactEmail } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
@@ -57,6 +57,17 @@ describe('admin CLI', () => {
       'authentication_error',
       'unauthorized',
     );
+  });
+
+  it('refuses a second user with the same e-mail, and a med-review step without its case, with one line and exit code 2', async () => {
+    const email = `taken-${Date.now()}@example.com`;
+    await admin('create-user', '--email', email);
+    const taken = await adminRefused('create-user', '--email', email.toUpperCase());
+    expect(taken.code).toBe(2);
+    expect(taken.stderr.split('\n')[0]).toBe(`A user with e-mail ${email} already exists`);
+    const noCase = await adminRefused('med-review', 'apply');
+    expect(noCase.code).toBe(2);
+    expect(noCase.stderr.split('\n')[0]).toBe("med-review apply needs the case's id (med_…)");
   });
 
   it('sets the contact e-mail on create-account and with set-contact-email, where MED notices then go', async () => {

@@ -24,6 +24,7 @@ import { api, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
 import { control, liveMerchantAt, setProviderAt, startPsp } from '../helpers/psp.ts';
 import { decodeQr } from '../helpers/qr.ts';
+import { requestLogRecord } from '../helpers/runtime-log.ts';
 
 let psp: LocalPsp;
 let liveKey: string;
@@ -181,12 +182,20 @@ describe('live charges through the API Pix acquirer', () => {
     const key = `live-${randomUUID()}`;
     await control(psp, 'POST', '/token', { refuseClient: true });
     try {
+      const requestId = `refused-credentials-${randomUUID()}`;
       expectError(
-        await create({ amount: 1400, payment_method: 'pix' }, key),
+        await api('/v1/charges', {
+          apikey: liveKey,
+          headers: { 'Idempotency-Key': key, 'x-request-id': requestId },
+          body: { amount: 1400, payment_method: 'pix' },
+        }),
         503,
         'api_error',
         'service_unavailable',
       );
+      // The client is told only to retry; the request log says why, so ops can tell refused
+      // credentials from an outage.
+      expect((await requestLogRecord(requestId)).errorCause).toMatch(/^ProviderRequestError: .*answered 401/);
       expectError(
         await api(`/v1/payments/${rawId(before.body.id)}/provider-status`, { apikey: liveKey }),
         503,

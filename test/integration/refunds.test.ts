@@ -224,6 +224,8 @@ describe('POST /v1/payments/{id}/refund', () => {
       );
       expect(first).toMatchObject({
         level: 'WARN',
+        chargeId: m.chargeId,
+        accountId: m.accountId,
         status: 'PENDING',
         amount: 1000,
         createdAt: made.createdAt,
