@@ -86,6 +86,10 @@ export const canApplyRefund = (trigger: RefundTrigger, from: RefundStatus): bool
 
 export const isFinalRefund = (status: RefundStatus): boolean => status === 'REFUNDED' || status === 'FAILED';
 
+/** When the service made the refund: an automatic return of a Pix settled late, at its settlement. */
+const refundMadeAt = (refund: Pick<RefundRecord, 'createdAt' | 'recordedAt'>): string =>
+  refund.recordedAt ?? refund.createdAt;
+
 /**
  * Whether a refund is still unresolved `overdueMs` after it was made (recorded: an automatic
  * return of a Pix settled late is not overdue at once): a Pix devolution settles in seconds, so
@@ -97,10 +101,6 @@ export const isOverdueRefund = (
   now: Date,
   overdueMs: number,
 ): boolean => !isFinalRefund(refund.status) && now.getTime() - Date.parse(refundMadeAt(refund)) >= overdueMs;
-
-/** When the service made the refund: an automatic return of a Pix settled late, at its settlement. */
-export const refundMadeAt = (refund: Pick<RefundRecord, 'createdAt' | 'recordedAt'>): string =>
-  refund.recordedAt ?? refund.createdAt;
 
 /** How long after a request the service first asks the acquirer whether the money left. */
 export const FIRST_CHECK_AFTER_MS = 2_000;

@@ -34,7 +34,7 @@ const outcomeLabel = (outcome: SettlementOutcome): string =>
 
 /**
  * Settles `pix` for the charge; `undefined` if the charge does not exist. Idempotent per
- * end-to-end id. `pix` may be a function giving the Pix once the charge is read, at each attempt:
+ * end-to-end id. `incoming` may be a function giving the Pix once the charge is read, at each attempt:
  * a Pix whose time the service itself stamps (the sandbox's) arrives when it is settled, so one
  * settled after a transition that raced it (an expiry) arrived after that transition, never
  * before the time the charge records for it.
@@ -48,10 +48,11 @@ export async function receivePix(
   /** The charge as the caller just read it: the first attempt settles against it (the commit's conditions catch a change since). */
   knownCharge?: ChargeRecord,
 ): Promise<PixResult | undefined> {
+  const pixNow = typeof incoming === 'function' ? incoming : () => incoming;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const charge = (attempt === 0 ? knownCharge : undefined) ?? (await getCharge(scope, chargeId));
     if (!charge) return undefined;
-    const pix = typeof incoming === 'function' ? incoming() : incoming;
+    const pix = pixNow();
     const plan = planSettlement(charge, pix, settings);
     const at = pix.receivedAt;
     // Made now, whatever the Pix's time: a Pix settled late is not a refund overdue at once.
@@ -76,6 +77,5 @@ export async function receivePix(
       return { outcome: plan.outcome, charge: (await getCharge(scope, chargeId)) ?? charge, duplicate: true };
     // The charge moved since it was read: read it again and plan again.
   }
-  const { endToEndId } = typeof incoming === 'function' ? incoming() : incoming;
-  throw new Error(`Could not settle Pix ${endToEndId} after ${MAX_ATTEMPTS} attempts`);
+  throw new Error(`Could not settle Pix ${pixNow().endToEndId} after ${MAX_ATTEMPTS} attempts`);
 }

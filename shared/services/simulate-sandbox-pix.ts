@@ -25,7 +25,8 @@ export async function simulateSandboxPix(
   scope: MerchantScope,
   chargeId: string,
   pix: SandboxPix,
-  now = new Date(),
+  /** The request's arrival: the end-to-end id's time (the Pix itself is stamped when it is settled). */
+  requestedAt = new Date(),
 ): Promise<PixResult & { endToEndId: string }> {
   // The charge gives the default amount, and settlement's first attempt (a retry reads it again).
   const [charge, account] = await Promise.all([
@@ -33,7 +34,7 @@ export async function simulateSandboxPix(
     getAccountCached(scope.accountId),
   ]);
   if (!charge || !account) throw new NotFound('No such charge.');
-  const endToEndId = newEndToEndId(SANDBOX_ACQUIRER_ISPB, now);
+  const endToEndId = newEndToEndId(SANDBOX_ACQUIRER_ISPB, requestedAt);
   const result = await receivePix(
     scope,
     chargeId,

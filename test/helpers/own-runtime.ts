@@ -14,6 +14,22 @@ export interface OwnRuntimePorts {
   SES_PORT: string;
 }
 
+/**
+ * A second runtime's ports, `slot` apart from the bases (API 3000, DynamoDB 8000, SQS 9000,
+ * S3 4300, SES 7000) and moved by `TEST_PORT_OFFSET` like the suite's own: each file that starts
+ * one takes a slot of its own (350, 365, 380 so far; the suite's runtime is at 310–330).
+ */
+export function ownRuntimePorts(slot: number): OwnRuntimePorts {
+  const port = (base: number) => String(base + slot + Number(process.env.TEST_PORT_OFFSET ?? 0));
+  return {
+    PORT: port(3000),
+    DYNAMODB_PORT: port(8000),
+    SQS_PORT: port(9000),
+    S3_PORT: port(4300),
+    SES_PORT: port(7000),
+  };
+}
+
 export interface OwnRuntime {
   /** Starts it on `dataDir`, with these variables added to the environment; resolves once it is ready. */
   start(dataDir: string, env?: Record<string, string>): Promise<void>;

@@ -10,19 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.ts';
+import { ownRuntimePorts } from '../helpers/own-runtime.ts';
 import { Receiver } from '../helpers/webhook-receiver.ts';
 
 const receiver = new Receiver();
 afterAll(() => receiver.stop());
 
-const offset = Number(process.env.TEST_PORT_OFFSET ?? 0);
-const ports = {
-  PORT: `${3350 + offset}`,
-  DYNAMODB_PORT: `${8350 + offset}`,
-  SQS_PORT: `${9350 + offset}`,
-  S3_PORT: `${4650 + offset}`,
-  SES_PORT: `${7395 + offset}`,
-};
+const ports = ownRuntimePorts(350);
 
 /** Everything each runtime started printed, in the order started. */
 const outputs: string[] = [];

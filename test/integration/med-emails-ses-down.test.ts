@@ -11,19 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { sentEmails } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
-import { ownRuntime } from '../helpers/own-runtime.ts';
+import { ownRuntime, ownRuntimePorts } from '../helpers/own-runtime.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 
 const receivers = receiverPool();
 
-const offset = Number(process.env.TEST_PORT_OFFSET ?? 0);
-const ports = {
-  PORT: `${3380 + offset}`,
-  DYNAMODB_PORT: `${8380 + offset}`,
-  SQS_PORT: `${9380 + offset}`,
-  S3_PORT: `${4680 + offset}`,
-  SES_PORT: `${7380 + offset}`,
-};
+const ports = ownRuntimePorts(380);
 const baseUrl = `http://127.0.0.1:${ports.PORT}`;
 // Nothing listens on port 1: every send is refused at once.
 const UNREACHABLE_SES = 'http://127.0.0.1:1';

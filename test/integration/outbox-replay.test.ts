@@ -25,19 +25,12 @@ import { localSettings } from '../../infra/local/settings.ts';
 import { outboxReplayQueue } from '../../shared/resources.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api } from '../helpers/http.ts';
-import { ownRuntime } from '../helpers/own-runtime.ts';
+import { ownRuntime, ownRuntimePorts } from '../helpers/own-runtime.ts';
 import { receiverPool } from '../helpers/webhook-receiver.ts';
 
 const receivers = receiverPool();
 
-const offset = Number(process.env.TEST_PORT_OFFSET ?? 0);
-const ports = {
-  PORT: `${3365 + offset}`,
-  DYNAMODB_PORT: `${8365 + offset}`,
-  SQS_PORT: `${9365 + offset}`,
-  S3_PORT: `${4665 + offset}`,
-  SES_PORT: `${7365 + offset}`,
-};
+const ports = ownRuntimePorts(365);
 const baseUrl = `http://127.0.0.1:${ports.PORT}`;
 const sqs = new SQSClient({
   endpoint: `http://127.0.0.1:${ports.SQS_PORT}`,
