@@ -31,3 +31,15 @@ export const answersRefund = (
 
 /** The creation time at or before which a record no longer answers for its key at `nowMs`. */
 export const lapsedAtOrBefore = (nowMs: number): string => new Date(nowMs - RETENTION_MS).toISOString();
+
+/**
+ * What a record created at `createdAt` is stored with: when TTL may delete it (epoch seconds),
+ * and the creation time up to which an older record of the same key may be replaced by it.
+ */
+export const idempotencyLifetime = (createdAt: string): { expiresAt: number; replacesUpTo: string } => {
+  const createdMs = Date.parse(createdAt);
+  return {
+    expiresAt: Math.floor(createdMs / 1000) + IDEMPOTENCY_RETENTION_SECONDS,
+    replacesUpTo: lapsedAtOrBefore(createdMs),
+  };
+};

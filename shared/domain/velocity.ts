@@ -51,6 +51,10 @@ export function recentCreates(recent: Readonly<Record<string, string>>, now: Dat
   return Object.fromEntries(Object.entries(recent).filter(([, createdAt]) => createdAt >= since));
 }
 
+/** When a guard item listing `recent` may go (epoch seconds): a day after its newest create. */
+export const guardExpiresAt = (recent: Readonly<Record<string, string>>): number =>
+  Math.ceil(Math.max(...Object.values(recent).map((at) => Date.parse(at))) / 1000) + 24 * 3600;
+
 /**
  * Of the guard's recent creates, the ones the index did not list as live: either the index has
  * not caught up yet or the charge is no longer live, which only a read of the charge tells.

@@ -17,7 +17,7 @@ import { type CreateChargeBody, requestFingerprint, sanitizeMetadata } from '../
 import { type ChargeRecord, pixLocation, scopeOf, serializeCharge } from '../domain/charges.ts';
 import { IdempotencyConflict, NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.ts';
 import { transitionEvents } from '../domain/events.ts';
-import { retained, retentionPeriodOf } from '../domain/idempotency.ts';
+import { idempotencyLifetime, retained, retentionPeriodOf } from '../domain/idempotency.ts';
 import { deriveTxid } from '../domain/pix-ids.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import { liveCounterShards, shardsWithRoom, totalCount } from '../domain/shards.ts';
@@ -27,6 +27,7 @@ import {
   assertCustomerWithinVelocity,
   assertWithinVelocity,
   type CustomerGuard,
+  guardExpiresAt,
   liveCustomerChargeTimes,
   recentCreates,
   unconfirmedCreates,
@@ -267,18 +268,24 @@ export function newChargeItems(
       record: input.record,
       chargeId: charge.id,
       createdAt: charge.createdAt,
+      lifetime: idempotencyLifetime(charge.createdAt),
     }),
     liveCounter: awaitingPayment(charge.status)
       ? pendingCounterChange(scope, +1, { shard: charge.liveCounterShard, below: input.counterBelow })
       : undefined,
-    customerGuard:
-      input.guard &&
-      customerGuardItem(scope, input.guard.customer, input.guard.read, {
-        ...recentCreates(input.guard.read.recent, input.guard.now),
-        [charge.id]: charge.createdAt,
-      }),
+    customerGuard: input.guard && customerGuardChange(scope, input.guard, charge),
     events: outboxItems(scope, transitionEvents(trigger, charge, null, eventContext(charge.createdAt))),
   };
+}
+
+/** The customer's guard with this create added to its recent creates. */
+function customerGuardChange(
+  scope: MerchantScope,
+  guard: { customer: string; read: CustomerGuard; now: Date },
+  charge: ChargeRecord,
+) {
+  const recent = { ...recentCreates(guard.read.recent, guard.now), [charge.id]: charge.createdAt };
+  return customerGuardItem(scope, guard.customer, guard.read, recent, guardExpiresAt(recent));
 }
 
 type CobOutcome = { cob: CreatedCob } | { failure: NonNullable<ChargeRecord['failure']> };

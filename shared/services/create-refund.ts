@@ -16,7 +16,7 @@ import { requestFingerprint } from '../domain/charge-input.ts';
 import type { ChargeRecord } from '../domain/charges.ts';
 import { Contended, IdempotencyConflict, InvalidInput, NotFound, Unprocessable } from '../domain/errors.ts';
 import { refundEvents } from '../domain/events.ts';
-import { answersRefund } from '../domain/idempotency.ts';
+import { answersRefund, idempotencyLifetime } from '../domain/idempotency.ts';
 import { type RefundBody, refundRequestOf } from '../domain/refund-input.ts';
 import {
   assertRefundable,
@@ -136,6 +136,7 @@ export async function createRefund(request: {
         record: { requestHash, response },
         chargeId,
         createdAt: at,
+        lifetime: idempotencyLifetime(at),
       }),
       events: outboxItems(scope, refundEvents(after, charge.status, refund, eventContext(at))),
     };

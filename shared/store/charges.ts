@@ -19,7 +19,6 @@ import { randomInt } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeListFilter } from '../domain/charge-list-query.ts';
 import { type ChargeRecord, scopeOf } from '../domain/charges.ts';
-import { IDEMPOTENCY_RETENTION_SECONDS, lapsedAtOrBefore } from '../domain/idempotency.ts';
 import type { MerchantScope } from '../domain/scope.ts';
 import type { IncomingPix, Tranche } from '../domain/settlement.ts';
 import type { ShardCount } from '../domain/shards.ts';
@@ -166,9 +165,9 @@ export interface IdempotencyRecord {
 }
 
 /**
- * The stored response of a create, only if the key was never used or its record has lapsed
- * (`createdAt` at or before `lapsedAtOrBefore`; TTL deletes it later): its body as the JSON it
- * was sent as, compactly (stored-body.ts).
+ * The stored response of a create, only if the key was never used or its record was created at
+ * or before `lifetime.replacesUpTo` (TTL deletes it at `lifetime.expiresAt`, maybe later): its
+ * body as the JSON it was sent as, compactly (stored-body.ts).
  */
 export function idempotencyItem(
   scope: MerchantScope,
@@ -178,6 +177,7 @@ export function idempotencyItem(
     record: Omit<IdempotencyRecord, 'createdAt'>;
     chargeId: string;
     createdAt: string;
+    lifetime: { expiresAt: number; replacesUpTo: string };
   },
 ): TransactItem {
   const { response } = input.record;
@@ -192,10 +192,10 @@ export function idempotencyItem(
         ...storedBody(response.body),
         chargeId: input.chargeId,
         createdAt: input.createdAt,
-        expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + IDEMPOTENCY_RETENTION_SECONDS,
+        expiresAt: input.lifetime.expiresAt,
       },
       ConditionExpression: 'attribute_not_exists(pk) OR createdAt <= :lapsed',
-      ExpressionAttributeValues: { ':lapsed': lapsedAtOrBefore(Date.parse(input.createdAt)) },
+      ExpressionAttributeValues: { ':lapsed': input.lifetime.replacesUpTo },
     },
   };
 }
@@ -356,15 +356,15 @@ export async function readCustomerGuard(scope: MerchantScope, customer: string):
 
 /**
  * The guard with `recent` as its creates, written only if no other create moved it since `read`
- * was read; it outlives its newest create by a day (TTL).
+ * was read; TTL deletes it at `expiresAt` (epoch seconds).
  */
 export function customerGuardItem(
   scope: MerchantScope,
   customer: string,
   read: CustomerGuard,
   recent: Record<string, string>,
+  expiresAt: number,
 ): TransactItem {
-  const newest = Math.max(...Object.values(recent).map((at) => Date.parse(at)));
   return {
     Put: {
       TableName: tableName(),
@@ -372,7 +372,7 @@ export function customerGuardItem(
         ...customerGuardKey(scope, customer),
         version: read.version + 1,
         recent,
-        expiresAt: Math.ceil(newest / 1000) + 24 * 3600,
+        expiresAt,
       },
       ...(read.version === 0
         ? { ConditionExpression: 'attribute_not_exists(pk)' }

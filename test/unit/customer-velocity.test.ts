@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  guardExpiresAt,
   liveCustomerChargeTimes,
   RECENT_CREATES_SECONDS,
   recentCreates,
@@ -26,6 +27,12 @@ describe('customer velocity', () => {
       c: secondsAgo(1),
     };
     expect(recentCreates(recent, now)).toEqual({ b: recent.b, c: recent.c });
+  });
+
+  it('keeps a guard item a day past its newest create', () => {
+    expect(guardExpiresAt({ a: secondsAgo(30), b: '2026-11-23T12:00:00.200Z' })).toBe(
+      now.getTime() / 1000 + 1 + 24 * 3600,
+    );
   });
 
   it('reads only the recent creates the index does not list as live', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   answersRefund,
   IDEMPOTENCY_RETENTION_SECONDS,
+  idempotencyLifetime,
   lapsedAtOrBefore,
   retained,
   retentionPeriodOf,
@@ -21,6 +22,13 @@ describe('idempotency retention', () => {
     expect(retained({ createdAt }, t0 + age)).toBe(expected);
     // The store may replace the record exactly when it is no longer retained.
     expect(createdAt <= lapsedAtOrBefore(t0 + age)).toBe(!expected);
+  });
+
+  it('stores a record until a day after its creation, replacing only records that lapsed by then', () => {
+    expect(idempotencyLifetime(createdAt)).toEqual({
+      expiresAt: Math.floor(t0 / 1000) + IDEMPOTENCY_RETENTION_SECONDS,
+      replacesUpTo: '2026-11-20T10:00:00.123Z',
+    });
   });
 
   it('puts a key used again after its record lapsed in a later period, so it derives another txid', () => {
