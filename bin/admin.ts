@@ -17,6 +17,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   set-wallet-shards --account <acct_…> --wallet-shards <1–64>   (docs/scale.md sizes it)
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
+                 Adds the user to the account, or changes the role of a member (printed as previousRole).
   issue-key      --account <acct_…> [--mode test|live] [--label <label>]
   set-provider   --account <acct_…> --base-url <API Pix base URL> --token-url <OAuth token URL>
                  --client-id <id> (--client-secret-file <file> | --client-secret=<secret>)
@@ -181,7 +182,11 @@ switch (positionals[0]) {
     const accountId = need('account');
     if (!(await getAccount(accountId))) fail(`No account ${accountId}`);
     const user = (await findUserByEmail(need('email'))) ?? fail(`No user with e-mail ${values.email}`);
-    print(await putMembership(accountId, user.id, role as (typeof roles)[number]));
+    const membership = await putMembership(accountId, user.id, role as (typeof roles)[number]);
+    // The same command changes an existing member's role: say so, on stderr (stdout stays JSON).
+    if (membership.previousRole !== undefined && membership.previousRole !== membership.role)
+      console.error(`${values.email} was ${membership.previousRole} on ${accountId}: now ${membership.role}`);
+    print(membership);
     break;
   }
   case 'issue-key': {

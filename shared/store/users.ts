@@ -73,21 +73,37 @@ export async function replacePasswordHash(email: string, from: string, to: strin
 }
 
 /** Adds or replaces a membership (re-running it changes the role). */
-export async function putMembership(accountId: string, userId: string, role: Role): Promise<Membership> {
-  const membership: Membership = { accountId, userId, role, createdAt: new Date().toISOString() };
-  await db.send(
-    new PutCommand({
+/**
+ * Gives the user `role` on the account: a new membership, or a new role for an existing one
+ * (which keeps its `createdAt`). `previousRole` is the role it replaced, if any.
+ */
+export async function putMembership(
+  accountId: string,
+  userId: string,
+  role: Role,
+): Promise<Membership & { previousRole?: Role }> {
+  const now = new Date().toISOString();
+  const { Attributes: before } = await db.send(
+    new UpdateCommand({
       TableName: tableName(),
-      Item: {
-        ...membershipKey(accountId, userId),
-        gsi1pk: userMembershipsIndexPk(userId),
-        gsi1sk: accountPk(accountId),
-        type: 'membership',
-        ...membership,
+      Key: membershipKey(accountId, userId),
+      UpdateExpression:
+        'SET gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, #type = :type, accountId = :accountId, userId = :userId, #role = :role, createdAt = if_not_exists(createdAt, :now)',
+      ExpressionAttributeNames: { '#type': 'type', '#role': 'role' },
+      ExpressionAttributeValues: {
+        ':gsi1pk': userMembershipsIndexPk(userId),
+        ':gsi1sk': accountPk(accountId),
+        ':type': 'membership',
+        ':accountId': accountId,
+        ':userId': userId,
+        ':role': role,
+        ':now': now,
       },
+      ReturnValues: 'ALL_OLD',
     }),
   );
-  return membership;
+  if (!before) return { accountId, userId, role, createdAt: now };
+  return { ...toMembership(before), role, previousRole: before.role as Role };
 }
 
 export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {

@@ -26,6 +26,12 @@ describe('admin CLI', () => {
     const login = await api('/v1/auth/login', { body: { email, password: 'long-enough-password' } });
     expect(login.body).toMatchObject({ account_id: account.id, role: 'ADMIN' });
     expect((await api('/v1/api-keys', { token: login.body.token, body: { test: true } })).status).toBe(201);
+
+    // The same command changes the member's role, says which it replaced, and keeps the membership's date.
+    const changed = await admin('add-member', '--account', account.id, '--email', email, '--role', 'viewer');
+    expect(changed).toEqual({ ...membership, role: 'VIEWER', previousRole: 'ADMIN' });
+    const relogin = await api('/v1/auth/login', { body: { email, password: 'long-enough-password' } });
+    expect(relogin.body).toMatchObject({ account_id: account.id, role: 'VIEWER' });
   });
 
   it('sets an account’s wallet shards at creation and later, refusing counts outside 1–64', async () => {
