@@ -51,17 +51,33 @@ const logFailure = (message: string, fields: Record<string, unknown>) =>
 /** Sleeps unless stopped first (a stopped poller must not hold the process for a backoff). */
 const pause = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => undefined);
 
-/** Runs `tick` until stopped; `tick` returns whether it found work (idle ticks sleep). */
+/** The longest pause after failed ticks: a missing queue or a stopped emulator is retried this often. */
+const MAX_FAILURE_PAUSE_MS = 2000;
+
+/**
+ * Runs `tick` until stopped; `tick` returns whether it found work (idle ticks sleep). Failing ticks
+ * sleep twice as long each time, up to `MAX_FAILURE_PAUSE_MS`, so an outage logs a line every
+ * 2 s per poller instead of one per idle interval.
+ */
 function loop(tick: (signal: AbortSignal) => Promise<boolean>, idleMs: number): Poller {
   const controller = new AbortController();
   const { signal } = controller;
   const done = (async () => {
+    let failures = 0;
     while (!signal.aborted) {
-      const busy = await tick(signal).catch((error: unknown) => {
-        if (!signal.aborted) logFailure('poller tick failed', { error: String(error) });
-        return false;
-      });
-      if (!busy) await pause(idleMs, signal);
+      const busy = await tick(signal).then(
+        (found) => {
+          failures = 0;
+          return found;
+        },
+        (error: unknown) => {
+          failures += 1;
+          if (!signal.aborted) logFailure('poller tick failed', { error: String(error), failures });
+          return false;
+        },
+      );
+      if (!busy)
+        await pause(failures ? Math.min(idleMs * 2 ** failures, MAX_FAILURE_PAUSE_MS) : idleMs, signal);
     }
   })();
   return {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
+  DeleteQueueCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -16,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   localStreamsClient,
   type Poller,
@@ -108,6 +109,52 @@ describe('queue poller', () => {
       message: 'the redriven message is received again',
     });
     expect(receives.get('bad')?.at(-1)).toBe(1);
+  });
+});
+
+describe('a poller whose ticks fail', () => {
+  it('backs off, doubling its pause up to 2 s, and resumes once its queue is back', async () => {
+    const name = `poller-gone-${randomUUID().slice(0, 8)}`;
+    const { QueueUrl: queueUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+    const failures: { at: number; failures: number }[] = [];
+    const logged = vi.spyOn(console, 'error').mockImplementation((line: string) => {
+      const entry = JSON.parse(line);
+      if (entry.message === 'poller tick failed') failures.push({ at: Date.now(), failures: entry.failures });
+    });
+    const received: string[] = [];
+    try {
+      pollers.push(
+        startQueuePoller({
+          sqs,
+          queueUrl,
+          idleMs: 50,
+          handler: async (event) => {
+            received.push(...event.Records.map((record) => record.body));
+            return { batchItemFailures: [] };
+          },
+        }),
+      );
+      await eventually(() => expect(failures.length).toBeGreaterThanOrEqual(7), {
+        timeoutMs: 20_000,
+        message: 'seven failed ticks',
+      });
+      expect(failures.slice(0, 7).map((f) => f.failures)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      const pauses = failures.slice(1, 7).map((f, n) => f.at - (failures[n]?.at ?? 0));
+      // 100, 200, 400, 800, 1600, then the 2 s cap (each plus the failed call's own time).
+      for (const [n, expected] of [100, 200, 400, 800, 1600, 2000].entries())
+        expect(pauses[n]).toBeGreaterThanOrEqual(expected - 10);
+      expect(pauses[5]).toBeLessThan(3000);
+
+      await sqs.send(new CreateQueueCommand({ QueueName: name }));
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'back' }));
+      await eventually(() => expect(received).toEqual(['back']), {
+        timeoutMs: 20_000,
+        message: 'the message sent once the queue is back',
+      });
+    } finally {
+      logged.mockRestore();
+    }
   });
 });
 
