@@ -37,28 +37,41 @@ export async function api<T = any>(path: string, call: ApiCall = {}): Promise<Ap
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const url = `${call.baseUrl ?? testBaseUrl}${path}`;
   const method = call.method ?? (body ? 'POST' : 'GET');
-  const response =
-    call.localAddress === undefined
-      ? await fetch(url, { method, headers, body })
-      : await sendFrom(call.localAddress, url, { method, headers, body });
+  // fetch binds no local address and sends no body with a GET: node:http does both, as a client may.
+  const viaNodeHttp = call.localAddress !== undefined || (body !== undefined && method === 'GET');
+  const response = viaNodeHttp
+    ? await send(url, { method, headers, body, localAddress: call.localAddress })
+    : await fetch(url, { method, headers, body });
   const text = await response.text();
   // fetch's answers pass the contract check of every fetch (contract-fetch.ts); these do it here.
-  const violation =
-    call.localAddress === undefined
-      ? undefined
-      : contractViolation(method, new URL(url), response.status, response.headers.get('content-type'), text);
+  const violation = viaNodeHttp
+    ? contractViolation(method, new URL(url), response.status, response.headers.get('content-type'), text)
+    : undefined;
   if (violation) throw new Error(`OpenAPI contract broken: ${violation}`);
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-/** `fetch` has no local address to bind: the same request through `node:http`. */
-function sendFrom(
-  localAddress: string,
+/** The request through `node:http`, from `localAddress` if given; a body is framed by its length. */
+function send(
   url: string,
-  init: { method: string; headers: Record<string, string>; body: string | undefined },
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body: string | undefined;
+    localAddress: string | undefined;
+  },
 ): Promise<Response> {
+  const headers =
+    init.body === undefined
+      ? init.headers
+      : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
   return new Promise((resolve, reject) => {
-    const sent = request(url, { method: init.method, headers: init.headers, localAddress }, (reply) => {
+    const options = {
+      method: init.method,
+      headers,
+      ...(init.localAddress && { localAddress: init.localAddress }),
+    };
+    const sent = request(url, options, (reply) => {
       const chunks: Buffer[] = [];
       reply.on('data', (chunk: Buffer) => chunks.push(chunk));
       reply.on('error', reject);

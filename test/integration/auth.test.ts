@@ -155,6 +155,25 @@ describe('POST /v1/auth/logout', () => {
       'unauthorized',
     );
   });
+
+  it('names a query parameter or body it does not read, and a body that is not JSON, revoking nothing', async () => {
+    const member = await newMember('DEVELOPER');
+    const logout = (call: Parameters<typeof api>[1] = {}) =>
+      api('/v1/auth/logout', { token: member.token, method: 'POST', ...call });
+
+    const query = await api('/v1/auth/logout?everywhere=true', { token: member.token, method: 'POST' });
+    expectError(query, 400, 'invalid_request_error', 'invalid_request');
+    expect(query.body.error.param).toBe('everywhere');
+    const field = await logout({ body: { all_sessions: true } });
+    expectError(field, 400, 'invalid_request_error', 'invalid_request');
+    expect(field.body.error.param).toBe('all_sessions');
+    expectError(await logout({ rawBody: '{' }), 400, 'invalid_request_error', 'invalid_json');
+
+    // Refused before anything was done: the token still works, and logs out once asked plainly.
+    expect((await listKeys(member.token)).status).toBe(200);
+    expect((await logout()).status).toBe(204);
+    expectError(await listKeys(member.token), 401, 'authentication_error', 'unauthorized');
+  });
 });
 
 describe('dashboard tokens', () => {

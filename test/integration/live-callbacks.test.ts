@@ -185,7 +185,7 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
     expect(deliveryIds.size).toBe(1);
   });
 
-  it('an unknown token is 404; a body that is not {"pix": [...]} is 400; an empty list is answered', async () => {
+  it('an unknown token is 404; a body that is not {"pix": [...]} (or not JSON) is 400; an empty list is answered', async () => {
     const body = { pix: [{ endToEndId: `E12345678${'0'.repeat(23)}` }] };
     expectError(
       await postCallback(body, `/v1/provider-callbacks/${randomBytes(32).toString('base64url')}/pix`),
@@ -207,6 +207,12 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
       'invalid_request',
     );
     expectError(await postCallback({ other: [] }), 400, 'invalid_request_error', 'invalid_request');
+    expectError(
+      await api(`${callbackPath}/pix`, { rawBody: '{"pix": [' }),
+      400,
+      'invalid_request_error',
+      'invalid_json',
+    );
     // No minimum in the standard's WebhookPixBody: a PSP testing the URL gets its 2xx.
     const empty = await postCallback({ pix: [] });
     expect(empty.status).toBe(200);

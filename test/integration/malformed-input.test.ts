@@ -109,6 +109,8 @@ const operations: Operation[] = Object.entries(document.paths as Schema).flatMap
 );
 
 let apikey: string;
+/** A key of an account whose per-key limit is 0 a minute: its every request is over it. */
+let limitedKey: string;
 let token: string;
 let ids: { paid: string; pending: string; medCase: string };
 let hookUrl: string;
@@ -116,6 +118,7 @@ let hookUrl: string;
 beforeAll(async () => {
   const account = await newAccount({ rateLimitPerMinute: 10_000_000 });
   apikey = await newKey(account.id);
+  limitedKey = await newKey((await newAccount({ rateLimitPerMinute: 0 })).id);
   token = (await newMember('OWNER', account.id)).token;
   const paid = await paidCharge(apikey);
   const disputedCharge = await paidCharge(apikey);
@@ -290,7 +293,9 @@ describe.each(operations.filter(({ path }) => path !== '/v1/auth/logout'))(
 /**
  * The codes every authenticated operation shares, asserted on each (aliases included), not only
  * on the routes their own tests drive: 401 without credentials, 400 `invalid_request` naming a
- * query parameter it does not read, 400 `invalid_json` for a body that is not JSON.
+ * query parameter it does not read, 400 `invalid_json` for a body that is not JSON (on a GET or
+ * DELETE too: API Gateway passes their body on, and the edge reads it to refuse it), and on the
+ * merchant's (`apikey`) routes 429 `rate_limited` with its headers past the key's limit.
  */
 describe.each(
   // Collected before `beforeAll`: the credentials' values are not known yet, their kind is.
@@ -298,7 +303,7 @@ describe.each(
     ({ operation, path }) => Object.keys(credentials(operation)).length > 0 && path !== '/v1/auth/logout',
   ),
 )('$method $path', ({ method, path, operation }) => {
-  it('answers 401 unauthorized without credentials, 400 invalid_request for an unknown query parameter, 400 invalid_json for a broken body', async () => {
+  it('answers 401 unauthorized without credentials, 400 invalid_request for an unknown query parameter, 400 invalid_json for a broken body, 429 rate_limited past the limit', async () => {
     const realPath = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(realId(path, name)));
     const call = { method, headers: credentials(operation) };
 
@@ -308,7 +313,6 @@ describe.each(
     expectError(unknown, 400, 'invalid_request_error', 'invalid_request');
     expect(unknown.body.error.param).toBe('zz_unknown');
 
-    if (method === 'GET' || method === 'DELETE') return;
     expectError(
       await api(realPath, {
         ...call,
@@ -319,5 +323,32 @@ describe.each(
       'invalid_request_error',
       'invalid_json',
     );
+
+    if (!('apikey' in call.headers)) return;
+    const limited = await api(realPath, { method, headers: { apikey: limitedKey } });
+    expectError(limited, 429, 'rate_limit_error', 'rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('x-ratelimit-limit-minute')).toBe('0');
+    expect(limited.headers.get('x-ratelimit-remaining-minute')).toBe('0');
+  });
+});
+
+/**
+ * An unexpected failure on every operation (the test runtime's `x-fault-inject:
+ * unexpected-error`, raised once the request is authenticated and read): 500 `api_error`
+ * `internal_error` in the envelope, its detail never shown.
+ */
+describe.each(operations)('$method $path', ({ method, path, operation }) => {
+  it('answers 500 internal_error for an unexpected failure, its detail hidden', async () => {
+    const realPath = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(realId(path, name)));
+    const reply = await api(realPath, {
+      method,
+      headers: { ...credentials(operation), 'x-fault-inject': 'unexpected-error' },
+      // `{}` is what a route that reads no body accepts; one that needs a body gets it.
+      ...(method !== 'GET' && { body: {} }),
+    });
+    expectError(reply, 500, 'api_error', 'internal_error');
+    expect(reply.body.error.message).toBe('An unexpected error occurred.');
+    expect(JSON.stringify(reply.body)).not.toContain('cbt_never_shown');
   });
 });

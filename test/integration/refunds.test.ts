@@ -312,6 +312,7 @@ describe('POST /v1/payments/{id}/refund', () => {
     const reply = await refund(m.apikey, m.paymentId, { amount: 100, strategy: 'cashout' });
 
     expectError(reply, 422, 'invalid_request_error', 'REFUND_NOT_SUPPORTED');
+    expect(reply.body.error.param).toBe('strategy');
     // A devolution does not need Pix-out.
     expect((await refund(m.apikey, m.paymentId, { amount: 100, strategy: 'devolution' })).status).toBe(201);
     // Without a strategy the refund is one the acquirer can make, unless a cashout's own field says otherwise.
@@ -320,6 +321,7 @@ describe('POST /v1/payments/{id}/refund', () => {
     expect(unspecified.body.strategy).toBe('devolution');
     const toKey = await refund(m.apikey, m.paymentId, { amount: 100, destinationKey: 'pagador@example.com' });
     expectError(toKey, 422, 'invalid_request_error', 'REFUND_NOT_SUPPORTED');
+    expect(toKey.body.error.param).toBe('strategy');
   });
 
   it('replays the original refund for the same key and body, and answers 409 for another body or payment', async () => {
@@ -546,12 +548,12 @@ describe('sandbox refund routes', () => {
       .map((e) => e.payload.data.refund.status);
     expect(advances).toEqual(['PENDING', 'IN_PROGRESS', 'REFUNDED']);
     for (const action of ['fail', 'confirm']) {
-      expectError(
-        await api(`/v1/sandbox/refunds/${created.body.id}/${action}`, { apikey: m.apikey, method: 'POST' }),
-        400,
-        'invalid_request_error',
-        'refund_final',
-      );
+      const final = await api(`/v1/sandbox/refunds/${created.body.id}/${action}`, {
+        apikey: m.apikey,
+        method: 'POST',
+      });
+      expectError(final, 400, 'invalid_request_error', 'refund_final');
+      expect(final.body.error.param).toBe('refund_id');
     }
     await api('/v1/sandbox/acquirer', { apikey: m.apikey, body: { status: 'up' } });
   });

@@ -337,6 +337,7 @@ describe('sandbox routes', () => {
     await pay(m.apikey, charge.id);
     const notPending = await expire(m.apikey, charge.id);
     expectError(notPending, 400, 'invalid_request_error', 'invalid_request');
+    expect(notPending.body.error.param).toBe('id');
   });
 });
 
