@@ -141,7 +141,7 @@ export function refundEvents(
 }
 
 /**
- * MED events in the canonical envelope (README, "MED events"): `evt_` id, `api_version`, `type`,
+ * MED events in the canonical envelope (README, "MED cases (Pix disputes)"): `evt_` id, `api_version`, `type`,
  * `data.object` the med_case as the REST API returns it. Signed like `charge.*` (`t=…,v1=…`).
  */
 export function medCaseEvents(
