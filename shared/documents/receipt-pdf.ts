@@ -35,18 +35,25 @@ interface Fonts {
   bold: PDFFont;
 }
 
-/** Text the font can encode: accents kept where WinAnsi has them, else dropped, else `?`. */
+const graphemes = new Intl.Segmenter('pt-BR', { granularity: 'grapheme' });
+
+/**
+ * Text the font can encode: accents kept where WinAnsi has them, else dropped, else one `?` per
+ * character as the reader sees it. NFC first: a name typed on an Apple device may arrive
+ * decomposed (`a` + U+0303), which WinAnsi holds only composed (`ã`); an emoji sequence
+ * (👩‍💻, ❤️) is one character, so one `?`.
+ */
 function encodableText(text: string, font: PDFFont): string {
   const charset = new Set(font.getCharacterSet());
+  const encodable = (chars: string) => [...chars].every((c) => charset.has(c.codePointAt(0) ?? 0));
   let out = '';
-  for (const char of text.replace(/\s/g, ' ')) {
-    const code = char.codePointAt(0) ?? 0;
-    if (charset.has(code)) {
-      out += char;
+  for (const { segment } of graphemes.segment(text.normalize('NFC').replace(/\s/g, ' '))) {
+    if (encodable(segment)) {
+      out += segment;
       continue;
     }
-    const base = char.normalize('NFD').replace(/\p{M}/gu, '');
-    out += base !== '' && [...base].every((c) => charset.has(c.codePointAt(0) ?? 0)) ? base : '?';
+    const base = segment.normalize('NFD').replace(/\p{M}/gu, '');
+    out += base !== '' && encodable(base) ? base : '?';
   }
   return out;
 }
@@ -96,10 +103,12 @@ class Layout {
     this.y = PAGE_HEIGHT - MARGIN;
   }
 
-  ensure(height: number): void {
-    if (this.y - height >= FOOTER_SPACE) return;
+  /** Starts a new page unless `height` fits above the footer; says whether it did. */
+  ensure(height: number): boolean {
+    if (this.y - height >= FOOTER_SPACE) return false;
     this.page = this.doc.addPage(PageSizes.A4);
     this.y = PAGE_HEIGHT - MARGIN;
+    return true;
   }
 
   text(value: string, x: number, options: { size: number; bold?: boolean; color?: Color; y?: number }) {
@@ -184,8 +193,11 @@ function drawRefunds(layout: Layout, receipt: Receipt): void {
     });
     layout.y -= 17;
   };
-  row(receipt.refundColumns, { bold: true, color: MUTED });
+  const header = () => row(receipt.refundColumns, { bold: true, color: MUTED });
+  header();
   receipt.refunds.forEach((refund, n) => {
+    // A list that runs onto another page repeats its column names there.
+    if (layout.ensure(18)) header();
     row([refund.id, refund.amount, refund.status, refund.requestedAt], {
       ...(n % 2 === 0 && { shade: ZEBRA }),
     });

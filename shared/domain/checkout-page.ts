@@ -40,20 +40,20 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
 <link rel="icon" href="data:,">
 <title>Pagamento Pix · ${escapeHtml(view.merchantName)}</title>
 <style nonce="${nonce}">
-  :root { color-scheme: light; --ink: #0f172a; --muted: #64748b; --brand: #32bcad; --ok: #15803d; --bad: #b91c1c; }
+  :root { color-scheme: light; --ink: #0f172a; --muted: #64748b; --brand: #32bcad; --brand-ink: #0f766e; --ok: #15803d; --bad: #b91c1c; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f1f5f9; }
   main { max-width: 420px; margin: 0 auto; padding: 20px 16px 32px; }
   .card { background: #fff; border-radius: 16px; padding: 20px; box-shadow: 0 1px 3px rgb(0 0 0 / .08); text-align: center; }
   .merchant { color: var(--muted); font-size: 14px; margin: 0; }
-  .amount { font-size: 34px; font-weight: 700; margin: 4px 0 12px; }
+  .amount { font-size: 34px; font-weight: 700; line-height: 1.2; margin: 4px 0 12px; }
   .status { display: inline-block; padding: 4px 12px; border-radius: 999px; font-size: 14px; font-weight: 600; background: #e0f2fe; color: #075985; }
   .status.paid { background: #dcfce7; color: var(--ok); }
   .status.expired, .status.failed, .status.cancelled { background: #fee2e2; color: var(--bad); }
   .qr { width: 100%; max-width: 260px; aspect-ratio: 1; margin: 16px auto 8px; display: block; image-rendering: pixelated; }
   .countdown { color: var(--muted); font-size: 14px; margin: 0 0 16px; }
   textarea { width: 100%; height: 72px; font: 12px/1.3 ui-monospace, monospace; border: 1px solid #cbd5e1; border-radius: 8px; padding: 8px; resize: none; color: var(--muted); }
-  button { width: 100%; margin-top: 10px; padding: 14px; border: 0; border-radius: 10px; background: var(--brand); color: #fff; font: inherit; font-size: 16px; font-weight: 600; }
+  button { width: 100%; margin-top: 10px; padding: 14px; border: 0; border-radius: 10px; background: var(--brand-ink); color: #fff; font: inherit; font-size: 16px; font-weight: 600; }
   button:active { filter: brightness(.95); }
   .done { display: none; font-size: 18px; font-weight: 600; margin: 24px 0 8px; }
   .settled .pay { display: none; }
@@ -65,8 +65,8 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
 <main>
   <div class="card${view.status === 'pending' ? '' : ' settled'}" id="card">
     <p class="merchant">${escapeHtml(view.merchantName)}</p>
-    <p class="amount" data-testid="amount">${escapeHtml(formatMoney(view.amount, view.currency))}</p>
-    <span class="status ${view.status}" id="status" data-testid="status">${statusLabel(view.status)}</span>
+    <h1 class="amount" data-testid="amount">${escapeHtml(formatMoney(view.amount, view.currency))}</h1>
+    <span class="status ${view.status}" id="status" role="status" data-testid="status">${statusLabel(view.status)}</span>
     <div class="pay">
       ${view.brCode ? `<img class="qr" src="${escapeHtml(view.qrCodeUrl)}" alt="QR Code Pix" width="260" height="260">` : ''}
       <p class="countdown" id="countdown" data-testid="countdown"></p>
@@ -145,6 +145,7 @@ function doneText(status: PublicStatus): string {
   if (status === 'paid' || status === 'disputed') return 'Pagamento confirmado. Obrigado!';
   if (status === 'expired') return 'Este Pix expirou. Peça um novo código à loja.';
   if (status === 'processing') return 'Pagamento recebido, em análise.';
+  if (status === 'refunded') return 'O valor pago foi devolvido.';
   if (status === 'pending') return '';
   return 'Esta cobrança não pode mais ser paga.';
 }

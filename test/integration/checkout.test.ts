@@ -24,7 +24,7 @@ import type { PublicCharge } from '../../shared/domain/charges.ts';
 import { locationToken } from '../../shared/domain/pix-ids.ts';
 import { SANDBOX_REFUSED_AMOUNT } from '../../shared/providers/sandbox.ts';
 import { launchChromium, newPhoneContext } from '../helpers/browser.ts';
-import { expire, newCharge, pay } from '../helpers/charges.ts';
+import { expire, newCharge, pay, payerLockedCharge } from '../helpers/charges.ts';
 import { parseBrCode } from '../helpers/emv-parser.ts';
 import { api, demo, expectError } from '../helpers/http.ts';
 import { testBaseUrl } from '../helpers/local-env.ts';
@@ -312,6 +312,24 @@ describe('the hosted checkout page (GET checkout_url)', () => {
     for (const secret of [payer.name, payer.document, formattedCpf, payer.email, payer.phone]) {
       expect(html).not.toContain(secret);
     }
+  });
+
+  it('has one level-one heading (the amount) and announces status changes (role="status")', () => {
+    expect(html.match(/<h1\b/g)).toHaveLength(1);
+    expect(html).toMatch(/<h1 class="amount"[^>]*>R\$/);
+    expect(html).toMatch(/<span [^>]*id="status" role="status"/);
+  });
+
+  it('tells a payer whose Pix was returned that it was returned, not that the charge cannot be paid', async () => {
+    const apikey = demo().test_api_key;
+    const locked = await payerLockedCharge(apikey);
+    const paid = await pay(apikey, locked.id, { payer_document: randomCpf() }); // not the locked payer: returned
+    expect(paid.body.charge.status).toBe('refunded');
+
+    const page = await (await fetch(locked.checkout_url)).text();
+
+    expect(page).toContain('>Devolvido</span>');
+    expect(page).toMatch(/id="done"[^>]*>O valor pago foi devolvido\.<\/p>/);
   });
 });
 

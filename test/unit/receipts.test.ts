@@ -238,13 +238,20 @@ describe('the PDF', () => {
     expect((await readPdf(pdf)).text).toContain('Zoë ? Œuvre Hoß');
   });
 
+  it('keeps the accents of a decomposed name (NFD, as Apple devices type it) and writes one ? per emoji', async () => {
+    const name = 'João da Conceição'.normalize('NFD');
+    const pdf = await renderReceiptPdf(receiptOf(paid({ payer: { name: `${name} 👩‍💻`, document: CPF } })));
+    expect((await readPdf(pdf)).text).toContain('João da Conceição ?');
+  });
+
   it('continues on a second page when the refunds do not fit on one', async () => {
     const many = Array.from({ length: 40 }, (_, n) =>
       refund({ id: `re_019aa6c0-0000-7000-8000-${String(n).padStart(12, '0')}`, amount: 100 + n }),
     );
-    const { pages, text } = await readPdf(await renderReceiptPdf(receiptOf(paid(), many)));
+    const { pages, text, pageTexts } = await readPdf(await renderReceiptPdf(receiptOf(paid(), many)));
     expect(pages).toBe(2);
     for (const r of many) expect(text).toContain(r.id);
+    expect(pageTexts[1]).toMatch(/^ID da devolução\s+Valor\s+Situação\s+Solicitada em\s/);
   });
 
   it('renders the same receipt to the same bytes', async () => {
