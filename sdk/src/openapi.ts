@@ -1054,7 +1054,10 @@ export interface components {
     };
   };
   parameters: {
-    /** @description Unique per intended creation: a retry with the same key and body replays the first response. */
+    /**
+     * @description Unique per intended creation: a retry with the same key and body replays the first response.
+     * @example order-42-attempt-1
+     */
     IdempotencyKey: string;
   };
   requestBodies: never;
@@ -1517,6 +1520,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "amount": 1050,
+         *   "payment_method": "pix",
+         *   "description": "Pedido 42"
+         * }
+         */
         "application/json": {
           amount: number;
           /** @default BRL */
@@ -1661,6 +1671,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "amount": 1050,
+         *   "description": "Pedido 42"
+         * }
+         */
         "application/json": {
           amount: number;
           /** @default BRL */
@@ -1902,6 +1918,15 @@ export interface operations {
   createPayment: {
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "amount": 1050,
+         *   "paymentMethods": [
+         *     "PIX"
+         *   ],
+         *   "idempotencyKey": "order-42-attempt-1"
+         * }
+         */
         "application/json": {
           amount: number;
           /** @default BRL */
@@ -2257,6 +2282,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "amount": 500,
+         *   "reason": "Item fora de estoque",
+         *   "idempotencyKey": "refund-order-42-1"
+         * }
+         */
         "application/json": {
           idempotencyKey: string;
           amount?: number;
@@ -2722,6 +2754,15 @@ export interface operations {
   createWebhookEndpoint: {
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "url": "https://www.example.com/pix-webhooks",
+         *   "events": [
+         *     "charge.paid",
+         *     "charge.expired"
+         *   ]
+         * }
+         */
         "application/json": {
           url: string;
           events: string[];

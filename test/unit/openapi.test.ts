@@ -90,4 +90,25 @@ describe('the OpenAPI document', () => {
         expect(validate(example), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     }
   });
+
+  it('gives the create routes a request body example their schema accepts (a reference page sends it as is)', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ((addFormatsPlugin as { default?: unknown }).default as (a: Ajv2020) => void)(ajv);
+    type Media = { schema: object; example?: unknown };
+    const examples = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { requestBody?: { content: Record<string, Media> } }>).flatMap(
+        ([method, operation]) => {
+          const media = operation.requestBody?.content['application/json'];
+          return media?.example === undefined ? [] : [{ name: `${method} ${path}`, ...media }];
+        },
+      ),
+    );
+    expect(examples.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(['post /v1/charges', 'post /v1/pix/charges', 'post /v1/payments/{id}/refund']),
+    );
+    for (const { name, schema, example } of examples) {
+      const validate = ajv.compile({ ...schema, components: document.components });
+      expect(validate(example), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+  });
 });

@@ -61,12 +61,17 @@ export const chargeCreationErrors: Operation['errors'] = {
   503: ['service_unavailable'],
 };
 
-const createOperation = (body: typeof CreateChargeBody, summary: string): Operation => ({
+const createOperation = (
+  body: typeof CreateChargeBody,
+  summary: string,
+  bodyExample: Record<string, unknown>,
+): Operation => ({
   summary,
   description:
     'Creates a Pix charge: the BR Code, its QR image and the hosted checkout URL in one response. Idempotent on `Idempotency-Key` (the same key and body replay the first response with `Idempotent-Replayed: true`; another body is 409). A charge of amount 1313 in test mode is refused by the sandbox acquirer (`status: failed`).',
   idempotencyKeyHeader: true,
   body,
+  bodyExample,
   responses: {
     201: { description: 'The charge.', schema: Charge, headers: ['Idempotent-Replayed'] },
   },
@@ -74,8 +79,15 @@ const createOperation = (body: typeof CreateChargeBody, summary: string): Operat
 });
 
 export const chargeOperations: Operations<'charges'> = {
-  createCharge: createOperation(CreateChargeBody, 'Create a Pix charge'),
-  createPixCharge: createOperation(CreatePixChargeBody, 'Create a Pix charge (payment method implied)'),
+  createCharge: createOperation(CreateChargeBody, 'Create a Pix charge', {
+    amount: 1050,
+    payment_method: 'pix',
+    description: 'Pedido 42',
+  }),
+  createPixCharge: createOperation(CreatePixChargeBody, 'Create a Pix charge (payment method implied)', {
+    amount: 1050,
+    description: 'Pedido 42',
+  }),
   listCharges: {
     summary: 'List charges',
     description:

@@ -356,7 +356,12 @@ function operationOf(route: RouteDefinition): Json {
     ...(operation.body !== undefined && {
       requestBody: {
         required: route.body !== 'optional',
-        content: { 'application/json': { schema: requestSchema.convert(unwrapOptional(operation.body)) } },
+        content: {
+          'application/json': {
+            schema: requestSchema.convert(unwrapOptional(operation.body)),
+            ...(operation.bodyExample !== undefined && { example: operation.bodyExample }),
+          },
+        },
       },
     }),
     responses,
@@ -431,6 +436,7 @@ export function buildOpenApiDocument() {
             maxLength: IDEMPOTENCY_KEY_MAX,
             pattern: IDEMPOTENCY_KEY_PATTERN.source,
           },
+          example: 'order-42-attempt-1',
         },
       },
       headers: {

@@ -47,6 +47,8 @@ export interface Operation {
   readonly query?: Schema;
   /** The JSON body's schema (whether a body is required is the manifest's `body`, `shared/routes.ts`). */
   readonly body?: Schema;
+  /** A request body that works as sent: without one, reference pages fill every field with `""`. */
+  readonly bodyExample?: unknown;
   /** Routes that take the `Idempotency-Key` header. */
   readonly idempotencyKeyHeader?: true;
   readonly responses: Readonly<Partial<Record<200 | 201 | 202 | 204, SuccessResponse>>>;

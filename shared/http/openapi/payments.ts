@@ -180,6 +180,7 @@ export const paymentOperations: Operations<'payments'> = {
     description:
       'A Pix charge in the transaction format, idempotent on the body’s `idempotencyKey` (a replay answers the first response with `Idempotent-Replayed: true`). Validation (400) and the method and currency rules (422) come first.',
     body: CreatePaymentBody,
+    bodyExample: { amount: 1050, paymentMethods: ['PIX'], idempotencyKey: 'order-42-attempt-1' },
     responses: {
       201: { description: 'The payment.', schema: PaymentCreated, headers: ['Idempotent-Replayed'] },
     },
@@ -230,6 +231,7 @@ export const paymentOperations: Operations<'payments'> = {
     description:
       'Full (no `amount`) or partial refund of a `PAID`/`APPROVED` payment, idempotent on `idempotencyKey`. The amount (and a passed-on Pix-out fee) is reserved from `available` in the same step. 429 `lock_timeout` (`Retry-After`) when concurrent refunds of the account kept it from reserving for 5 s: nothing was written, retry with the same key. Without `strategy`: `cashout` where the acquirer offers Pix-out (or `destinationKey`/`passFeeToTenant` is sent), else `devolution`.',
     body: RefundBody,
+    bodyExample: { amount: 500, reason: 'Item fora de estoque', idempotencyKey: 'refund-order-42-1' },
     responses: {
       201: { description: 'The refund, `PENDING`.', schema: Refund, headers: ['Idempotent-Replayed'] },
     },

@@ -58,6 +58,7 @@ export const webhookOperations: Operations<'webhooks'> = {
     summary: 'Register a webhook endpoint',
     description: `The \`secret\` is shown this once. \`events\` must be catalog names; every address the host resolves to must be public. At most ${WEBHOOK_ENDPOINT_LIMIT} endpoints per account and mode (test and live counted apart): one more is 400 \`webhook_endpoint_limit_exceeded\` (\`param: "url"\`) until one is deleted.`,
     body: CreateEndpointBody,
+    bodyExample: { url: 'https://www.example.com/pix-webhooks', events: ['charge.paid', 'charge.expired'] },
     responses: {
       201: {
         description: 'The endpoint and its signing secret.',
