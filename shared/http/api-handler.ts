@@ -88,7 +88,13 @@ export function loggedPath(rawPath: string): string {
 const requestEnvelope = (): ApiMiddleware => {
   const finish = (request: middy.Request<ApiEvent, ApiResult, Error, ApiContext>, response: ApiResult) => {
     const state = request.context.api;
-    response.headers = { ...response.headers, ...state.responseHeaders, 'X-Request-Id': state.requestId };
+    response.headers = {
+      ...response.headers,
+      ...state.responseHeaders,
+      'X-Request-Id': state.requestId,
+      // Browsers (the checkout page, /docs) keep to HTTPS for a year; ignored over the local HTTP.
+      'Strict-Transport-Security': 'max-age=31536000',
+    };
     request.response = response;
     const principal = state.request?.principal;
     log.info('request', {

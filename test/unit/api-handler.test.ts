@@ -56,6 +56,7 @@ describe('createApiHandler', () => {
     });
     expect(result.body).not.toContain('hunter2');
     expect(body.request_id).toBe(result.headers?.['X-Request-Id']);
+    expect(result.headers?.['Strict-Transport-Security']).toBe('max-age=31536000');
   });
 
   it('renders HttpErrors with param and details, and echoes a sent X-Request-Id', async () => {
@@ -74,6 +75,7 @@ describe('createApiHandler', () => {
     );
     expect(result.statusCode).toBe(400);
     expect(result.headers?.['X-Request-Id']).toBe('abc-123');
+    expect(result.headers?.['Strict-Transport-Security']).toBe('max-age=31536000');
     expect(JSON.parse(result.body ?? '{}')).toEqual({
       error: {
         type: 'invalid_request_error',
