@@ -1,10 +1,11 @@
 /**
- * The hosted checkout page: amount, QR, copy-and-paste code, a countdown to `expires_at` and a
- * status that turns to paid or expired without a reload (it polls the status document). Pure
- * HTML with inline CSS and a small inline script under a nonce-based CSP; no payer data.
+ * The hosted checkout page: amount, QR, copy-and-paste code, a countdown to `expires_at` (and
+ * that instant in Brasília time, for a charge that lasts days) and a status that turns to paid or
+ * expired without a reload (it polls the status document). Pure HTML with inline CSS and a small
+ * inline script under a nonce-based CSP; no payer data.
  */
 
-import { formatMoney } from './format.ts';
+import { formatBrazilDateTime, formatMoney } from './format.ts';
 import { type PublicStatus, publicStatuses } from './transaction-status.ts';
 
 interface CheckoutView {
@@ -51,7 +52,8 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
   .status.paid { background: #dcfce7; color: var(--ok); }
   .status.expired, .status.failed, .status.cancelled { background: #fee2e2; color: var(--bad); }
   .qr { width: 100%; max-width: 260px; aspect-ratio: 1; margin: 16px auto 8px; display: block; image-rendering: pixelated; }
-  .countdown { color: var(--muted); font-size: 14px; margin: 0 0 16px; }
+  .countdown { color: var(--muted); font-size: 14px; margin: 0; }
+  .valid-until { color: var(--muted); font-size: 13px; margin: 2px 0 16px; }
   textarea { width: 100%; height: 72px; font: 12px/1.3 ui-monospace, monospace; border: 1px solid #cbd5e1; border-radius: 8px; padding: 8px; resize: none; color: var(--muted); }
   button { width: 100%; margin-top: 10px; padding: 14px; border: 0; border-radius: 10px; background: var(--brand-ink); color: #fff; font: inherit; font-size: 16px; font-weight: 600; }
   button:active { filter: brightness(.95); }
@@ -70,6 +72,7 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
     <div class="pay">
       ${view.brCode ? `<img class="qr" src="${escapeHtml(view.qrCodeUrl)}" alt="QR Code Pix" width="260" height="260">` : ''}
       <p class="countdown" id="countdown" data-testid="countdown"></p>
+      <p class="valid-until" data-testid="valid-until">Válido até ${formatBrazilDateTime(view.expiresAt, { seconds: false })} (horário de Brasília)</p>
       ${
         view.brCode
           ? `<textarea id="code" readonly aria-label="Pix copia e cola" data-testid="br-code">${escapeHtml(view.brCode)}</textarea>

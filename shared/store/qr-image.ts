@@ -22,7 +22,7 @@ const cache = new Map<string, Promise<string>>();
 const pngOptions = (): QRCode.QRCodeToBufferOptions => ({
   type: 'png',
   errorCorrectionLevel: 'M',
-  margin: 2,
+  margin: 4, // the quiet zone ISO/IEC 18004 asks for: a merchant may place the image on any background
   width: 320,
   // pngjs options, passed through (and written to: a new object each time); @types/qrcode lists two.
   rendererOpts: { colorType: 0, filterType: 0, deflateLevel: 6, deflateStrategy: 0 } as {

@@ -410,8 +410,9 @@ describe.concurrent('the checkout page in a phone browser', () => {
   const markDocument = (page: Page) => page.evaluate('globalThis.__sameDocument = true');
   const sameDocument = (page: Page) => page.evaluate('globalThis.__sameDocument === true');
 
-  it('shows the amount, "Aguardando pagamento", a ticking countdown and a loaded QR code', async (t) => {
-    const page = await open(await createCharge(), t);
+  it('shows the amount, "Aguardando pagamento", a ticking countdown, its end in Brasília time and a loaded QR code', async (t) => {
+    const charge = await createCharge();
+    const page = await open(charge, t);
     const countdown = page.getByTestId('countdown');
 
     const first = await countdown.textContent();
@@ -422,6 +423,12 @@ describe.concurrent('the checkout page in a phone browser', () => {
     expect(await page.getByTestId('status').textContent()).toBe('Aguardando pagamento');
     expect(first).toMatch(/^Expira em \d+:\d{2}$/);
     await expect.poll(() => countdown.textContent(), { timeout: 3_000, interval: 200 }).not.toBe(first);
+    // Brasília is UTC−3 all year (no daylight saving time since 2019).
+    const [date, time] = new Date(Date.parse(charge.pix.expires_at) - 3 * 3_600_000).toISOString().split('T');
+    const [year, month, day] = (date ?? '').split('-');
+    expect(await page.getByTestId('valid-until').textContent()).toBe(
+      `Válido até ${day}/${month}/${year} ${time?.slice(0, 5)} (horário de Brasília)`,
+    );
     const qr = page.getByAltText('QR Code Pix');
     expect(await qr.isVisible()).toBe(true);
     expect(await qr.evaluate((img: { naturalWidth: number }) => img.naturalWidth)).toBeGreaterThan(0);
