@@ -1,15 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { publicStatusOf, qrCodeUrl } from '#shared/domain/charges.ts';
-import { renderCheckoutPage } from '#shared/domain/checkout-page.ts';
-import type { RouteHandler } from '#shared/http/types.ts';
+import { renderCheckoutNotFoundPage, renderCheckoutPage } from '#shared/domain/checkout-page.ts';
+import { NotFound } from '#shared/domain/errors.ts';
+import type { ApiResponse, RouteHandler } from '#shared/http/types.ts';
 import { getAccountCached } from '#shared/store/accounts.ts';
 import { loadPublicCharge, noStore } from './load-charge.ts';
 
-/** GET /checkout/{id}: the hosted payment page. */
-export const getCheckoutPage: RouteHandler<undefined> = async ({ pathParameters, baseUrl }) => {
-  const charge = await loadPublicCharge(pathParameters.id);
-  const account = await getAccountCached(charge.accountId);
+/**
+ * GET /checkout/{id}: the hosted payment page. A link that names no charge is a 404: a page for
+ * a browser (it accepts `text/html`), the API's error envelope for anything else.
+ */
+export const getCheckoutPage: RouteHandler<undefined> = async ({ pathParameters, baseUrl, headers }) => {
   const nonce = randomBytes(16).toString('base64');
+  const charge = await loadPublicCharge(pathParameters.id).catch((error: unknown) => {
+    if (error instanceof NotFound && headers.accept?.includes('text/html')) return undefined;
+    throw error;
+  });
+  if (!charge) return htmlPage(404, renderCheckoutNotFoundPage(nonce), nonce);
+  const account = await getAccountCached(charge.accountId);
   const html = renderCheckoutPage(
     {
       chargeId: charge.id,
@@ -24,14 +32,16 @@ export const getCheckoutPage: RouteHandler<undefined> = async ({ pathParameters,
     },
     nonce,
   );
-  return {
-    status: 200,
-    raw: { contentType: 'text/html; charset=utf-8', body: html },
-    headers: {
-      ...noStore,
-      'Content-Security-Policy': `default-src 'none'; img-src 'self' data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'`,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-    },
-  };
+  return htmlPage(200, html, nonce);
 };
+
+const htmlPage = (status: number, html: string, nonce: string): ApiResponse => ({
+  status,
+  raw: { contentType: 'text/html; charset=utf-8', body: html },
+  headers: {
+    ...noStore,
+    'Content-Security-Policy': `default-src 'none'; img-src 'self' data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  },
+});

@@ -3959,7 +3959,23 @@ export interface operations {
           "text/html; charset=utf-8": string;
         };
       };
-      404: components["responses"]["PublicNotFound"];
+      /** @description Error: `not_found`; a browser (`Accept: text/html`) gets an HTML page instead. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+              /** @constant */
+              type?: "not_found_error";
+              /** @enum {unknown} */
+              code?: "not_found";
+            };
+          };
+          "text/html; charset=utf-8": string;
+        };
+      };
       500: components["responses"]["PublicInternalError"];
     };
   };

@@ -26,20 +26,15 @@ const escapeHtml = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
-  const data = JSON.stringify({
-    status: view.status,
-    expiresAt: view.expiresAt,
-    statusUrl: view.statusUrl,
-  }).replace(/</g, '\\u003c');
-  return `<!doctype html>
+/** The document's head, its styles under the CSP's nonce, shared by the payer's pages. */
+const pageHead = (title: string, nonce: string) => `<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <link rel="icon" href="data:,">
-<title>Pagamento Pix · ${escapeHtml(view.merchantName)}</title>
+<title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">
   :root { color-scheme: light; --ink: #0f172a; --muted: #64748b; --brand: #32bcad; --brand-ink: #0f766e; --ok: #15803d; --bad: #b91c1c; }
   * { box-sizing: border-box; }
@@ -61,9 +56,35 @@ export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
   .settled .pay { display: none; }
   .settled .done { display: block; }
   .help { color: var(--muted); font-size: 13px; margin-top: 16px; }
+  .missing { font-size: 22px; margin: 8px 0 0; }
 </style>
 </head>
-<body>
+`;
+
+/**
+ * What a payer's browser gets for a checkout link that names no charge (mistyped, cut short):
+ * a page in the checkout's own look, not the API's JSON error.
+ */
+export const renderCheckoutNotFoundPage = (
+  nonce: string,
+): string => `${pageHead('Cobrança não encontrada', nonce)}<body>
+<main>
+  <div class="card">
+    <h1 class="missing">Cobrança não encontrada</h1>
+    <p class="help">Confira o link que a loja enviou, ou peça um novo código Pix à loja.</p>
+  </div>
+</main>
+</body>
+</html>
+`;
+
+export function renderCheckoutPage(view: CheckoutView, nonce: string): string {
+  const data = JSON.stringify({
+    status: view.status,
+    expiresAt: view.expiresAt,
+    statusUrl: view.statusUrl,
+  }).replace(/</g, '\\u003c');
+  return `${pageHead(`Pagamento Pix · ${view.merchantName}`, nonce)}<body>
 <main>
   <div class="card${view.status === 'pending' ? '' : ' settled'}" id="card">
     <p class="merchant">${escapeHtml(view.merchantName)}</p>

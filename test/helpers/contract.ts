@@ -80,9 +80,10 @@ export function contractViolation(
     : listed;
   if (!declared) return `${where}: route ${route.id} refers to a missing ${listed.$ref}`;
   if (!declared.content) return text === '' ? undefined : `${where}: route ${route.id} declares no body`;
-  const [mediaType = ''] = Object.keys(declared.content);
-  if (baseType !== mediaType.split(';')[0])
-    return `${where}: route ${route.id} answered ${contentType}, the document says ${mediaType}`;
+  const mediaTypes = Object.keys(declared.content);
+  const mediaType = mediaTypes.find((type) => type.split(';')[0] === baseType);
+  if (mediaType === undefined)
+    return `${where}: route ${route.id} answered ${contentType}, the document says ${mediaTypes.join(' or ')}`;
   if (mediaType !== 'application/json' || !bodyChecked) return undefined;
   const validate = validatorFor(responsePointer);
   let body: unknown;

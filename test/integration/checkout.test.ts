@@ -369,6 +369,24 @@ describe('the charge-addressed public routes', () => {
       expectError(reply, 404, 'not_found_error', 'not_found');
     }
   });
+
+  it('answers a browser an unknown checkout link with a 404 page, under the same CSP', async () => {
+    const reply = await fetch(`${testBaseUrl}/checkout/${randomBytes(12).toString('hex')}`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(reply.headers.get('content-security-policy')).toMatch(/^default-src 'none';/);
+    expect(reply.headers.get('cache-control')).toBe('no-store');
+    const page = await reply.text();
+    expect(page).toContain('<html lang="pt-BR">');
+    expect(page).toContain('<h1 class="missing">Cobrança não encontrada</h1>');
+    // The other public routes stay JSON for a browser too: a client reads them, not a person.
+    const status = await api(`/checkout/${randomBytes(12).toString('hex')}/status`, {
+      headers: { accept: 'text/html' },
+    });
+    expectError(status, 404, 'not_found_error', 'not_found');
+  });
 });
 
 // Concurrent: most of each test is waiting on the page's 1 s countdown and 2 s status poll.

@@ -27,6 +27,7 @@ export const checkoutOperations: Operations<'checkout'> = {
   getCheckoutPage: {
     summary: 'Hosted checkout page',
     description: 'HTML, mobile-first, strict CSP; addressed by the raw charge id (`checkout_url`).',
+    notFoundPage: true,
     responses: {
       200: {
         description: 'The page.',

@@ -346,6 +346,14 @@ function operationOf(route: RouteDefinition): Json {
       ? { $ref: `#/components/responses/${shared}` }
       : errorResponse(route, Number(status) as ErrorStatus, codes);
   }
+  if (operation.notFoundPage) {
+    const { content } = errorEnvelope(404, ['not_found']) as { content: Json };
+    responses['404'] = {
+      description: 'Error: `not_found`; a browser (`Accept: text/html`) gets an HTML page instead.',
+      content: { ...content, 'text/html; charset=utf-8': { schema: { type: 'string' } } },
+      headers: headersOf(route, [], 404),
+    };
+  }
   return {
     operationId: route.id,
     summary: operation.summary,

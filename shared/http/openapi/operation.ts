@@ -49,6 +49,8 @@ export interface Operation {
   readonly body?: Schema;
   /** A request body that works as sent: without one, reference pages fill every field with `""`. */
   readonly bodyExample?: unknown;
+  /** A browser (`Accept: text/html`) gets its 404 as an HTML page; other clients the envelope. */
+  readonly notFoundPage?: true;
   /** Routes that take the `Idempotency-Key` header. */
   readonly idempotencyKeyHeader?: true;
   readonly responses: Readonly<Partial<Record<200 | 201 | 202 | 204, SuccessResponse>>>;
