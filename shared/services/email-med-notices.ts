@@ -16,6 +16,7 @@ import type { MerchantScope } from '../domain/scope.ts';
 import { errorFields, log } from '../log.ts';
 import { getAccount } from '../store/accounts.ts';
 import { claimEmailNotice, releaseEmailNotice } from '../store/email-notices.ts';
+import { getMedCase } from '../store/med-cases.ts';
 import { MARKER_TTL_SECONDS } from './stream-counting.ts';
 
 export interface MedNotice {
@@ -44,9 +45,14 @@ async function emailOne(notice: MedNotice, now: Date): Promise<void> {
   const { sendEmail } = await import('../email/ses-mailer.ts');
   const expiresAt = Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS;
   if (!(await claimEmailNotice(notice.eventId, expiresAt))) return;
+  // A reported amount other than the charge's holds nothing until an operator applies it.
+  const awaitsAmountReview =
+    notice.eventType === 'med_case.created' &&
+    (await getMedCase(notice.scope, notice.medCase.id))?.pendingReview?.kind === 'amount_mismatch';
   const message = medNoticeEmail(notice.eventType, notice.medCase, {
     merchantName: account.settings.merchantName,
     mode: notice.scope.mode,
+    amountHeld: !awaitsAmountReview,
   });
   let attempts = 0;
   try {

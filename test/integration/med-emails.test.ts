@@ -8,6 +8,9 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as outbox } from '../../functions/outbox/index.ts';
+import type { MedCaseObject } from '../../shared/domain/med-cases.ts';
+import { medNoticeEmail } from '../../shared/domain/med-emails.ts';
+import { launchChromium } from '../helpers/browser.ts';
 import { merchant, rawId, storedEvents } from '../helpers/charges.ts';
 import { emailsTo, newContactEmail, type SentEmail, sentEmails } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -41,7 +44,9 @@ describe('MED e-mails', () => {
       return received;
     });
     expect(email?.from).toBe('Pix <no-reply@pix.localhost>');
-    expect(email?.subject).toBe(`[Teste] Novo caso MED ${medCase.id} na cobrança ${chargeId}`);
+    expect(email?.subject).toBe(
+      `[Teste] Novo caso MED de R$ 1.234,56: responda até 15/01/2030 15:30 (Brasília) (cobrança ${chargeId})`,
+    );
     const text = email?.body.text ?? '';
     expect(text).toContain(`Caso: ${medCase.id}`);
     expect(text).toContain(`Cobrança: ${chargeId}`);
@@ -49,9 +54,23 @@ describe('MED e-mails', () => {
     expect(text).toContain('Tipo: Chargeback');
     expect(text).toContain('Situação: Aberto (open)');
     // 18:30 UTC is 15:30 in São Paulo.
-    expect(text).toContain('Prazo de resposta: 15/01/2030 15:30');
-    expect(email?.body.html).toContain(`<td>${medCase.id}</td>`);
-    expect(email?.body.html).toContain('<td>R$ 1.234,56</td>');
+    expect(text).toContain('Prazo de resposta: 15/01/2030 15:30 (horário de Brasília)');
+    expect(email?.body.html).toMatch(new RegExp(`<td[^>]*>${medCase.id}</td>`));
+    expect(email?.body.html).toMatch(/<td[^>]*>R\$&#160;1\.234,56<\/td>/);
+  });
+
+  it('says nothing was held when the bank reported an amount other than the charge’s (it awaits review)', async () => {
+    const { contactEmail } = await disputedWithContact(7_000, { amount: 6_000 });
+
+    const [email] = await eventually(async () => {
+      const received = await emailsTo(contactEmail);
+      expect(received).toHaveLength(1);
+      return received;
+    });
+    expect(email?.body.text).toContain(
+      'O valor informado pelo banco é diferente do da cobrança: nada foi retido do seu saldo enquanto nossa equipe analisa o caso.',
+    );
+    expect(email?.body.text).not.toContain('fica retido');
   });
 
   it('e-mails the money outcome when the case is resolved, and the opening only once', async () => {
@@ -63,14 +82,17 @@ describe('MED e-mails', () => {
       expect(found).toHaveLength(1);
       return found[0] as SentEmail;
     });
-    expect(resolved.subject).toBe(`[Teste] Caso MED ${medCase.id} resolvido: Valor devolvido ao pagador`);
+    expect(resolved.subject).toBe(
+      `[Teste] Caso MED resolvido: Valor devolvido ao pagador (R$ 50,00, ${medCase.id})`,
+    );
+    expect(resolved.body.text).toMatch(/^O MED foi mantido: o valor de R\$ 50,00 foi devolvido ao pagador/);
     expect(resolved.body.text).toContain('Resultado: Valor devolvido ao pagador (lost)');
     expect(resolved.body.text).toContain('Situação: Rejeitado (rejected)');
     expect(resolved.body.text).toContain('Valor: R$ 50,00');
     // Exactly one opening notice beside it. Both may come from one stream batch, sent at once,
     // so the order they reach the mailbox in is not fixed.
     const subjects = await eventually(async () => {
-      const all = (await emailsTo(contactEmail)).map((e) => e.subject.startsWith('[Teste] Novo caso MED'));
+      const all = (await emailsTo(contactEmail)).map((e) => e.subject.startsWith('[Teste] Novo caso MED de'));
       expect(all).toHaveLength(2);
       return all;
     });
@@ -109,5 +131,54 @@ describe('MED e-mails', () => {
     expect(await outbox({ Records: [record(1)] })).toEqual({ batchItemFailures: [] });
     expect(await outbox({ Records: [record(2)] })).toEqual({ batchItemFailures: [] });
     expect(await emailsTo(contactEmail)).toHaveLength(1);
+  });
+
+  it('fits a phone and a desktop window, whatever the merchant is called (Chromium)', async () => {
+    const medCase: MedCaseObject = {
+      id: 'med_019aa6b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
+      object: 'med_case',
+      type: 'med',
+      status: 'open',
+      amount: 123_456,
+      currency: 'BRL',
+      charge_id: 'ch_019aa6b2-3c4d-7e5f-8a9b-0c1d2e3f4a5c',
+      reason: null,
+      response_deadline: '2030-01-15T18:30:00.000Z',
+      evidence_requested_at: null,
+      appeal_reason: null,
+      appealed_at: null,
+      evidence_count: 0,
+      money_outcome: null,
+      opened_at: '2030-01-10T12:00:00.000Z',
+      closed_at: null,
+      created_at: '2030-01-10T12:00:00.000Z',
+      updated_at: '2030-01-10T12:00:00.000Z',
+    };
+    const merchantName = `Loja <b>Zé</b> "Café" & O'Brien 🍕 ${'MuitoLongo'.repeat(15)}`;
+    const browser = await launchChromium();
+    try {
+      for (const [eventType, state] of [
+        ['med_case.created', {}],
+        ['med.resolved', { status: 'closed', money_outcome: 'refunded_to_merchant' }],
+      ] as const) {
+        const { html } = medNoticeEmail(eventType, { ...medCase, ...state }, { merchantName, mode: 'test' });
+        for (const width of [390, 800]) {
+          const context = await browser.newContext({
+            viewport: { width, height: 844 },
+            isMobile: width < 500,
+            javaScriptEnabled: false,
+          });
+          const page = await context.newPage();
+          await page.setContent(html);
+          // No horizontal scrolling, and on a phone no zoomed-out desktop layout (980 px).
+          expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+          // The name reads as text, not markup.
+          expect(await page.textContent('body')).toContain('Loja <b>Zé</b> "Café" & O\'Brien');
+          await context.close();
+        }
+      }
+    } finally {
+      await browser.close();
+    }
   });
 });
