@@ -40,7 +40,14 @@ async function emailOne(notice: MedNotice, now: Date): Promise<void> {
   const fields = { eventId: notice.eventId, caseId: notice.medCase.id, accountId: notice.scope.accountId };
   const account = await getAccount(notice.scope.accountId);
   const to = account?.settings.contactEmail;
-  if (!account || !to) return;
+  if (!account || !to) {
+    // Said once per notice, so ops can tell a merchant who never set one (`set-contact-email`).
+    log.info('med notice not e-mailed: the account has no contact e-mail', {
+      ...fields,
+      eventType: notice.eventType,
+    });
+    return;
+  }
   // Loaded on the first notice only: most outbox batches carry none.
   const { sendEmail } = await import('../email/ses-mailer.ts');
   const expiresAt = Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS;

@@ -15,6 +15,7 @@ import { merchant, rawId, storedEvents } from '../helpers/charges.ts';
 import { emailsTo, newContactEmail, type SentEmail, sentEmails } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { decideMed, openMed, paidCharge } from '../helpers/med.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 /** A merchant whose contact e-mail is a fresh address, with a MED case opened on a paid charge. */
 async function disputedWithContact(amount: number, body: Record<string, unknown> = {}) {
@@ -111,6 +112,15 @@ describe('MED e-mails', () => {
     await eventually(async () => expect(await emailsTo(contactEmail)).toHaveLength(2));
 
     expect((await sentEmails()).filter((email) => mentions(email, silentCase.id))).toEqual([]);
+    // Not silently: the outbox says why, for each of the case's notices.
+    await eventually(() => {
+      const skipped = runtimeLogRecords().filter(
+        (r) =>
+          r.message === 'med notice not e-mailed: the account has no contact e-mail' &&
+          r.caseId === silentCase.id,
+      );
+      expect(skipped.map((r) => r.eventType)).toEqual(['med_case.created']);
+    });
   });
 
   it('sends nothing twice when the stream delivers the event again (a replayed batch)', async () => {
