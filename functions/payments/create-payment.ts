@@ -9,5 +9,11 @@ import { createPayment as create } from '#shared/services/create-payment.ts';
  */
 export const createPayment: RouteHandler<KeyPrincipal> = async ({ principal, body, baseUrl, headers }) =>
   idempotentResponse(
-    await create({ scope: principal, input: parseCreatePayment(body), rawBody: body, baseUrl, headers }),
+    await create({
+      scope: principal,
+      input: parseCreatePayment(body, headers),
+      rawBody: body,
+      baseUrl,
+      headers,
+    }),
   );

@@ -15,7 +15,7 @@ export const refundPayment: RouteHandler<KeyPrincipal> = async ({
   body,
   headers,
 }) => {
-  const input = parseRefundBody(body);
+  const input = parseRefundBody(body, headers);
   const chargeId = parseChargeId(pathParameters.id ?? '');
   if (chargeId === undefined) throw new NotFound('No such payment.');
   return idempotentResponse(

@@ -190,6 +190,32 @@ export const idempotencyKeyField = (notAString: string) =>
     v.maxLength(IDEMPOTENCY_KEY_MAX, `Must be at most ${IDEMPOTENCY_KEY_MAX} characters`),
   );
 
+const KEY_IN_BODY =
+  'idempotencyKey is required in the body: this route does not read the Idempotency-Key header.';
+
+/**
+ * Parses a body that carries its own `idempotencyKey` (a payment, a refund). Sent only as the
+ * Idempotency-Key header (the charge routes' way), the missing key says where this route reads it.
+ */
+export function withKeyInBody<T>(parse: () => T, headers: Record<string, string>): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof InvalidInput) || headers['idempotency-key'] === undefined) throw error;
+    const details = error.details?.map((d) =>
+      d.param === 'idempotencyKey' && d.message === 'idempotencyKey is required.'
+        ? { ...d, message: KEY_IN_BODY }
+        : d,
+    );
+    if (!details?.some((d) => d.message === KEY_IN_BODY)) throw error;
+    throw new InvalidInput(error.param === 'idempotencyKey' ? KEY_IN_BODY : error.message, {
+      code: error.code,
+      details,
+      ...(error.param !== undefined && { param: error.param }),
+    });
+  }
+}
+
 /** The `Idempotency-Key` header: required, 8–128 visible ASCII characters. */
 export function idempotencyKeyFrom(headers: Record<string, string>): string {
   const key = headers['idempotency-key'];

@@ -43,7 +43,7 @@ export interface ChargeListFilter {
 export function parseChargeListQuery(query: Record<string, string>): ChargeListFilter {
   const q = parseInput(ListChargesQuery, query, 'query');
   if (q.created_after !== undefined && q.created_before !== undefined && q.created_after > q.created_before)
-    throw new InvalidInput('Invalid created_before: it is before created_after.', {
+    throw new InvalidInput('Invalid created_before: Must not be before created_after', {
       param: 'created_before',
     });
   const statuses =

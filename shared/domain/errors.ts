@@ -33,14 +33,16 @@ export abstract class DomainError extends Error {
 /**
  * The request is malformed or breaks a rule about its own fields (400). A rule about one field
  * (`param`) lists it in `details` too, as a schema failure does, so a client reads every 400 the
- * same way.
+ * same way: there without the message's "Invalid <param>: " lead, which the entry's `param` says.
  */
 export class InvalidInput extends DomainError {
   constructor(message: string, options: ErrorOptions & { code?: string } = {}) {
     const { param, details } = options;
+    const lead = `Invalid ${param}: `;
+    const detail = message.startsWith(lead) ? message.slice(lead.length) : message;
     super(options.code ?? 'invalid_request', message, {
       ...options,
-      ...(details === undefined && param !== undefined && { details: [{ param, message }] }),
+      ...(details === undefined && param !== undefined && { details: [{ param, message: detail }] }),
     });
   }
 }

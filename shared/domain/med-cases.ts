@@ -316,7 +316,10 @@ export function medMetadataOf(
 /** A real calendar date or date-time in ISO 8601 (`2026-02-30` and `T24:00` are malformed, not rolled over); no offset is UTC. */
 const isoDate = v.pipe(
   v.string(),
-  v.check((text) => parseIsoBound(text, 'start') !== undefined, 'must be an ISO 8601 date'),
+  v.check(
+    (text) => parseIsoBound(text, 'start') !== undefined,
+    'Must be an ISO 8601 date (2026-05-01) or date-time (2026-05-01T13:45:00Z)',
+  ),
 );
 
 /** The instant an `isoDate` names, in milliseconds. */
@@ -420,7 +423,7 @@ export function parseMedListQuery(query: Record<string, string>): MedCaseListQue
   // Bounds the wrong way round are a mistake, as on the charge and payment lists (equal ones, being
   // exclusive, are merely an empty window).
   if (createdAfterMs !== undefined && createdBeforeMs !== undefined && createdBeforeMs < createdAfterMs)
-    throw new InvalidInput('Invalid created_before: it is before created_after.', {
+    throw new InvalidInput('Invalid created_before: Must not be before created_after', {
       param: 'created_before',
     });
   if (q.starting_after !== undefined && !isMedCaseId(q.starting_after))

@@ -12,6 +12,7 @@ import {
   Metadata,
   PIX_MAX_AMOUNT,
   parseWithAmountCode,
+  withKeyInBody,
 } from './charge-input.ts';
 import { Unprocessable } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
@@ -71,9 +72,9 @@ export const CreatePaymentBody = v.pipe(
 );
 export type CreatePaymentBody = v.InferOutput<typeof CreatePaymentBody>;
 
-export function parseCreatePayment(input: unknown): CreatePaymentBody {
+export function parseCreatePayment(input: unknown, headers: Record<string, string> = {}): CreatePaymentBody {
   assertObjectFields(input);
-  return parseWithAmountCode(CreatePaymentBody, input);
+  return withKeyInBody(() => parseWithAmountCode(CreatePaymentBody, input), headers);
 }
 
 /**

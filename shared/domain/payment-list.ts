@@ -106,10 +106,10 @@ export interface PaymentListQuery {
 export function parsePaymentListQuery(query: Record<string, string>): PaymentListQuery {
   const q = parseInput(ListPaymentsQuery, query, 'query');
   if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate)
-    throw new InvalidInput('Invalid startDate: it is after endDate', { param: 'startDate' });
+    throw new InvalidInput('Invalid startDate: Must not be after endDate', { param: 'startDate' });
   if (q.page * q.limit > PAYMENT_LIST_MAX_DEPTH)
     throw new InvalidInput(
-      `Invalid page: page × limit may be at most ${PAYMENT_LIST_MAX_DEPTH} (a page reads every payment ` +
+      `Invalid page: page × limit must be at most ${PAYMENT_LIST_MAX_DEPTH} (a page reads every payment ` +
         'before it); narrow startDate/endDate or filter by status to reach further back, or reverse sortOrder',
       { param: 'page' },
     );

@@ -5,7 +5,7 @@
  */
 
 import * as v from 'valibot';
-import { idempotencyKeyField, PIX_MAX_AMOUNT, parseWithAmountCode } from './charge-input.ts';
+import { idempotencyKeyField, PIX_MAX_AMOUNT, parseWithAmountCode, withKeyInBody } from './charge-input.ts';
 import type { RefundRequest } from './refunds.ts';
 import { isValidCnpj, isValidCpf } from './tax-id.ts';
 import { maxChars } from './validation.ts';
@@ -66,9 +66,9 @@ export const RefundBody = v.pipe(
 );
 export type RefundBody = v.InferOutput<typeof RefundBody>;
 
-export function parseRefundBody(input: unknown): RefundBody {
+export function parseRefundBody(input: unknown, headers: Record<string, string> = {}): RefundBody {
   // A bad `amount` is `invalid_amount`, as on the charge and payment creates.
-  return parseWithAmountCode(RefundBody, input);
+  return withKeyInBody(() => parseWithAmountCode(RefundBody, input), headers);
 }
 
 /**

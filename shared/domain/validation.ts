@@ -8,12 +8,13 @@ export function parseInput<S extends v.GenericSchema>(
   input: unknown,
   where: 'body' | 'query',
 ): v.InferOutput<S> {
-  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  const result = v.safeParse(schema, input, { abortPipeEarly: true, message: plainMessage });
   if (result.success) return result.output;
-  const details: ErrorDetail[] = result.issues.map((issue) => ({
-    param: v.getDotPath(issue) ?? where,
-    message: issueMessage(issue),
-  }));
+  const details: ErrorDetail[] = result.issues.flatMap((issue) =>
+    isUnknownKey(issue)
+      ? unknownKeys(schema, issue)
+      : [{ param: v.getDotPath(issue) ?? where, message: issueMessage(issue) }],
+  );
   const first = result.issues[0];
   const firstDetail = details[0];
   if (first === undefined || firstDetail === undefined) throw new InvalidInput(`Invalid ${where}`);
@@ -21,7 +22,9 @@ export function parseInput<S extends v.GenericSchema>(
   // over the whole object (say, "send at least one of …") also has no path, and keeps its message.
   if (where === 'body' && !isJsonObject(input)) throw new InvalidInput(NOT_A_JSON_OBJECT);
   throw new InvalidInput(
-    isMissing(first) ? firstDetail.message : `Invalid ${firstDetail.param}: ${firstDetail.message}`,
+    isMissing(first)
+      ? `${firstDetail.message}${sentInstead(firstDetail.param, details)}`
+      : `Invalid ${firstDetail.param}: ${firstDetail.message}`,
     { param: firstDetail.param, details },
   );
 }
@@ -36,12 +39,132 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
 const isMissing = (issue: v.BaseIssue<unknown>): boolean =>
   issue.received === 'undefined' && (issue.path?.length ?? 0) > 0;
 
-/** What a `details` entry says: valibot's own message, except for a missing or an unknown field. */
+/** strictObject reports an unexpected key as "Expected never" (and only the first one of an object). */
+const isUnknownKey = (issue: v.BaseIssue<unknown>): boolean => issue.expected === 'never';
+
+/** What a `details` entry says: valibot's own message, except for a missing field. */
 function issueMessage(issue: v.BaseIssue<unknown>): string {
   if (isMissing(issue)) return `${v.getDotPath(issue)} is required.`;
-  // strictObject reports an unexpected key as "Expected never".
-  if (issue.expected === 'never') return 'Unknown parameter';
   return issue.message;
+}
+
+/**
+ * valibot's default wording for the checks that carry no message of their own ("Invalid type:
+ * Expected string but received 1", "Invalid length: Expected >=1 but received 0") in the words of
+ * the messages the schemas write ("Must be …").
+ */
+function plainMessage(issue: v.BaseIssue<unknown>): string {
+  const { kind, type, requirement, input } = issue;
+  const unit = typeof input === 'string' ? 'characters' : 'items';
+  if (kind === 'schema') {
+    if (type === 'string') return 'Must be a string';
+    if (type === 'number') return 'Must be a number';
+    if (type === 'boolean') return 'Must be true or false';
+    if (type === 'array') return 'Must be an array';
+    if (['object', 'strict_object', 'loose_object', 'record'].includes(type)) return 'Must be a JSON object';
+  }
+  if (kind === 'validation') {
+    if (type === 'min_length' && requirement === 1) return 'Must not be empty';
+    if (type === 'min_length') return `Must be at least ${String(requirement)} ${unit}`;
+    if (type === 'max_length') return `Must be at most ${String(requirement)} ${unit}`;
+    if (type === 'min_value') return `Must be at least ${String(requirement)}`;
+    if (type === 'max_value') return `Must be at most ${String(requirement)}`;
+    if (type === 'integer') return 'Must be an integer';
+    if (type === 'email' || type === 'rfc_email') return 'Must be an e-mail address';
+  }
+  return issue.message;
+}
+
+/** A schema's shape as far as finding an object's fields needs (valibot's own properties). */
+interface SchemaNode {
+  entries?: Record<string, SchemaNode>;
+  wrapped?: SchemaNode;
+  item?: SchemaNode;
+  value?: SchemaNode;
+}
+
+/** The field names of the object schema at `keys` (through optional, array and record wrappers). */
+function fieldsAt(schema: SchemaNode, keys: readonly unknown[]): string[] | undefined {
+  const unwrap = (node: SchemaNode | undefined): SchemaNode | undefined => {
+    let n = node;
+    while (n?.wrapped) n = n.wrapped;
+    return n;
+  };
+  let node = unwrap(schema);
+  for (const key of keys) {
+    if (node?.entries) node = unwrap(node.entries[String(key)]);
+    else node = unwrap(node?.item ?? node?.value);
+  }
+  return node?.entries ? Object.keys(node.entries) : undefined;
+}
+
+/**
+ * Every unknown key of the object where valibot met the first one (it stops there), each with the
+ * field it was likely meant to be ("ammount" → amount, "expiresIn" → expires_in).
+ */
+function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): ErrorDetail[] {
+  const path = issue.path ?? [];
+  const parentKeys = path.slice(0, -1).map((item) => item.key);
+  const object = path.at(-1)?.input;
+  const fields = fieldsAt(schema as SchemaNode, parentKeys);
+  const prefix = parentKeys.map(String).join('.');
+  const dotted = (key: string) => (prefix === '' ? key : `${prefix}.${key}`);
+  if (fields === undefined || !isJsonObject(object))
+    return [{ param: v.getDotPath(issue) ?? 'body', message: UNKNOWN_PARAMETER }];
+  return Object.keys(object)
+    .filter((key) => !fields.includes(key))
+    .map((key) => {
+      const meant = closestField(
+        key,
+        fields.filter((field) => !(field in object)),
+      );
+      return {
+        param: dotted(key),
+        message:
+          meant === undefined ? UNKNOWN_PARAMETER : `${UNKNOWN_PARAMETER}: did you mean ${dotted(meant)}?`,
+      };
+    });
+}
+
+const UNKNOWN_PARAMETER = 'Unknown parameter';
+
+/** A missing field another key was likely meant to be: " Received unknown parameter ammount: did you mean amount?" */
+function sentInstead(param: string, details: ErrorDetail[]): string {
+  const sent = details.find((d) => d.message === `${UNKNOWN_PARAMETER}: did you mean ${param}?`);
+  return sent === undefined ? '' : ` Received unknown parameter ${sent.param}: did you mean ${param}?`;
+}
+
+/** The field `key` was likely meant to be: the same but for case and separators, or a typo or two away. */
+function closestField(key: string, fields: string[]): string | undefined {
+  const loose = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+  const same = fields.find((field) => loose(field) === loose(key));
+  if (same !== undefined) return same;
+  const scored = fields
+    .map((field) => ({ field, distance: editDistance(loose(key), loose(field)) }))
+    .filter(({ field, distance }) => distance <= 2 && distance < loose(field).length / 3)
+    .sort((a, b) => a.distance - b.distance);
+  return scored[0]?.field;
+}
+
+/** Edits from `a` to `b`, a swap of two neighbours counting one (keys are short: a few dozen characters). */
+function editDistance(a: string, b: string): number {
+  if (a.length > 64 || b.length > 64) return Number.POSITIVE_INFINITY;
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => d[i]?.[j] ?? Number.POSITIVE_INFINITY;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      row[j] = Math.min(
+        at(i - 1, j) + 1,
+        at(i, j - 1) + 1,
+        at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(at(i, j), at(i - 2, j - 2) + 1);
+    }
+  return at(a.length, b.length);
 }
 
 /** The UTF-16 units a character may take at most here: an emoji sequence, not unbounded marks. */
@@ -65,14 +188,16 @@ export const oneOf = <const T extends readonly string[]>(values: T) =>
   v.picklist(values, `Must be one of ${values.join(', ')}`);
 
 /** An optional query-string integer within bounds (`limit=abc` → 400, never ignored). */
-export const queryInteger = (min: number, max: number, fallback: number) =>
-  v.optional(
+export const queryInteger = (min: number, max: number, fallback: number) => {
+  const range = `Must be an integer from ${min} to ${max}`;
+  return v.optional(
     v.pipe(
       v.string(),
-      v.regex(/^\d+$/, 'Expected an integer'),
+      v.regex(/^\d+$/, range),
       v.transform(Number),
-      v.minValue(min, `Expected at least ${min}`),
-      v.maxValue(max, `Expected at most ${max}`),
+      v.minValue(min, range),
+      v.maxValue(max, range),
     ),
     String(fallback),
   );
+};

@@ -10,7 +10,9 @@ const Events = v.pipe(
   v.minLength(1, 'Subscribe to at least one event'),
   v.check(
     (events) => events.every((e) => eventNames.has(e)),
-    'Unknown event name: see GET /v1/webhooks/event-catalog',
+    (issue) =>
+      `Unknown event name ${(issue.input as string[]).filter((e) => !eventNames.has(e)).join(', ')}: ` +
+      'see GET /v1/webhooks/event-catalog',
   ),
   v.transform((events) => [...new Set(events)]),
 );

@@ -120,7 +120,7 @@ export async function assertDeliverableUrl(url: string, param = 'url'): Promise<
     await resolveDestination(url, destinationPolicy());
   } catch (error) {
     if (error instanceof DestinationError)
-      throw new InvalidInput(`Invalid ${param}: ${error.message}.`, { param });
+      throw new InvalidInput(`Invalid ${param}: ${error.message}`, { param });
     throw error;
   }
 }

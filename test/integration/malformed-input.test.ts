@@ -352,3 +352,193 @@ describe.each(operations)('$method $path', ({ method, path, operation }) => {
     expect(JSON.stringify(reply.body)).not.toContain('cbt_never_shown');
   });
 });
+
+/**
+ * What a 400 says, in the service's own words: every problem of the request in `details` (each
+ * unknown key, not only the first valibot meets), the field a misspelt key was meant to be, the
+ * schema library's wording ("Invalid type: Expected string but received 1") never shown, and a
+ * `details` entry without the "Invalid <param>: " lead its `param` already says.
+ */
+describe('validation messages', () => {
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    api(path, {
+      apikey,
+      body,
+      headers: { 'idempotency-key': `msg-${crypto.randomUUID()}`, ...headers },
+    });
+  const error = async (reply: Promise<{ status: number; body: any }>) => {
+    const { status, body } = await reply;
+    expect(status).toBe(400);
+    const { code, param, message, details } = body.error;
+    return { code, param, message, details };
+  };
+
+  it('lists every unknown key and names the field a misspelt one was meant to be', async () => {
+    expect(
+      await error(post('/v1/charges', { ammount: 1050, payment_method: 'pix', foo: 1, expiresIn: 600 })),
+    ).toEqual({
+      code: 'invalid_amount',
+      param: 'amount',
+      message: 'amount is required. Received unknown parameter ammount: did you mean amount?',
+      details: [
+        { param: 'amount', message: 'amount is required.' },
+        { param: 'ammount', message: 'Unknown parameter: did you mean amount?' },
+        { param: 'foo', message: 'Unknown parameter' },
+        { param: 'expiresIn', message: 'Unknown parameter: did you mean expires_in?' },
+      ],
+    });
+    expect(
+      await error(
+        post('/v1/charges', { amount: 1050, payment_method: 'pix', customer: { documnet: '1', nmae: 'x' } }),
+      ),
+    ).toEqual({
+      code: 'invalid_request',
+      param: 'customer.documnet',
+      message: 'Invalid customer.documnet: Unknown parameter: did you mean customer.document?',
+      details: [
+        { param: 'customer.documnet', message: 'Unknown parameter: did you mean customer.document?' },
+        { param: 'customer.nmae', message: 'Unknown parameter: did you mean customer.name?' },
+      ],
+    });
+    expect(
+      await error(
+        api('/v1/payments', {
+          apikey,
+          body: { amount: 100, payment_methods: ['PIX'], idempotency_key: 'k-12345678' },
+        }),
+      ),
+    ).toMatchObject({
+      param: 'paymentMethods',
+      message:
+        'paymentMethods is required. Received unknown parameter payment_methods: did you mean paymentMethods?',
+      details: [
+        { param: 'paymentMethods', message: 'paymentMethods is required.' },
+        { param: 'idempotencyKey', message: 'idempotencyKey is required.' },
+        { param: 'payment_methods', message: 'Unknown parameter: did you mean paymentMethods?' },
+        { param: 'idempotency_key', message: 'Unknown parameter: did you mean idempotencyKey?' },
+      ],
+    });
+  });
+
+  it("says what a value must be in the service's words, not the schema library's", async () => {
+    expect(
+      await error(
+        post('/v1/charges', { amount: 1050, payment_method: 'pix', customer: 'João', currency: 986 }),
+      ),
+    ).toEqual({
+      code: 'invalid_request',
+      param: 'currency',
+      message: 'Invalid currency: Must be a string',
+      details: [
+        { param: 'currency', message: 'Must be a string' },
+        { param: 'customer', message: 'Must be a JSON object' },
+      ],
+    });
+    expect(await error(api('/v1/charges?customer_id=', { apikey }))).toMatchObject({
+      param: 'customer_id',
+      message: 'Invalid customer_id: Must not be empty',
+    });
+    expect(await error(api('/v1/auth/login', { body: { email: 1, password: 2 } }))).toMatchObject({
+      message: 'Invalid email: Must be a string',
+      details: [
+        { param: 'email', message: 'Must be a string' },
+        { param: 'password', message: 'Must be a string' },
+      ],
+    });
+    // -1 is an integer: the bound is what is wrong, and the message gives both ends.
+    expect(await error(api('/v1/charges?limit=-1', { apikey }))).toMatchObject({
+      param: 'limit',
+      message: 'Invalid limit: Must be an integer from 1 to 100',
+    });
+    expect(await error(api('/v1/webhooks/deliveries?offset=5000', { apikey }))).toMatchObject({
+      param: 'offset',
+      message: 'Invalid offset: Must be an integer from 0 to 1000',
+    });
+    // The same date message on every list (the MED list said "must be an ISO 8601 date").
+    expect(await error(api('/v1/med/cases?created_after=31/12/2025', { apikey }))).toMatchObject({
+      param: 'created_after',
+      message:
+        'Invalid created_after: Must be an ISO 8601 date (2026-05-01) or date-time (2026-05-01T13:45:00Z)',
+    });
+  });
+
+  it('names the unknown event names', async () => {
+    expect(
+      await error(
+        post('/v1/webhooks/endpoints', {
+          url: 'https://example.com/hook',
+          events: ['payment.completed', 'payment.paid', 'foo.bar'],
+        }),
+      ),
+    ).toMatchObject({
+      param: 'events',
+      details: [
+        {
+          param: 'events',
+          message: 'Unknown event name payment.paid, foo.bar: see GET /v1/webhooks/event-catalog',
+        },
+      ],
+    });
+  });
+
+  it('keeps "Invalid <param>: " out of a rule\'s details entry, whose param says it', async () => {
+    expect(
+      await error(
+        api('/v1/charges?created_after=2026-01-02T00:00:00Z&created_before=2026-01-01T00:00:00Z', { apikey }),
+      ),
+    ).toEqual({
+      code: 'invalid_request',
+      param: 'created_before',
+      message: 'Invalid created_before: Must not be before created_after',
+      details: [{ param: 'created_before', message: 'Must not be before created_after' }],
+    });
+    expect(await error(api('/v1/payments?startDate=2026-02-01&endDate=2026-01-01', { apikey }))).toEqual({
+      code: 'invalid_request',
+      param: 'startDate',
+      message: 'Invalid startDate: Must not be after endDate',
+      details: [{ param: 'startDate', message: 'Must not be after endDate' }],
+    });
+    const webhookUrl = await error(
+      post('/v1/payments', {
+        amount: 100,
+        paymentMethods: ['PIX'],
+        webhookUrl: 'example.com/hook',
+        idempotencyKey: `msg-${crypto.randomUUID()}`,
+      }),
+    );
+    expect(webhookUrl).toMatchObject({
+      param: 'webhookUrl',
+      message:
+        'Invalid webhookUrl: Must be an absolute http(s) URL, written out, with no spaces or control characters',
+      details: [
+        {
+          param: 'webhookUrl',
+          message: 'Must be an absolute http(s) URL, written out, with no spaces or control characters',
+        },
+      ],
+    });
+  });
+
+  it('says a payment reads its idempotency key from the body when only the header was sent', async () => {
+    const hint =
+      'idempotencyKey is required in the body: this route does not read the Idempotency-Key header.';
+    expect(await error(post('/v1/payments', { amount: 100, paymentMethods: ['PIX'] }))).toEqual({
+      code: 'invalid_request',
+      param: 'idempotencyKey',
+      message: hint,
+      details: [{ param: 'idempotencyKey', message: hint }],
+    });
+    // Without the header, the plain message.
+    const plain = await api('/v1/payments', { apikey, body: { amount: 100, paymentMethods: ['PIX'] } });
+    expect(plain.body.error.message).toBe('idempotencyKey is required.');
+    expect(
+      (
+        await error(
+          post(`/v1/payments/${ids.paid}/refund`, {
+            amount: 1,
+          }),
+        )
+      ).details,
+    ).toEqual([{ param: 'idempotencyKey', message: hint }]);
+  });
+});
