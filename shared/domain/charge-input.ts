@@ -202,6 +202,8 @@ export function withKeyInBody<T>(parse: () => T, headers: Record<string, string>
     return parse();
   } catch (error) {
     if (!(error instanceof InvalidInput) || headers['idempotency-key'] === undefined) throw error;
+    // A key sent in the body under another name gets its "did you mean" instead.
+    if (error.details?.some((d) => d.message.endsWith('did you mean idempotencyKey?'))) throw error;
     const details = error.details?.map((d) =>
       d.param === 'idempotencyKey' && d.message === 'idempotencyKey is required.'
         ? { ...d, message: KEY_IN_BODY }

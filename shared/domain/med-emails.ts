@@ -51,8 +51,8 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
 const htmlText = (text: string): string => escapeHtml(text).replace(/R\$ (?=\d)/g, () => 'R$&#160;');
 
 /** How the deadline is read: merchants outside São Paulo's zone (Manaus, Acre) must know which clock. */
-const deadlineText = (iso: string): string =>
-  `${formatBrazilDateTime(iso, { seconds: false })} (horário de Brasília)`;
+const deadlineText = (iso: string, zone = 'horário de Brasília'): string =>
+  `${formatBrazilDateTime(iso, { seconds: false })} (${zone})`;
 
 /** What the money did, in a sentence the merchant can act on (or know not to). */
 function resolutionSentence(medCase: MedCaseObject, amount: string): string {
@@ -89,7 +89,7 @@ export function medNoticeEmail(
   const subject = opened
     ? `${testPrefix}Novo caso MED de ${amount}` +
       (medCase.response_deadline
-        ? `: responda até ${formatBrazilDateTime(medCase.response_deadline, { seconds: false })} (Brasília)`
+        ? `: responda até ${deadlineText(medCase.response_deadline, 'Brasília')}`
         : '') +
       ` (cobrança ${medCase.charge_id})`
     : `${testPrefix}Caso MED resolvido: ${outcomeLabel(medCase.money_outcome)} (${amount}, ${medCase.id})`;

@@ -12,7 +12,7 @@ export function parseInput<S extends v.GenericSchema>(
   if (result.success) return result.output;
   const details: ErrorDetail[] = result.issues.flatMap((issue) =>
     isUnknownKey(issue)
-      ? unknownKeys(schema, issue)
+      ? unknownKeys(schema, issue, where)
       : [{ param: v.getDotPath(issue) ?? where, message: issueMessage(issue) }],
   );
   const first = result.issues[0];
@@ -98,11 +98,14 @@ function fieldsAt(schema: SchemaNode, keys: readonly unknown[]): string[] | unde
   return node?.entries ? Object.keys(node.entries) : undefined;
 }
 
+/** Unknown keys listed one by one; a body of thousands gets the count of the rest (the answer stays small). */
+const MAX_UNKNOWN_LISTED = 20;
+
 /**
- * Every unknown key of the object where valibot met the first one (it stops there), each with the
+ * The unknown keys of the object where valibot met the first one (it stops there), each with the
  * field it was likely meant to be ("ammount" → amount, "expiresIn" → expires_in).
  */
-function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): ErrorDetail[] {
+function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>, where: string): ErrorDetail[] {
   const path = issue.path ?? [];
   const parentKeys = path.slice(0, -1).map((item) => item.key);
   const object = path.at(-1)?.input;
@@ -110,20 +113,22 @@ function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): Erro
   const prefix = parentKeys.map(String).join('.');
   const dotted = (key: string) => (prefix === '' ? key : `${prefix}.${key}`);
   if (fields === undefined || !isJsonObject(object))
-    return [{ param: v.getDotPath(issue) ?? 'body', message: UNKNOWN_PARAMETER }];
-  return Object.keys(object)
-    .filter((key) => !fields.includes(key))
-    .map((key) => {
-      const meant = closestField(
-        key,
-        fields.filter((field) => !(field in object)),
-      );
-      return {
-        param: dotted(key),
-        message:
-          meant === undefined ? UNKNOWN_PARAMETER : `${UNKNOWN_PARAMETER}: did you mean ${dotted(meant)}?`,
-      };
-    });
+    return [{ param: v.getDotPath(issue) ?? where, message: UNKNOWN_PARAMETER }];
+  const known = new Set(fields);
+  const unknown = Object.keys(object).filter((key) => !known.has(key));
+  const unsent = fields.filter((field) => !Object.hasOwn(object, field));
+  const listed = unknown.slice(0, MAX_UNKNOWN_LISTED).map((key) => {
+    const meant = closestField(key, unsent);
+    return {
+      param: dotted(key),
+      message:
+        meant === undefined ? UNKNOWN_PARAMETER : `${UNKNOWN_PARAMETER}: did you mean ${dotted(meant)}?`,
+    };
+  });
+  const more = unknown.length - listed.length;
+  return more > 0
+    ? [...listed, { param: prefix === '' ? where : prefix, message: `${more} more unknown parameters` }]
+    : listed;
 }
 
 const UNKNOWN_PARAMETER = 'Unknown parameter';

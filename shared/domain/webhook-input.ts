@@ -10,9 +10,12 @@ const Events = v.pipe(
   v.minLength(1, 'Subscribe to at least one event'),
   v.check(
     (events) => events.every((e) => eventNames.has(e)),
-    (issue) =>
-      `Unknown event name ${(issue.input as string[]).filter((e) => !eventNames.has(e)).join(', ')}: ` +
-      'see GET /v1/webhooks/event-catalog',
+    (issue) => {
+      const unknown = [...new Set((issue.input as string[]).filter((e) => !eventNames.has(e)))];
+      const named = unknown.slice(0, 5).map((e) => JSON.stringify(e));
+      if (unknown.length > 5) named.push(`${unknown.length - 5} more`);
+      return `Unknown event name ${named.join(', ')}: see GET /v1/webhooks/event-catalog`;
+    },
   ),
   v.transform((events) => [...new Set(events)]),
 );

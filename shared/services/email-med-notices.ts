@@ -1,6 +1,7 @@
 /**
  * MED notices by e-mail, from the outbox (`med_case.created`, `med.resolved`): each goes to the
- * account's contact e-mail (none set: nothing is sent), with the case as the event carries it.
+ * account's contact e-mail (none set: nothing is sent, and that is logged), with the case as the
+ * event carries it (an opening also reads whether its amount awaits review, so held nothing).
  *
  * An e-mail never blocks the case and never fails the stream batch: each send is tried a few
  * times with backoff, then logged and dropped. A replayed batch sends nothing twice: the event's
@@ -50,12 +51,13 @@ async function emailOne(notice: MedNotice, now: Date): Promise<void> {
   }
   // Loaded on the first notice only: most outbox batches carry none.
   const { sendEmail } = await import('../email/ses-mailer.ts');
-  const expiresAt = Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS;
-  if (!(await claimEmailNotice(notice.eventId, expiresAt))) return;
+  // Read before the claim: a read that fails leaves the notice unclaimed, so a replay sends it.
   // A reported amount other than the charge's holds nothing until an operator applies it.
   const awaitsAmountReview =
     notice.eventType === 'med_case.created' &&
     (await getMedCase(notice.scope, notice.medCase.id))?.pendingReview?.kind === 'amount_mismatch';
+  const expiresAt = Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS;
+  if (!(await claimEmailNotice(notice.eventId, expiresAt))) return;
   const message = medNoticeEmail(notice.eventType, notice.medCase, {
     merchantName: account.settings.merchantName,
     mode: notice.scope.mode,

@@ -72,7 +72,6 @@ export async function replacePasswordHash(email: string, from: string, to: strin
   }
 }
 
-/** Adds or replaces a membership (re-running it changes the role). */
 /**
  * Gives the user `role` on the account: a new membership, or a new role for an existing one
  * (which keeps its `createdAt`). `previousRole` is the role it replaced, if any.

@@ -378,9 +378,16 @@ describe('the charge-addressed public routes', () => {
     expect(reply.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(reply.headers.get('content-security-policy')).toMatch(/^default-src 'none';/);
     expect(reply.headers.get('cache-control')).toBe('no-store');
+    expect(reply.headers.get('vary')).toBe('Accept');
     const page = await reply.text();
     expect(page).toContain('<html lang="pt-BR">');
     expect(page).toContain('<h1 class="missing">Cobrança não encontrada</h1>');
+    // A client that ranks JSON first (or names no type) gets the envelope, also marked as varying.
+    for (const accept of ['application/json;q=1, text/html;q=0', 'application/json, text/html', '*/*']) {
+      const json = await api(`/checkout/${randomBytes(12).toString('hex')}`, { headers: { accept } });
+      expectError(json, 404, 'not_found_error', 'not_found');
+      expect(json.headers.get('vary')).toBe('Accept');
+    }
     // The other public routes stay JSON for a browser too: a client reads them, not a person.
     const status = await api(`/checkout/${randomBytes(12).toString('hex')}/status`, {
       headers: { accept: 'text/html' },

@@ -467,7 +467,7 @@ describe('validation messages', () => {
       await error(
         post('/v1/webhooks/endpoints', {
           url: 'https://example.com/hook',
-          events: ['payment.completed', 'payment.paid', 'foo.bar'],
+          events: ['payment.completed', 'payment.paid', 'foo.bar', 'payment.paid'],
         }),
       ),
     ).toMatchObject({
@@ -475,10 +475,28 @@ describe('validation messages', () => {
       details: [
         {
           param: 'events',
-          message: 'Unknown event name payment.paid, foo.bar: see GET /v1/webhooks/event-catalog',
+          message: 'Unknown event name "payment.paid", "foo.bar": see GET /v1/webhooks/event-catalog',
         },
       ],
     });
+    // Many unknown names: five named, the rest counted.
+    const many = Array.from({ length: 1000 }, (_, n) => `no.such.event${n}`);
+    expect(
+      await error(post('/v1/webhooks/endpoints', { url: 'https://example.com/hook', events: many })),
+    ).toMatchObject({
+      message:
+        'Invalid events: Unknown event name "no.such.event0", "no.such.event1", "no.such.event2", "no.such.event3", "no.such.event4", 995 more: see GET /v1/webhooks/event-catalog',
+    });
+  });
+
+  it('lists 20 unknown keys of a body that has thousands, and counts the rest', async () => {
+    const body: Record<string, unknown> = { amount: 1050, payment_method: 'pix' };
+    for (let n = 0; n < 5000; n++) body[`extra_${n}`] = n;
+    const { param, details } = await error(post('/v1/charges', body));
+    expect(param).toBe('extra_0');
+    expect(details).toHaveLength(21);
+    expect(details[19]).toEqual({ param: 'extra_19', message: 'Unknown parameter' });
+    expect(details[20]).toEqual({ param: 'body', message: '4980 more unknown parameters' });
   });
 
   it('keeps "Invalid <param>: " out of a rule\'s details entry, whose param says it', async () => {
@@ -540,5 +558,14 @@ describe('validation messages', () => {
         )
       ).details,
     ).toEqual([{ param: 'idempotencyKey', message: hint }]);
+    // The key in the body under another name: the "did you mean" says more than the header hint.
+    expect(
+      await error(
+        post('/v1/payments', { amount: 100, paymentMethods: ['PIX'], idempotency_key: 'k-12345678' }),
+      ),
+    ).toMatchObject({
+      message:
+        'idempotencyKey is required. Received unknown parameter idempotency_key: did you mean idempotencyKey?',
+    });
   });
 });

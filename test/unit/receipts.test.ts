@@ -241,7 +241,7 @@ describe('the PDF', () => {
   it('keeps the accents of a decomposed name (NFD, as Apple devices type it) and writes one ? per emoji', async () => {
     const name = 'João da Conceição'.normalize('NFD');
     const pdf = await renderReceiptPdf(receiptOf(paid({ payer: { name: `${name} 👩‍💻`, document: CPF } })));
-    expect((await readPdf(pdf)).text).toContain('João da Conceição ?');
+    expect((await readPdf(pdf)).text).toMatch(/João da Conceição \?(?!\?)/);
   });
 
   it('continues on a second page when the refunds do not fit on one', async () => {
