@@ -95,7 +95,7 @@ describe('admin CLI', () => {
       expect(received).toHaveLength(1);
       return received;
     });
-    expect(email?.subject).toContain(medCase.id);
+    expect(email?.body.text).toContain(`Caso: ${medCase.id}`);
     expect(await emailsTo(first)).toEqual([]);
   });
 
