@@ -13,7 +13,7 @@ const usage = `Usage: npm run admin -- <command> [options]
                  [--hold-days <days>] [--max-pending <live charges>] [--document <CNPJ or CPF>]
                  [--contact-email <e-mail>]   (MED notices are e-mailed there)
                  [--wallet-shards <1–64, default 4>]
-  set-contact-email --account <acct_…> --email <e-mail>
+  set-contact-email --account <acct_…> (--email <e-mail> | --clear)
   set-wallet-shards --account <acct_…> --wallet-shards <1–64>   (docs/scale.md sizes it)
   create-user    --email <email> [--password <password>]   (a random password is printed when omitted)
   add-member     --account <acct_…> --email <email> --role <OWNER|ADMIN|DEVELOPER|VIEWER>
@@ -66,6 +66,7 @@ const { positionals, values } = parseArguments({
     'pix-key': { type: 'string' },
     scopes: { type: 'string' },
     'api-url': { type: 'string' },
+    clear: { type: 'boolean' },
   },
 });
 
@@ -83,9 +84,12 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const need = (name: keyof typeof values): string => values[name] ?? fail(`Missing --${name}`);
+/** The options that take a value (not the `--clear` flag). */
+type StringOption = Exclude<keyof typeof values, 'clear'>;
 
-function positiveInteger(name: keyof typeof values, zeroAllowed = false): number {
+const need = (name: StringOption): string => values[name] ?? fail(`Missing --${name}`);
+
+function positiveInteger(name: StringOption, zeroAllowed = false): number {
   const value = Number(values[name]);
   if (!Number.isInteger(value) || value < (zeroAllowed ? 0 : 1))
     fail(`--${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} integer`);
@@ -295,9 +299,11 @@ switch (positionals[0]) {
   }
   case 'set-contact-email': {
     const accountId = need('account');
-    const email = contactEmail('email');
+    if (values.clear && values.email !== undefined) fail('Give --email or --clear, not both');
+    // --clear: MED notices stop (each one then logs that it was not e-mailed).
+    const email = values.clear ? undefined : contactEmail('email');
     if (!(await setContactEmail(accountId, email))) fail(`No account ${accountId}`);
-    print({ id: accountId, contactEmail: email });
+    print({ id: accountId, contactEmail: email ?? null });
     break;
   }
   default:

@@ -131,16 +131,23 @@ export async function accountOfCallback(tokenHash: string): Promise<string | und
   return Item ? String(Item.accountId) : undefined;
 }
 
-/** Sets the account's contact e-mail (already validated); false when there is no such account. */
-export async function setContactEmail(accountId: string, email: string): Promise<boolean> {
+/**
+ * Sets the account's contact e-mail (already validated), or removes it (`undefined`); false when
+ * there is no such account.
+ */
+export async function setContactEmail(accountId: string, email: string | undefined): Promise<boolean> {
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: accountKey(accountId),
-        UpdateExpression: 'SET settings.contactEmail = :email',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':email': email },
+        ...(email === undefined
+          ? { UpdateExpression: 'REMOVE settings.contactEmail' }
+          : {
+              UpdateExpression: 'SET settings.contactEmail = :email',
+              ExpressionAttributeValues: { ':email': email },
+            }),
       }),
     );
     return true;

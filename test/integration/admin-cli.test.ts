@@ -5,6 +5,7 @@ import { emailsTo, newContactEmail } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { api, expectError } from '../helpers/http.ts';
 import { openMed, paidCharge } from '../helpers/med.ts';
+import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
 describe('admin CLI', () => {
   it('creates an account, a user and a membership that can log in and manage keys', async () => {
@@ -97,6 +98,33 @@ describe('admin CLI', () => {
     });
     expect(email?.body.text).toContain(`Caso: ${medCase.id}`);
     expect(await emailsTo(first)).toEqual([]);
+
+    // --clear removes it: the next case's notice is not e-mailed, and the outbox says so.
+    expect(await admin('set-contact-email', '--account', account.id, '--clear')).toEqual({
+      id: account.id,
+      contactEmail: null,
+    });
+    expect((await getAccount(account.id))?.settings.contactEmail).toBeUndefined();
+    const unsent = (await openMed(apiKey, await paidCharge(apiKey))).body;
+    await eventually(() =>
+      expect(
+        runtimeLogRecords().some(
+          (r) =>
+            r.message === 'med notice not e-mailed: the account has no contact e-mail' &&
+            r.caseId === unsent.id,
+        ),
+      ).toBe(true),
+    );
+    expect(await emailsTo(second)).toHaveLength(1);
+    const both = await adminRefused(
+      'set-contact-email',
+      '--account',
+      account.id,
+      '--clear',
+      '--email',
+      second,
+    );
+    expect([both.code, both.stderr.split('\n')[0]]).toEqual([2, 'Give --email or --clear, not both']);
   });
 
   it('refuses a malformed contact e-mail and an unknown account with exit code 2, writing nothing', async () => {
