@@ -3959,7 +3959,7 @@ export interface operations {
           "text/html; charset=utf-8": string;
         };
       };
-      /** @description Error: `not_found`; a browser (`Accept: text/html`) gets an HTML page instead. */
+      /** @description Error: `not_found`. A browser (`Accept: text/html`) gets an HTML page instead. */
       404: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

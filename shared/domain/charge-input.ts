@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { InvalidInput } from './errors.ts';
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
-import { maxChars, parseInput } from './validation.ts';
+import { maxChars, parseInput, requiredMessage, suggests } from './validation.ts';
 
 /** API Pix `valor` is at most 10 integer digits with 2 decimals: R$ 9,999,999,999.99. */
 export const PIX_MAX_AMOUNT = 999_999_999_999;
@@ -203,9 +203,9 @@ export function withKeyInBody<T>(parse: () => T, headers: Record<string, string>
   } catch (error) {
     if (!(error instanceof InvalidInput) || headers['idempotency-key'] === undefined) throw error;
     // A key sent in the body under another name gets its "did you mean" instead.
-    if (error.details?.some((d) => d.message.endsWith('did you mean idempotencyKey?'))) throw error;
+    if (error.details?.some((d) => suggests(d, 'idempotencyKey'))) throw error;
     const details = error.details?.map((d) =>
-      d.param === 'idempotencyKey' && d.message === 'idempotencyKey is required.'
+      d.param === 'idempotencyKey' && d.message === requiredMessage('idempotencyKey')
         ? { ...d, message: KEY_IN_BODY }
         : d,
     );

@@ -5,7 +5,7 @@
  * inline script under a nonce-based CSP; no payer data.
  */
 
-import { formatBrazilDateTime, formatMoney } from './format.ts';
+import { escapeHtml, formatBrazilDateTime, formatMoney } from './format.ts';
 import { type PublicStatus, publicStatuses } from './transaction-status.ts';
 
 interface CheckoutView {
@@ -19,12 +19,6 @@ interface CheckoutView {
   statusUrl: string;
   expiresAt: string;
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 /** The document's head, its styles under the CSP's nonce, shared by the payer's pages. */
 const pageHead = (title: string, nonce: string) => `<!doctype html>

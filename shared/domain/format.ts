@@ -6,6 +6,9 @@
 
 import { classifyTaxId, normalizeTaxId } from './tax-id.ts';
 
+/** Text placed in HTML (the checkout page, the e-mails): the five characters markup reads, as numeric references. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** The zone Brazilian receipts are read in ("horário de Brasília"). */
 const BRAZIL_TIME_ZONE = 'America/Sao_Paulo';
 

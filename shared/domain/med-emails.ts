@@ -8,7 +8,7 @@
  * instants in America/Sao_Paulo.
  */
 
-import { formatBrazilDateTime, formatMoney } from './format.ts';
+import { escapeHtml, formatBrazilDateTime, formatMoney } from './format.ts';
 import type { MedCaseObject, MedCaseStatus, MedCaseType, MoneyOutcome } from './med-cases.ts';
 
 /** The events that are also e-mailed. */
@@ -44,8 +44,6 @@ const OUTCOME_LABELS: Record<MoneyOutcome, string> = {
   lost: 'Valor devolvido ao pagador',
   closed_without_refund: 'Encerrado sem devolução ao seu saldo',
 };
-
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Escaped text whose amounts never break between `R$` and the number. */
 const htmlText = (text: string): string => escapeHtml(text).replace(/R\$ (?=\d)/g, () => 'R$&#160;');

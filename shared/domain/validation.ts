@@ -39,12 +39,21 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
 const isMissing = (issue: v.BaseIssue<unknown>): boolean =>
   issue.received === 'undefined' && (issue.path?.length ?? 0) > 0;
 
+const UNKNOWN_PARAMETER = 'Unknown parameter';
+
+/** A missing field's `details` message. */
+export const requiredMessage = (param: string): string => `${param} is required.`;
+
+/** Whether a `details` entry is an unknown key taken for `param` ("did you mean …?"). */
+export const suggests = (detail: ErrorDetail, param: string): boolean =>
+  detail.message === `${UNKNOWN_PARAMETER}: did you mean ${param}?`;
+
 /** strictObject reports an unexpected key as "Expected never" (and only the first one of an object). */
 const isUnknownKey = (issue: v.BaseIssue<unknown>): boolean => issue.expected === 'never';
 
 /** What a `details` entry says: valibot's own message, except for a missing field. */
 function issueMessage(issue: v.BaseIssue<unknown>): string {
-  if (isMissing(issue)) return `${v.getDotPath(issue)} is required.`;
+  if (isMissing(issue)) return requiredMessage(v.getDotPath(issue) ?? '');
   return issue.message;
 }
 
@@ -131,11 +140,9 @@ function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>, where
     : listed;
 }
 
-const UNKNOWN_PARAMETER = 'Unknown parameter';
-
 /** A missing field another key was likely meant to be: " Received unknown parameter ammount: did you mean amount?" */
 function sentInstead(param: string, details: ErrorDetail[]): string {
-  const sent = details.find((d) => d.message === `${UNKNOWN_PARAMETER}: did you mean ${param}?`);
+  const sent = details.find((d) => suggests(d, param));
   return sent === undefined ? '' : ` Received unknown parameter ${sent.param}: did you mean ${param}?`;
 }
 
@@ -151,7 +158,10 @@ function closestField(key: string, fields: string[]): string | undefined {
   return scored[0]?.field;
 }
 
-/** Edits from `a` to `b`, a swap of two neighbours counting one (keys are short: a few dozen characters). */
+/**
+ * Edits from `a` to `b`, a swap of two neighbours counting one (optimal string alignment; the
+ * usual Levenshtein packages count a swap as two, which misses `nmae` → name). Keys are short.
+ */
 function editDistance(a: string, b: string): number {
   if (a.length > 64 || b.length > 64) return Number.POSITIVE_INFINITY;
   const d = Array.from({ length: a.length + 1 }, (_, i) =>

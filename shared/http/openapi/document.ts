@@ -210,6 +210,16 @@ const errorResponse = (
   headers: headersOf(route, [], status),
 });
 
+/** A 404 that a browser (`Accept: text/html`) gets as an HTML page, other clients as the envelope. */
+function withNotFoundPage(route: Pick<RouteDefinition, 'auth'>, codes: readonly string[]): Json {
+  const { description, content } = errorEnvelope(404, codes) as { description: string; content: Json };
+  return {
+    description: `${description} A browser (\`Accept: text/html\`) gets an HTML page instead.`,
+    content: { ...content, 'text/html; charset=utf-8': { schema: { type: 'string' } } },
+    headers: headersOf(route, [], 404),
+  };
+}
+
 /**
  * The errors most routes share (401, 404, 429 and 500 with their one common code) are written
  * once under `components.responses`, one per kind of authentication (their headers differ).
@@ -342,17 +352,11 @@ function operationOf(route: RouteDefinition): Json {
     if (response) responses[status] = successResponse(route, response);
   for (const [status, codes = []] of Object.entries(errorCodesOf(route))) {
     const shared = sharedErrorResponseName(route, Number(status) as ErrorStatus, codes);
-    responses[status] = shared
-      ? { $ref: `#/components/responses/${shared}` }
-      : errorResponse(route, Number(status) as ErrorStatus, codes);
-  }
-  if (operation.notFoundPage) {
-    const { content } = errorEnvelope(404, ['not_found']) as { content: Json };
-    responses['404'] = {
-      description: 'Error: `not_found`; a browser (`Accept: text/html`) gets an HTML page instead.',
-      content: { ...content, 'text/html; charset=utf-8': { schema: { type: 'string' } } },
-      headers: headersOf(route, [], 404),
-    };
+    if (status === '404' && operation.notFoundPage) responses[status] = withNotFoundPage(route, codes);
+    else
+      responses[status] = shared
+        ? { $ref: `#/components/responses/${shared}` }
+        : errorResponse(route, Number(status) as ErrorStatus, codes);
   }
   return {
     operationId: route.id,
