@@ -67,6 +67,29 @@ export function maskTaxId(document: string): string {
   return `${'*'.repeat(Math.max(compact.length - shown.length, 3))}${shown}`;
 }
 
+/**
+ * A tax id as it appears in free text, bare or punctuated, standing alone (no letter or digit
+ * touching it, so the digit runs inside ids such as end-to-end ids are never read as one): a CPF
+ * (`52998224725`, `529.982.247-25`) or a CNPJ (`12345678000195`, `12.ABC.345/01DE-35`). Only a
+ * match with valid check digits is a tax id.
+ */
+const TAX_ID_IN_TEXT =
+  /(?<![0-9A-Za-z])(?:\d{3}\.?\d{3}\.?\d{3}-?\d{2}|[0-9A-Z]{2}\.?[0-9A-Z]{3}\.?[0-9A-Z]{3}\/?[0-9A-Z]{4}-?\d{2})(?![0-9A-Za-z])/g;
+
+/** An e-mail address in free text (its domain is kept: it says which provider, not who). */
+const EMAIL_IN_TEXT = /[\w.!#$%&'*+=?^`{|}~-]+@((?:[A-Za-z0-9-]+\.)+[A-Za-z0-9-]{2,})/g;
+
+/**
+ * Free text (a log line's message, an upstream error's text) with the personal data that can be
+ * recognised in it masked: valid CPFs and CNPJs as `maskTaxId` shows them, e-mail addresses as
+ * `***@domain`. Names and phone numbers cannot be told from other text: text the service writes
+ * itself names ids, never those.
+ */
+export const maskPersonalData = (text: string): string =>
+  text
+    .replace(TAX_ID_IN_TEXT, (match) => (classifyTaxId(match) === undefined ? match : maskTaxId(match)))
+    .replace(EMAIL_IN_TEXT, (_, domain: string) => `***@${domain}`);
+
 /** A valid CPF or CNPJ in its usual punctuation (`529.982.247-25`, `12.345.678/0001-95`); else as given. */
 export function formatTaxId(document: string): string {
   const id = normalizeTaxId(document);

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { renderReceiptPdf } from '../../shared/documents/receipt-pdf.ts';
 import type { ChargeRecord } from '../../shared/domain/charges.ts';
 import { InvalidInput } from '../../shared/domain/errors.ts';
-import { formatBrazilDateTime, formatMoney, formatTaxId, maskTaxId } from '../../shared/domain/format.ts';
+import {
+  formatBrazilDateTime,
+  formatMoney,
+  formatTaxId,
+  maskPersonalData,
+  maskTaxId,
+} from '../../shared/domain/format.ts';
 import { buildReceipt, NOT_INFORMED, type Receipt, refundsOfPayment } from '../../shared/domain/receipts.ts';
 import type { RefundRecord } from '../../shared/domain/refunds.ts';
 import { chargeRecord } from '../helpers/charge-record.ts';
@@ -99,6 +105,36 @@ describe('Brazilian formats', () => {
     expect(formatTaxId(CPF)).toBe('529.982.247-25');
     expect(formatTaxId('11222333000181')).toBe('11.222.333/0001-81');
     expect(formatTaxId('PT 123456789')).toBe('PT 123456789');
+  });
+
+  it.each([
+    [
+      // Amazon SES refusing an address it has not verified (the sandbox every new account starts in).
+      'Email address is not verified. The following identities failed the check in region US-EAST-1: Loja <contato.loja@example.org>, contato.loja@example.org',
+      'Email address is not verified. The following identities failed the check in region US-EAST-1: Loja <***@example.org>, ***@example.org',
+    ],
+    [
+      'API Pix createCob answered 400: devedor.cpf: O CPF 529.982.247-25 (52998224725) é inválido.',
+      'API Pix createCob answered 400: devedor.cpf: O CPF ***.982.247-** (***.982.247-**) é inválido.',
+    ],
+    ['CNPJ 11.222.333/0001-81 or 11222333000181', 'CNPJ **.222.333/****-** or **.222.333/****-**'],
+    ['https://hooks:s3cret@hooks.example.com/pix', 'https://hooks:***@hooks.example.com/pix'],
+  ])('masks the personal data in %s', (text, masked) => {
+    expect(maskPersonalData(text)).toBe(masked);
+  });
+
+  it('leaves ids, times and numbers that are no tax id as they are', () => {
+    const text = [
+      'E99999999202611241420waqI1SHJYol', // an end-to-end id: its digits touch letters
+      '9227e4b9b1ab0f18b7ec7470ef496d94',
+      '01a20dee-01ed-7051-bc6f-1bd405ab89df',
+      '2026-11-24T14:20:31.802Z',
+      '000000000000000000228', // a stream sequence number
+      '1795529990318', // epoch milliseconds
+      '12345678901', // eleven digits with wrong check digits
+      'acct_f0acbbc41a2d5ce070095fa0',
+    ].join(' ');
+    expect(maskPersonalData(text)).toBe(text);
   });
 });
 
