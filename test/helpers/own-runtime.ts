@@ -17,7 +17,7 @@ export interface OwnRuntimePorts {
 /**
  * A second runtime's ports, `slot` apart from the bases (API 3000, DynamoDB 8000, SQS 9000,
  * S3 4300, SES 7000) and moved by `TEST_PORT_OFFSET` like the suite's own: each file that starts
- * one takes a slot of its own (350, 365, 380 so far; the suite's runtime is at 310–330).
+ * one takes a slot of its own (350, 365, 380, 395 so far; the suite's runtime is at 310–330).
  */
 export function ownRuntimePorts(slot: number): OwnRuntimePorts {
   const port = (base: number) => String(base + slot + Number(process.env.TEST_PORT_OFFSET ?? 0));
