@@ -861,7 +861,8 @@ export interface components {
       request_id: string;
     };
     ErrorDetail: {
-      param: string;
+      /** @description The field at fault; absent for a rule over the whole request (say, "send at least one of …"). */
+      param?: string;
       message: string;
     };
   };

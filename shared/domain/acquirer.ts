@@ -42,7 +42,7 @@ export const callbackWebhookUrl = (apiBaseUrl: string, token: string): string =>
 const httpsUrl = v.pipe(
   v.string(),
   v.url(),
-  v.check((url) => url.startsWith('https://'), 'must be an https:// URL'),
+  v.check((url) => url.startsWith('https://'), 'Must be an https:// URL'),
 );
 
 /** `npm run admin -- set-provider` options, as given. */

@@ -108,7 +108,7 @@ export const AuditQuery = v.strictObject({
     v.pipe(
       v.string(),
       v.description("The previous page's `next_cursor`."),
-      v.check((cursor) => parseAuditCursor(cursor) !== undefined, 'must be a next_cursor of this log'),
+      v.check((cursor) => parseAuditCursor(cursor) !== undefined, 'Must be a next_cursor of this log'),
       v.transform((cursor) => parseAuditCursor(cursor) as AuditPosition),
     ),
   ),

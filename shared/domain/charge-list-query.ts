@@ -1,12 +1,11 @@
 /** `GET /v1/charges` query (Part 1's defined contract). */
 
 import * as v from 'valibot';
-import { InvalidInput } from './errors.ts';
 import { isoBound } from './iso-time.ts';
 import { parseChargeId } from './pix-ids.ts';
 import { normalizeTaxId } from './tax-id.ts';
 import { publicStatuses, type TxStatus, txStatusesOf } from './transaction-status.ts';
-import { oneOf, parseInput, queryInteger } from './validation.ts';
+import { boundsReversed, oneOf, parseInput, queryInteger } from './validation.ts';
 
 /** `page` and `offset` are not in the schema: strict parsing rejects them (cursor pagination only). */
 export const ListChargesQuery = v.strictObject({
@@ -43,9 +42,7 @@ export interface ChargeListFilter {
 export function parseChargeListQuery(query: Record<string, string>): ChargeListFilter {
   const q = parseInput(ListChargesQuery, query, 'query');
   if (q.created_after !== undefined && q.created_before !== undefined && q.created_after > q.created_before)
-    throw new InvalidInput('Invalid created_before: Must not be before created_after', {
-      param: 'created_before',
-    });
+    throw boundsReversed('created_after', 'created_before');
   const statuses =
     q.status === undefined
       ? undefined

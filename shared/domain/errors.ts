@@ -5,9 +5,22 @@
  */
 
 export interface ErrorDetail {
-  param: string;
+  /** The field at fault; absent for a rule over the whole body ("send at least one of …"). */
+  param?: string;
   message: string;
 }
+
+/**
+ * Every error message the service writes is a sentence ending in a period, as Stripe's are: the
+ * schemas' short messages ("Must be greater than 0") get one here, in the one place each error
+ * is made, so `message` and every `details` entry read alike. A question (a "did you mean …?")
+ * keeps its question mark.
+ */
+export const sentence = (text: string): string => (/[.?!]$/.test(text) ? text : `${text}.`);
+
+/** `details` with each message a sentence (`sentence`). */
+export const detailSentences = (details: ErrorDetail[] | undefined): ErrorDetail[] | undefined =>
+  details?.map((detail) => ({ ...detail, message: sentence(detail.message) }));
 
 interface ErrorOptions {
   param?: string;
@@ -22,11 +35,11 @@ export abstract class DomainError extends Error {
   readonly details: ErrorDetail[] | undefined;
 
   constructor(code: string, message: string, options: ErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(sentence(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.param = options.param;
-    this.details = options.details;
+    this.details = detailSentences(options.details);
   }
 }
 

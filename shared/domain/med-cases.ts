@@ -13,7 +13,7 @@ import { parseIsoBound } from './iso-time.ts';
 import { parseChargeId, prefixedUuidV7, publicChargeId } from './pix-ids.ts';
 import { hasRefundsInFlight, refundableAmount } from './refunds.ts';
 import { canApply, type Trigger } from './transaction-status.ts';
-import { maxChars, oneOf, parseInput, queryInteger } from './validation.ts';
+import { boundsReversed, maxChars, oneOf, parseInput, queryInteger } from './validation.ts';
 
 export const medCaseStatuses = ['open', 'appealed', 'accepted', 'rejected', 'closed'] as const;
 export type MedCaseStatus = (typeof medCaseStatuses)[number];
@@ -362,8 +362,8 @@ export const appealSchema = v.strictObject({
   reason: v.pipe(
     v.string(),
     v.trim(),
-    v.nonEmpty('must not be blank'),
-    v.minGraphemes(5, 'must be at least 5 characters'),
+    v.nonEmpty('Must not be blank'),
+    v.minGraphemes(5, 'Must be at least 5 characters'),
     ...maxChars(MED_REASON_MAX_LENGTH),
     v.description(
       `5–${MED_REASON_MAX_LENGTH} characters (as read: an emoji counts once), not blank; trimmed.`,
@@ -384,7 +384,7 @@ const MED_LIST_MAX_LIMIT = 100;
  */
 const listBound = v.pipe(
   isoDate,
-  v.check((text) => !/\.\d{4,}/.test(text), 'must have at most 3 fractional digits (milliseconds)'),
+  v.check((text) => !/\.\d{4,}/.test(text), 'Must have at most 3 fractional digits (milliseconds)'),
 );
 
 /** `GET /v1/med/cases` query, every value checked (filters are never ignored). */
@@ -423,9 +423,7 @@ export function parseMedListQuery(query: Record<string, string>): MedCaseListQue
   // Bounds the wrong way round are a mistake, as on the charge and payment lists (equal ones, being
   // exclusive, are merely an empty window).
   if (createdAfterMs !== undefined && createdBeforeMs !== undefined && createdBeforeMs < createdAfterMs)
-    throw new InvalidInput('Invalid created_before: Must not be before created_after', {
-      param: 'created_before',
-    });
+    throw boundsReversed('created_after', 'created_before');
   if (q.starting_after !== undefined && !isMedCaseId(q.starting_after))
     throw new InvalidInput('starting_after must be the id of one of your MED cases.', {
       param: 'starting_after',

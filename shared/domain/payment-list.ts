@@ -17,7 +17,7 @@ import { InvalidInput } from './errors.ts';
 import { isoBound } from './iso-time.ts';
 import { serializePayment } from './payments.ts';
 import { awaitingPayment, type TxStatus, txStatuses } from './transaction-status.ts';
-import { oneOf, parseInput, queryInteger } from './validation.ts';
+import { boundsReversed, oneOf, parseInput, queryInteger } from './validation.ts';
 
 const PAYMENT_LIST_DEFAULT_LIMIT = 20;
 const PAYMENT_LIST_MAX_LIMIT = 100;
@@ -106,7 +106,7 @@ export interface PaymentListQuery {
 export function parsePaymentListQuery(query: Record<string, string>): PaymentListQuery {
   const q = parseInput(ListPaymentsQuery, query, 'query');
   if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate)
-    throw new InvalidInput('Invalid startDate: Must not be after endDate', { param: 'startDate' });
+    throw boundsReversed('startDate', 'endDate');
   if (q.page * q.limit > PAYMENT_LIST_MAX_DEPTH)
     throw new InvalidInput(
       `Invalid page: page × limit must be at most ${PAYMENT_LIST_MAX_DEPTH} (a page reads every payment ` +

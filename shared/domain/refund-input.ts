@@ -24,6 +24,9 @@ function pixKeyType(key: string): PixKeyType | undefined {
   return undefined;
 }
 
+/** `passFeeToTenant` and `destinationKey` with `strategy: devolution` ("X only with Y": the error is on X). */
+const CASHOUT_ONLY = 'Applies to cashout refunds only, not to strategy devolution';
+
 export const RefundBody = v.pipe(
   v.strictObject({
     idempotencyKey: idempotencyKeyField('Must be a string: a key unique per intended refund'),
@@ -50,17 +53,11 @@ export const RefundBody = v.pipe(
     ),
   }),
   v.forward(
-    v.check(
-      (body) => body.strategy !== 'devolution' || body.passFeeToTenant === undefined,
-      'Applies to cashout refunds only',
-    ),
+    v.check((body) => body.strategy !== 'devolution' || body.passFeeToTenant === undefined, CASHOUT_ONLY),
     ['passFeeToTenant'],
   ),
   v.forward(
-    v.check(
-      (body) => body.strategy !== 'devolution' || body.destinationKey === undefined,
-      'Applies to cashout refunds only',
-    ),
+    v.check((body) => body.strategy !== 'devolution' || body.destinationKey === undefined, CASHOUT_ONLY),
     ['destinationKey'],
   ),
 );

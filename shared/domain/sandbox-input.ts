@@ -38,8 +38,9 @@ export const SandboxAcquirerBody = v.pipe(
     status: v.optional(v.picklist(['up', 'down'], 'Must be up or down')),
     payouts: v.optional(v.picklist(['supported', 'unsupported'], 'Must be supported or unsupported')),
   }),
-  v.forward(
-    v.check((body) => body.status !== undefined || body.payouts !== undefined, 'Give status or payouts'),
-    ['status'],
+  // Neither field is the one at fault: the error names none.
+  v.check(
+    (body) => body.status !== undefined || body.payouts !== undefined,
+    'Send at least one of status, payouts',
   ),
 );

@@ -8,6 +8,7 @@
 import {
   Conflict,
   DomainError,
+  detailSentences,
   type ErrorDetail,
   IdempotencyConflict,
   InvalidInput,
@@ -16,6 +17,7 @@ import {
   ProviderUnavailable,
   RetryLater,
   StorageUnavailable,
+  sentence,
   Unauthenticated,
   Unprocessable,
 } from '../domain/errors.ts';
@@ -59,13 +61,13 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(status: ErrorStatus, code: string, message: string, options: HttpErrorOptions = {}) {
-    super(message);
+    super(sentence(message));
     this.name = 'HttpError';
     this.status = status;
     this.type = ERROR_TYPES[status];
     this.code = code;
     this.param = options.param;
-    this.details = options.details;
+    this.details = detailSentences(options.details);
     this.headers = options.headers ?? {};
   }
 }

@@ -260,7 +260,7 @@ describe('GET /v1/webhooks/deliveries and /stats', () => {
     }
     const status = await api('/v1/webhooks/deliveries?status=delivered', { apikey: m.apikey });
     expect(status.body.error.message).toBe(
-      'Invalid status: Must be one of PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED',
+      'Invalid status: Must be one of PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED.',
     );
     const eventType = await api('/v1/webhooks/deliveries?eventType=charge.pay', { apikey: m.apikey });
     expect(eventType.body.error.message).toMatch(

@@ -80,9 +80,10 @@ describe('createApiHandler', () => {
       error: {
         type: 'invalid_request_error',
         code: 'invalid_amount',
-        message: 'Bad amount',
+        // Each message a sentence, as every error the service writes (shared/domain/errors.ts).
+        message: 'Bad amount.',
         param: 'amount',
-        details: [{ param: 'amount', message: 'must be > 0' }],
+        details: [{ param: 'amount', message: 'must be > 0.' }],
       },
       request_id: 'abc-123',
     });

@@ -48,10 +48,10 @@ describe('parseInput', () => {
 
   it('keeps the field-specific message for a present but invalid field, and Unknown parameter', () => {
     expect(failure(CreateChargeBody, { amount: 100, payment_method: 'boleto' }).message).toBe(
-      'Invalid payment_method: Only pix is accepted',
+      'Invalid payment_method: Only pix is accepted.',
     );
     expect(failure(CreateChargeBody, { amount: 100, payment_method: 'pix', tip: 1 }).message).toBe(
-      'Invalid tip: Unknown parameter',
+      'Invalid tip: Unknown parameter.',
     );
   });
 
@@ -63,22 +63,23 @@ describe('parseInput', () => {
     });
   });
 
-  it('keeps the message of a rule over the whole object (no field to blame, but an object)', () => {
-    expect(failure(UpdateEndpointBody, {})).toMatchObject({
-      message: 'Invalid body: Send at least one of url, events, status',
-      param: 'body',
+  it('names no field for a rule over the whole object, in message, param or details', () => {
+    expect(failure(UpdateEndpointBody, {})).toEqual({
+      message: 'Send at least one of url, events, status.',
+      param: undefined,
+      details: [{ message: 'Send at least one of url, events, status.' }],
     });
   });
 
   it('lists the allowed values of an enum filter', () => {
     expect(failure(DeliveriesQuery, { status: 'delivered' }, 'query').message).toBe(
-      'Invalid status: Must be one of PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED',
+      'Invalid status: Must be one of PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED.',
     );
     expect(failure(listMedCasesSchema, { type: 'pix' }, 'query').message).toBe(
-      'Invalid type: Must be one of med, chargeback, dispute, fraud',
+      'Invalid type: Must be one of med, chargeback, dispute, fraud.',
     );
     expect(failure(v.object({ x: oneOf(['a', 'b']) }), { x: 'c' }).message).toBe(
-      'Invalid x: Must be one of a, b',
+      'Invalid x: Must be one of a, b.',
     );
   });
 });

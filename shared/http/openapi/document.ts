@@ -429,8 +429,15 @@ export function buildOpenApiDocument() {
         },
         ErrorDetail: {
           type: 'object',
-          properties: { param: { type: 'string' }, message: { type: 'string' } },
-          required: ['param', 'message'],
+          properties: {
+            param: {
+              type: 'string',
+              description:
+                'The field at fault; absent for a rule over the whole request (say, "send at least one of …").',
+            },
+            message: { type: 'string' },
+          },
+          required: ['message'],
           additionalProperties: false,
         },
       },
