@@ -134,7 +134,10 @@ export function parseCreateCharge(
   const lock = parsed.expected_payer_tax_id;
   if (lock !== undefined) {
     if (parsed.customer.name === undefined) {
-      throw new InvalidInput('expected_payer_tax_id requires customer.name.', { param: 'customer.name' });
+      // Part 1: customer.name is "Required when expected_payer_tax_id is set": the missing field.
+      throw new InvalidInput('customer.name is required when expected_payer_tax_id is set.', {
+        param: 'customer.name',
+      });
     }
     if (parsed.customer.document !== undefined && parsed.customer.document !== lock) {
       throw new InvalidInput('expected_payer_tax_id must equal customer.document when both are sent.', {
@@ -193,11 +196,28 @@ export const idempotencyKeyField = (notAString: string) =>
 const KEY_IN_BODY =
   'idempotencyKey is required in the body: this route does not read the Idempotency-Key header.';
 
+const KEYS_DIFFER =
+  "The Idempotency-Key header differs from the body's idempotencyKey: this route reads its key from the body only. Send the same key in both, or only idempotencyKey.";
+
 /**
  * Parses a body that carries its own `idempotencyKey` (a payment, a refund). Sent only as the
- * Idempotency-Key header (the charge routes' way), the missing key says where this route reads it.
+ * Idempotency-Key header (the charge routes' way), the missing key says where this route reads it;
+ * a header with another key than the body's is refused rather than ignored, since the merchant
+ * sending it believes it guards the request. The same key in both is accepted.
  */
-export function withKeyInBody<T>(parse: () => T, headers: Record<string, string>): T {
+export function withKeyInBody<T extends { idempotencyKey: string }>(
+  parse: () => T,
+  headers: Record<string, string>,
+): T {
+  const parsed = parseKeyInBody(parse, headers);
+  const header = headers['idempotency-key'];
+  // An empty header is no key, as on the charge routes (`idempotencyKeyFrom`).
+  if (header !== undefined && header !== '' && header !== parsed.idempotencyKey)
+    throw new InvalidInput(KEYS_DIFFER, { param: 'Idempotency-Key' });
+  return parsed;
+}
+
+function parseKeyInBody<T>(parse: () => T, headers: Record<string, string>): T {
   try {
     return parse();
   } catch (error) {

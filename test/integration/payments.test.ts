@@ -84,6 +84,41 @@ describe('POST /v1/payments', () => {
     expect(other.body.error.param).toBe('idempotencyKey');
   });
 
+  it('refuses an Idempotency-Key header that differs from the body key, writing nothing; the same key in both is accepted', async () => {
+    const body = validPayment();
+    const headerKey = newIdempotencyKey();
+    const differ = await api('/v1/payments', {
+      apikey: m.apikey,
+      body,
+      headers: { 'idempotency-key': headerKey },
+    });
+    expectParam(differ, 400, 'invalid_request', 'Idempotency-Key');
+    const message =
+      "The Idempotency-Key header differs from the body's idempotencyKey: this route reads its key from the body only. Send the same key in both, or only idempotencyKey.";
+    expect(differ.body.error.message).toBe(message);
+    expect(differ.body.error.details).toEqual([{ param: 'Idempotency-Key', message }]);
+    // Nothing was stored under either key: each creates its own payment, neither a replay.
+    const bodyOnly = await createPayment(m.apikey, body);
+    expect(bodyOnly.status).toBe(201);
+    expect(bodyOnly.headers.get('idempotent-replayed')).toBeNull();
+    const headerAsBody = await createPayment(m.apikey, { ...body, idempotencyKey: headerKey });
+    expect(headerAsBody.status).toBe(201);
+    expect(headerAsBody.headers.get('idempotent-replayed')).toBeNull();
+    expect(headerAsBody.body.id).not.toBe(bodyOnly.body.id);
+
+    const same = validPayment();
+    const both = await api('/v1/payments', {
+      apikey: m.apikey,
+      body: same,
+      headers: { 'idempotency-key': same.idempotencyKey },
+    });
+    expect(both.status).toBe(201);
+    // The one key it was stored under: the body's alone replays it.
+    const replay = await createPayment(m.apikey, same);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(both.body.id);
+  });
+
   it('keeps a tax id that is not a CPF or CNPJ as sent, and nulls what was not sent', async () => {
     const reply = await createPayment(m.apikey, validPayment({ customerDocument: 'PT 123456789' }));
     expect(reply.status).toBe(201);

@@ -385,6 +385,33 @@ describe('POST /v1/payments/{id}/refund', () => {
     ).toBe(other.body.id);
   });
 
+  it('refuses an Idempotency-Key header that differs from the body key, writing nothing; the same key in both is accepted', async () => {
+    const m = await paidPayment(1000);
+    const body = { idempotencyKey: key(), amount: 100 };
+    const path = `/v1/payments/${m.paymentId}/refund`;
+    const differ = await api(path, { apikey: m.apikey, body, headers: { 'idempotency-key': key() } });
+    expectError(differ, 400, 'invalid_request_error', 'invalid_request');
+    expect(differ.body.error).toMatchObject({
+      param: 'Idempotency-Key',
+      message:
+        "The Idempotency-Key header differs from the body's idempotencyKey: this route reads its key from the body only. Send the same key in both, or only idempotencyKey.",
+    });
+    // Nothing was written: the body's key alone makes the refund, not a replay.
+    const bodyOnly = await api(path, { apikey: m.apikey, body });
+    expect(bodyOnly.status).toBe(201);
+    expect(bodyOnly.headers.get('idempotent-replayed')).toBeNull();
+    expect((await refunds(m.apikey, m.paymentId)).map((r) => r.id)).toEqual([bodyOnly.body.id]);
+
+    const same = { idempotencyKey: key(), amount: 100 };
+    const both = await api(path, {
+      apikey: m.apikey,
+      body: same,
+      headers: { 'idempotency-key': same.idempotencyKey },
+    });
+    expect(both.status).toBe(201);
+    expect(both.body.id).not.toBe(bodyOnly.body.id);
+  });
+
   it.each([
     [{ amount: 100 }, 'idempotencyKey'],
     [{ idempotencyKey: 'short77', amount: 100 }, 'idempotencyKey'],
