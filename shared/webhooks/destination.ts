@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { config } from '../config.ts';
 import { InvalidInput } from '../domain/errors.ts';
 import { type AddressPolicy, isForbiddenAddress } from '../domain/ssrf.ts';
+import { isJsonObject } from '../domain/validation.ts';
 
 export class DestinationError extends Error {
   override readonly name = 'DestinationError';
@@ -122,5 +123,34 @@ export async function assertDeliverableUrl(url: string, param = 'url'): Promise<
     if (error instanceof DestinationError)
       throw new InvalidInput(`Invalid ${param}: ${error.message}`, { param });
     throw error;
+  }
+}
+
+/**
+ * Parses a body that holds a URL to deliver to (`param`), so that one 400 names every problem:
+ * when the body fails for another field, the URL is checked too, DNS lookup included, and its
+ * problem joins `details` (a merchant fixing the other field would otherwise meet a second 400).
+ * The lookup costs what a valid request's does, and requests are rate-limited per key. A body
+ * that passes leaves the URL to the use case's own `assertDeliverableUrl`, so it is checked once.
+ */
+export async function parseWithDestination<T>(parse: () => T, body: unknown, param: string): Promise<T> {
+  try {
+    return parse();
+  } catch (error) {
+    const url = isJsonObject(body) ? body[param] : undefined;
+    const { details } = error instanceof InvalidInput ? error : { details: undefined };
+    // The schema's own verdict on the URL (not a string, too long) stands alone.
+    if (details === undefined || typeof url !== 'string' || details.some((d) => d.param === param))
+      throw error;
+    const urlError = await assertDeliverableUrl(url, param).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    if (!(urlError instanceof InvalidInput) || !(error instanceof InvalidInput)) throw error;
+    throw new InvalidInput(error.message, {
+      code: error.code,
+      ...(error.param !== undefined && { param: error.param }),
+      details: [...details, ...(urlError.details ?? [])],
+    });
   }
 }
