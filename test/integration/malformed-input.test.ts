@@ -146,6 +146,9 @@ function realId(path: string, name: string): string {
 }
 
 const answers5xx: string[] = [];
+/** 4xx envelopes whose `message` or a `details` message is not a sentence (README, "Errors"). */
+const unpunctuated: string[] = [];
+const isSentence = (text: unknown) => typeof text === 'string' && /[.?!]$/.test(text);
 
 async function send(
   method: string,
@@ -172,13 +175,28 @@ async function send(
   const text = await response.text();
   if (response.status >= 500)
     answers5xx.push(`${method} ${path.slice(0, 120)} (${what}) → ${response.status} ${text.slice(0, 200)}`);
+  const error =
+    response.status < 500 && /json/.test(response.headers.get('content-type') ?? '')
+      ? JSON.parse(text).error
+      : undefined;
+  if (
+    error !== undefined &&
+    !(
+      isSentence(error.message) &&
+      (error.details ?? []).every((d: { message: unknown }) => isSentence(d.message))
+    )
+  )
+    unpunctuated.push(`${method} ${path.slice(0, 120)} (${what}) → ${text.slice(0, 300)}`);
 }
 
 describe.each(operations.filter(({ path }) => path !== '/v1/auth/logout'))(
   '$method $path',
   ({ method, path, operation }) => {
-    it('answers malformed input with a declared 4xx, never a 5xx', { timeout: 120_000 }, async () => {
+    it('answers malformed input with a declared 4xx, never a 5xx, each message a sentence', {
+      timeout: 120_000,
+    }, async () => {
       answers5xx.length = 0;
+      unpunctuated.length = 0;
       const parameters = ((operation.parameters ?? []) as Schema[]).map((p) => resolve(p) as Schema);
       const pathNames = parameters.filter((p) => p.in === 'path').map((p) => p.name as string);
       const fill = (values: Record<string, string>) =>
@@ -286,6 +304,7 @@ describe.each(operations.filter(({ path }) => path !== '/v1/auth/logout'))(
         await send(method, realPath, headers(), { json: { status: 'up' } }, 'acquirer back up');
 
       expect(answers5xx).toEqual([]);
+      expect(unpunctuated).toEqual([]);
     });
   },
 );
@@ -383,7 +402,7 @@ describe('validation messages', () => {
       details: [
         { param: 'amount', message: 'amount is required.' },
         { param: 'ammount', message: 'Unknown parameter: did you mean amount?' },
-        { param: 'foo', message: 'Unknown parameter' },
+        { param: 'foo', message: 'Unknown parameter.' },
         { param: 'expiresIn', message: 'Unknown parameter: did you mean expires_in?' },
       ],
     });
@@ -428,37 +447,37 @@ describe('validation messages', () => {
     ).toEqual({
       code: 'invalid_request',
       param: 'currency',
-      message: 'Invalid currency: Must be a string',
+      message: 'Invalid currency: Must be a string.',
       details: [
-        { param: 'currency', message: 'Must be a string' },
-        { param: 'customer', message: 'Must be a JSON object' },
+        { param: 'currency', message: 'Must be a string.' },
+        { param: 'customer', message: 'Must be a JSON object.' },
       ],
     });
     expect(await error(api('/v1/charges?customer_id=', { apikey }))).toMatchObject({
       param: 'customer_id',
-      message: 'Invalid customer_id: Must not be empty',
+      message: 'Invalid customer_id: Must not be empty.',
     });
     expect(await error(api('/v1/auth/login', { body: { email: 1, password: 2 } }))).toMatchObject({
-      message: 'Invalid email: Must be a string',
+      message: 'Invalid email: Must be a string.',
       details: [
-        { param: 'email', message: 'Must be a string' },
-        { param: 'password', message: 'Must be a string' },
+        { param: 'email', message: 'Must be a string.' },
+        { param: 'password', message: 'Must be a string.' },
       ],
     });
     // -1 is an integer: the bound is what is wrong, and the message gives both ends.
     expect(await error(api('/v1/charges?limit=-1', { apikey }))).toMatchObject({
       param: 'limit',
-      message: 'Invalid limit: Must be an integer from 1 to 100',
+      message: 'Invalid limit: Must be an integer from 1 to 100.',
     });
     expect(await error(api('/v1/webhooks/deliveries?offset=5000', { apikey }))).toMatchObject({
       param: 'offset',
-      message: 'Invalid offset: Must be an integer from 0 to 1000',
+      message: 'Invalid offset: Must be an integer from 0 to 1000.',
     });
     // The same date message on every list (the MED list said "must be an ISO 8601 date").
     expect(await error(api('/v1/med/cases?created_after=31/12/2025', { apikey }))).toMatchObject({
       param: 'created_after',
       message:
-        'Invalid created_after: Must be an ISO 8601 date (2026-05-01) or date-time (2026-05-01T13:45:00Z)',
+        'Invalid created_after: Must be an ISO 8601 date (2026-05-01) or date-time (2026-05-01T13:45:00Z).',
     });
   });
 
@@ -466,7 +485,7 @@ describe('validation messages', () => {
     expect(
       await error(
         post('/v1/webhooks/endpoints', {
-          url: 'https://example.com/hook',
+          url: hookUrl,
           events: ['payment.completed', 'payment.paid', 'foo.bar', 'payment.paid'],
         }),
       ),
@@ -475,17 +494,15 @@ describe('validation messages', () => {
       details: [
         {
           param: 'events',
-          message: 'Unknown event name "payment.paid", "foo.bar": see GET /v1/webhooks/event-catalog',
+          message: 'Unknown event name "payment.paid", "foo.bar": see GET /v1/webhooks/event-catalog.',
         },
       ],
     });
     // Many unknown names: five named, the rest counted.
     const many = Array.from({ length: 1000 }, (_, n) => `no.such.event${n}`);
-    expect(
-      await error(post('/v1/webhooks/endpoints', { url: 'https://example.com/hook', events: many })),
-    ).toMatchObject({
+    expect(await error(post('/v1/webhooks/endpoints', { url: hookUrl, events: many }))).toMatchObject({
       message:
-        'Invalid events: Unknown event name "no.such.event0", "no.such.event1", "no.such.event2", "no.such.event3", "no.such.event4", 995 more: see GET /v1/webhooks/event-catalog',
+        'Invalid events: Unknown event name "no.such.event0", "no.such.event1", "no.such.event2", "no.such.event3", "no.such.event4", 995 more: see GET /v1/webhooks/event-catalog.',
     });
   });
 
@@ -495,46 +512,156 @@ describe('validation messages', () => {
     const { param, details } = await error(post('/v1/charges', body));
     expect(param).toBe('extra_0');
     expect(details).toHaveLength(21);
-    expect(details[19]).toEqual({ param: 'extra_19', message: 'Unknown parameter' });
-    expect(details[20]).toEqual({ param: 'body', message: '4980 more unknown parameters' });
+    expect(details[19]).toEqual({ param: 'extra_19', message: 'Unknown parameter.' });
+    // The count is of the body's keys, not of one field's: it names no param.
+    expect(details[20]).toEqual({ message: '4980 more unknown parameters.' });
   });
 
   it('keeps "Invalid <param>: " out of a rule\'s details entry, whose param says it', async () => {
-    expect(
-      await error(
-        api('/v1/charges?created_after=2026-01-02T00:00:00Z&created_before=2026-01-01T00:00:00Z', { apikey }),
-      ),
-    ).toEqual({
-      code: 'invalid_request',
-      param: 'created_before',
-      message: 'Invalid created_before: Must not be before created_after',
-      details: [{ param: 'created_before', message: 'Must not be before created_after' }],
-    });
-    expect(await error(api('/v1/payments?startDate=2026-02-01&endDate=2026-01-01', { apikey }))).toEqual({
-      code: 'invalid_request',
-      param: 'startDate',
-      message: 'Invalid startDate: Must not be after endDate',
-      details: [{ param: 'startDate', message: 'Must not be after endDate' }],
-    });
     const webhookUrl = await error(
-      post('/v1/payments', {
-        amount: 100,
-        paymentMethods: ['PIX'],
-        webhookUrl: 'example.com/hook',
-        idempotencyKey: `msg-${crypto.randomUUID()}`,
+      api('/v1/payments', {
+        apikey,
+        body: {
+          amount: 100,
+          paymentMethods: ['PIX'],
+          webhookUrl: 'example.com/hook',
+          idempotencyKey: `msg-${crypto.randomUUID()}`,
+        },
       }),
     );
     expect(webhookUrl).toMatchObject({
       param: 'webhookUrl',
       message:
-        'Invalid webhookUrl: Must be an absolute http(s) URL, written out, with no spaces or control characters',
+        'Invalid webhookUrl: Must be an absolute http(s) URL, written out, with no spaces or control characters.',
       details: [
         {
           param: 'webhookUrl',
-          message: 'Must be an absolute http(s) URL, written out, with no spaces or control characters',
+          message: 'Must be an absolute http(s) URL, written out, with no spaces or control characters.',
         },
       ],
     });
+  });
+
+  it('names no param for a rule no one field breaks, and the field a one-field rule is about', async () => {
+    const wholeBody = (message: string) => ({
+      code: 'invalid_request',
+      param: undefined,
+      message,
+      details: [{ message }],
+    });
+    // "Send at least one of …": no field to blame, so no `param` ("body" before).
+    expect(
+      await error(api(`/v1/webhooks/endpoints/we_${'0'.repeat(24)}`, { apikey, method: 'PATCH', body: {} })),
+    ).toEqual(wholeBody('Send at least one of url, events, status.'));
+    expect(await error(api('/v1/sandbox/acquirer', { apikey, body: {} }))).toEqual(
+      wholeBody('Send at least one of status, payouts.'),
+    );
+    // Bounds the wrong way round: either may be the wrong one (`param` named one of them before).
+    const after = 'created_after=2026-01-02T00:00:00Z&created_before=2026-01-01T00:00:00Z';
+    for (const list of ['/v1/charges', '/v1/med/cases'])
+      expect(await error(api(`${list}?${after}`, { apikey }))).toEqual(
+        wholeBody('created_after must not be after created_before.'),
+      );
+    expect(await error(api('/v1/payments?startDate=2026-02-01&endDate=2026-01-01', { apikey }))).toEqual(
+      wholeBody('startDate must not be after endDate.'),
+    );
+    // A body that is not a JSON object, or not JSON at all, names no field either.
+    expect(await error(api('/v1/webhooks/endpoints', { apikey, rawBody: '[]' }))).toEqual({
+      code: 'invalid_request',
+      param: undefined,
+      message: 'The request body must be a JSON object.',
+      details: undefined,
+    });
+    expect(await error(api('/v1/webhooks/endpoints', { apikey, rawBody: '{"url":' }))).toEqual({
+      code: 'invalid_json',
+      param: undefined,
+      message: 'The request body is not valid JSON.',
+      details: undefined,
+    });
+    // "X only with Y": the error is on X.
+    expect(
+      await error(
+        api(`/v1/payments/${ids.paid}/refund`, {
+          apikey,
+          body: {
+            idempotencyKey: `msg-${crypto.randomUUID()}`,
+            strategy: 'devolution',
+            passFeeToTenant: true,
+          },
+        }),
+      ),
+    ).toMatchObject({
+      param: 'passFeeToTenant',
+      message: 'Invalid passFeeToTenant: Applies to cashout refunds only, not to strategy devolution.',
+    });
+    // customer.name is "Required when expected_payer_tax_id is set" (Part 1): the missing field.
+    expect(
+      await error(
+        post('/v1/charges', { amount: 100, payment_method: 'pix', expected_payer_tax_id: '52998224725' }),
+      ),
+    ).toEqual({
+      code: 'invalid_request',
+      param: 'customer.name',
+      message: 'customer.name is required when expected_payer_tax_id is set.',
+      details: [
+        { param: 'customer.name', message: 'customer.name is required when expected_payer_tax_id is set.' },
+      ],
+    });
+  });
+
+  it("reports a URL's safety with the body's other problems in one 400", async () => {
+    const forbidden = 'http://10.0.0.7/hook';
+    const urlProblem = (param: string) => ({
+      param,
+      message: '10.0.0.7 resolves to a forbidden address (10.0.0.7).',
+    });
+    expect(
+      await error(post('/v1/webhooks/endpoints', { url: forbidden, events: ['no.such.event'] })),
+    ).toEqual({
+      code: 'invalid_request',
+      param: 'events',
+      message: 'Invalid events: Unknown event name "no.such.event": see GET /v1/webhooks/event-catalog.',
+      details: [
+        {
+          param: 'events',
+          message: 'Unknown event name "no.such.event": see GET /v1/webhooks/event-catalog.',
+        },
+        urlProblem('url'),
+      ],
+    });
+    const endpoint = await post('/v1/webhooks/endpoints', { url: hookUrl, events: ['charge.paid'] });
+    expect(endpoint.status).toBe(201);
+    expect(
+      (
+        await error(
+          api(`/v1/webhooks/endpoints/${endpoint.body.id}`, {
+            apikey,
+            method: 'PATCH',
+            body: { url: forbidden, status: 'PAUSED' },
+          }),
+        )
+      ).details,
+    ).toEqual([{ param: 'status', message: 'Must be ACTIVE or INACTIVE.' }, urlProblem('url')]);
+    expect(
+      await error(
+        post('/v1/payments', {
+          amount: 0,
+          paymentMethods: ['PIX'],
+          webhookUrl: forbidden,
+          idempotencyKey: `msg-${crypto.randomUUID()}`,
+        }),
+      ),
+    ).toMatchObject({
+      code: 'invalid_amount',
+      param: 'amount',
+      details: [{ param: 'amount', message: 'Must be greater than 0.' }, urlProblem('webhookUrl')],
+    });
+    // The URL's own schema fault (not a string) stands alone: no lookup of what is not a URL.
+    expect(
+      (await error(post('/v1/webhooks/endpoints', { url: 7, events: ['no.such.event'] }))).details.map(
+        (d: { param: string }) => d.param,
+      ),
+    ).toEqual(['url', 'events']);
   });
 
   it('says a payment reads its idempotency key from the body when only the header was sent', async () => {
