@@ -861,8 +861,8 @@ export interface components {
       request_id: string;
     };
     ErrorDetail: {
-      /** @description The field at fault; absent for a rule over the whole request (say, "send at least one of …"). */
-      param?: string;
+      /** @description The field at fault; `body` or `query` for a rule over the whole of it (say, "send at least one of …"). */
+      param: string;
       message: string;
     };
   };

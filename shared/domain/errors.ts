@@ -5,8 +5,8 @@
  */
 
 export interface ErrorDetail {
-  /** The field at fault; absent for a rule over the whole body ("send at least one of …"). */
-  param?: string;
+  /** The field at fault; `body` or `query` for a rule over the whole of it ("send at least one of …"). */
+  param: string;
   message: string;
 }
 

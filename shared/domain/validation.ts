@@ -14,17 +14,20 @@ export function parseInput<S extends v.GenericSchema>(
   const result = v.safeParse(schema, input, { abortPipeEarly: true, message: plainMessage });
   if (result.success) return result.output;
   const details: ErrorDetail[] = result.issues.flatMap((issue) =>
-    isUnknownKey(issue) ? unknownKeys(schema, issue) : [detailOf(v.getDotPath(issue), issueMessage(issue))],
+    isUnknownKey(issue)
+      ? unknownKeys(schema, issue, where)
+      : [{ param: v.getDotPath(issue) ?? where, message: issueMessage(issue) }],
   );
   const first = result.issues[0];
   const firstDetail = details[0];
   if (first === undefined || firstDetail === undefined) throw new InvalidInput(`Invalid ${where}`);
   // Not an object at all (the edge refuses that first for the routes that declare a body).
   if (where === 'body' && !isJsonObject(input)) throw new InvalidInput(NOT_A_JSON_OBJECT);
-  const { param } = firstDetail;
   // A rule over the whole object (say, "send at least one of …") has no path: no one field is at
-  // fault, so the error names none (the spec's `param` is "when tied to one field").
-  if (param === undefined) throw new InvalidInput(firstDetail.message, { details });
+  // fault, so the error names none (the spec's `param` is "when tied to one field"); its
+  // `details` entry keeps the spec's {param, message} shape with `where` ("body", "query").
+  if (v.getDotPath(first) === null) throw new InvalidInput(firstDetail.message, { details });
+  const { param } = firstDetail;
   throw new InvalidInput(
     isMissing(first)
       ? `${firstDetail.message}${sentInstead(param, details)}`
@@ -33,20 +36,16 @@ export function parseInput<S extends v.GenericSchema>(
   );
 }
 
-/** A `details` entry; one without a path (the whole body or query) names no field. */
-const detailOf = (param: string | null | undefined, message: string): ErrorDetail =>
-  param === null || param === undefined || param === '' ? { message } : { param, message };
-
 export const NOT_A_JSON_OBJECT = 'The request body must be a JSON object.';
 
 /**
  * 400 for a range's bounds the wrong way round (`created_after` later than `created_before`):
  * either bound may be the wrong one, so the error names no `param`, as a rule over the whole
- * object does.
+ * object does, and `details` names both.
  */
 export function boundsReversed(start: string, end: string): InvalidInput {
   const message = `${start} must not be after ${end}.`;
-  return new InvalidInput(message, { details: [{ message }] });
+  return new InvalidInput(message, { details: [start, end].map((param) => ({ param, message })) });
 }
 
 /** A JSON object: not an array, a string, a number or null. */
@@ -132,7 +131,7 @@ const MAX_UNKNOWN_LISTED = 20;
  * The unknown keys of the object where valibot met the first one (it stops there), each with the
  * field it was likely meant to be ("ammount" → amount, "expiresIn" → expires_in).
  */
-function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): ErrorDetail[] {
+function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>, where: string): ErrorDetail[] {
   const path = issue.path ?? [];
   const parentKeys = path.slice(0, -1).map((item) => item.key);
   const object = path.at(-1)?.input;
@@ -140,7 +139,7 @@ function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): Erro
   const prefix = parentKeys.map(String).join('.');
   const dotted = (key: string) => (prefix === '' ? key : `${prefix}.${key}`);
   if (fields === undefined || !isJsonObject(object))
-    return [detailOf(v.getDotPath(issue), UNKNOWN_PARAMETER)];
+    return [{ param: v.getDotPath(issue) ?? where, message: UNKNOWN_PARAMETER }];
   const known = new Set(fields);
   const unknown = Object.keys(object).filter((key) => !known.has(key));
   const unsent = fields.filter((field) => !Object.hasOwn(object, field));
@@ -153,7 +152,9 @@ function unknownKeys(schema: v.GenericSchema, issue: v.BaseIssue<unknown>): Erro
     };
   });
   const more = unknown.length - listed.length;
-  return more > 0 ? [...listed, detailOf(prefix, `${more} more unknown parameters`)] : listed;
+  return more > 0
+    ? [...listed, { param: prefix === '' ? where : prefix, message: `${more} more unknown parameters` }]
+    : listed;
 }
 
 /** A missing field another key was likely meant to be: " Received unknown parameter ammount: did you mean amount?" */

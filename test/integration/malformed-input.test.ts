@@ -513,8 +513,8 @@ describe('validation messages', () => {
     expect(param).toBe('extra_0');
     expect(details).toHaveLength(21);
     expect(details[19]).toEqual({ param: 'extra_19', message: 'Unknown parameter.' });
-    // The count is of the body's keys, not of one field's: it names no param.
-    expect(details[20]).toEqual({ message: '4980 more unknown parameters.' });
+    // The count is of the body's keys, not of one field's.
+    expect(details[20]).toEqual({ param: 'body', message: '4980 more unknown parameters.' });
   });
 
   it('keeps "Invalid <param>: " out of a rule\'s details entry, whose param says it', async () => {
@@ -543,13 +543,16 @@ describe('validation messages', () => {
   });
 
   it('names no param for a rule no one field breaks, and the field a one-field rule is about', async () => {
-    const wholeBody = (message: string) => ({
+    // No field to blame: no `param`; the details entry keeps the spec's {param, message} with
+    // the part of the request the rule is over, or both bounds of a range.
+    const wholeOf = (message: string, ...params: string[]) => ({
       code: 'invalid_request',
       param: undefined,
       message,
-      details: [{ message }],
+      details: params.map((param) => ({ param, message })),
     });
-    // "Send at least one of …": no field to blame, so no `param` ("body" before).
+    const wholeBody = (message: string) => wholeOf(message, 'body');
+    // "Send at least one of …" ("body" as the error's param before).
     expect(
       await error(api(`/v1/webhooks/endpoints/we_${'0'.repeat(24)}`, { apikey, method: 'PATCH', body: {} })),
     ).toEqual(wholeBody('Send at least one of url, events, status.'));
@@ -560,10 +563,10 @@ describe('validation messages', () => {
     const after = 'created_after=2026-01-02T00:00:00Z&created_before=2026-01-01T00:00:00Z';
     for (const list of ['/v1/charges', '/v1/med/cases'])
       expect(await error(api(`${list}?${after}`, { apikey }))).toEqual(
-        wholeBody('created_after must not be after created_before.'),
+        wholeOf('created_after must not be after created_before.', 'created_after', 'created_before'),
       );
     expect(await error(api('/v1/payments?startDate=2026-02-01&endDate=2026-01-01', { apikey }))).toEqual(
-      wholeBody('startDate must not be after endDate.'),
+      wholeOf('startDate must not be after endDate.', 'startDate', 'endDate'),
     );
     // A body that is not a JSON object, or not JSON at all, names no field either.
     expect(await error(api('/v1/webhooks/endpoints', { apikey, rawBody: '[]' }))).toEqual({

@@ -266,7 +266,10 @@ describe('payment list query', () => {
       expect.objectContaining({
         param: undefined,
         message: 'startDate must not be after endDate.',
-        details: [{ message: 'startDate must not be after endDate.' }],
+        details: [
+          { param: 'startDate', message: 'startDate must not be after endDate.' },
+          { param: 'endDate', message: 'startDate must not be after endDate.' },
+        ],
       }),
     );
   });

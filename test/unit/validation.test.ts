@@ -63,11 +63,11 @@ describe('parseInput', () => {
     });
   });
 
-  it('names no field for a rule over the whole object, in message, param or details', () => {
+  it('names no field for a rule over the whole object: no param, details on the body', () => {
     expect(failure(UpdateEndpointBody, {})).toEqual({
       message: 'Send at least one of url, events, status.',
       param: undefined,
-      details: [{ message: 'Send at least one of url, events, status.' }],
+      details: [{ param: 'body', message: 'Send at least one of url, events, status.' }],
     });
   });
 

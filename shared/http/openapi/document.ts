@@ -433,11 +433,11 @@ export function buildOpenApiDocument() {
             param: {
               type: 'string',
               description:
-                'The field at fault; absent for a rule over the whole request (say, "send at least one of …").',
+                'The field at fault; `body` or `query` for a rule over the whole of it (say, "send at least one of …").',
             },
             message: { type: 'string' },
           },
-          required: ['message'],
+          required: ['param', 'message'],
           additionalProperties: false,
         },
       },
