@@ -158,6 +158,23 @@ describe('idempotency keys on creates', () => {
     expect(bodies[3]).toEqual(bodies[2]);
     expect(seen[2]?.url).toBe('/v1/payments/0190-raw-id/refund');
   });
+
+  it('takes the body key from an Idempotency-Key header given in options (the service refuses them differing)', async () => {
+    script = [
+      { status: 201, body: {} },
+      { status: 201, body: {} },
+    ];
+    const sdk = client();
+    await sdk.payments.create(
+      { amount: 500, paymentMethods: ['PIX'] },
+      { headers: { 'Idempotency-Key': 'order-44' } },
+    );
+    await sdk.payments.refunds.create('0190-raw-id', {}, { headers: { 'idempotency-key': 'refund-44' } });
+    expect(seen.map((r) => [JSON.parse(r.body).idempotencyKey, r.headers['idempotency-key']])).toEqual([
+      ['order-44', 'order-44'],
+      ['refund-44', 'refund-44'],
+    ]);
+  });
 });
 
 describe('which failures are retried', () => {

@@ -24,13 +24,24 @@ import { Resource, unseen } from './resource.ts';
  */
 const MAX_DEPTH = 1000;
 
+/**
+ * The body's `idempotencyKey` of a payment or refund: the caller's (in `params`, `options`, or an
+ * `Idempotency-Key` in `options.headers`: the service refuses a header that differs from the
+ * body's key), else a new one.
+ */
+const bodyKey = (params: { idempotencyKey?: string | undefined }, options: RequestOptions): string =>
+  params.idempotencyKey ??
+  options.idempotencyKey ??
+  new Headers(options.headers).get('idempotency-key') ??
+  newIdempotencyKey();
+
 const paymentPath = (id: string, suffix = '') => `/v1/payments/${encodeURIComponent(id)}${suffix}`;
 
 /** `/v1/payments/{id}/refund(s)`. The service's refund key travels in the body (`idempotencyKey`). */
 export class Refunds extends Resource {
   /** A refund of a settled payment (full when `amount` is omitted); `idempotencyKey` generated unless given. */
   create(paymentId: string, params: CreateRefundParams = {}, options: RequestOptions = {}): Promise<Refund> {
-    const idempotencyKey = params.idempotencyKey ?? options.idempotencyKey ?? newIdempotencyKey();
+    const idempotencyKey = bodyKey(params, options);
     return this.http.request(
       {
         method: 'POST',
@@ -66,7 +77,7 @@ export class Payments extends Resource {
 
   /** `idempotencyKey` generated unless given (in `params` or `options`). */
   create(params: CreatePaymentParams, options: RequestOptions = {}): Promise<PaymentCreated> {
-    const idempotencyKey = params.idempotencyKey ?? options.idempotencyKey ?? newIdempotencyKey();
+    const idempotencyKey = bodyKey(params, options);
     return this.http.request(
       {
         method: 'POST',
