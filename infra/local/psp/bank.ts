@@ -24,7 +24,8 @@ export interface StoredCob {
   solicitacaoPagador?: string;
   infoAdicionais?: unknown[];
   status: CobStatus;
-  loc: { id: number; location: string; tipoCob: 'cob'; criacao: string };
+  /** `CobGerada.loc` requires `txid` beside `PayloadLocation`'s own fields. */
+  loc: { id: number; txid: string; location: string; tipoCob: 'cob'; criacao: string };
   location: string;
   pixCopiaECola: string;
   endToEndIds: string[];
@@ -178,7 +179,7 @@ export class Bank {
       revisao: 0,
       ...content,
       status: 'ATIVA',
-      loc: { id: locId, location, tipoCob: 'cob', criacao: content.calendario.criacao },
+      loc: { id: locId, txid, location, tipoCob: 'cob', criacao: content.calendario.criacao },
       location,
       pixCopiaECola: this.brCode(location, request.valor.original),
       endToEndIds: [],
@@ -334,7 +335,8 @@ export class Bank {
     body: { valor: string; descricao?: string },
   ): Result<StoredDevolucao> {
     const pix = this.pix.get(endToEndId);
-    if (!pix) return problem(404, 'PixNaoEncontrado', 'Pix não encontrado.');
+    // The general NaoEncontrado: the file names PixNaoEncontrado for `GET /pix/{e2eid}` only.
+    if (!pix) return problem(404, 'NaoEncontrado', 'Pix não encontrado.');
     const refuse = (razao: string, propriedade: string) =>
       problem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', undefined, [{ razao, propriedade }]);
     if (pix.devolucoes.some((d) => d.id === id))

@@ -1,11 +1,18 @@
 /**
  * The local PSP validates every request body against the central bank's own API Pix 2.9.0
  * schemas, read from the published OpenAPI file (ajv over the `components`), so a body the real
- * standard rejects is rejected here too. Two repairs make the published file compile as the
- * standard means it:
+ * standard rejects is rejected here too; the tests check its answers and callbacks against the
+ * same file (`conformance.ts`). Repairs make the published file read as the standard means it:
  * - a few `pattern`s are written as JavaScript literals (`/^\d{11}$/` for a CPF): the slashes go;
  * - patterns are written unanchored (`[a-zA-Z0-9]{26,35}` for a txid), which JSON Schema reads as
- *   "contains"; the standard means the whole value, so each is anchored.
+ *   "contains"; the standard means the whole value, so each is anchored;
+ * - a `location` is `format: uri`, yet the standard writes it without a scheme (every example:
+ *   `pix.example.com/qr/v2/…`, as the BR Code carries it): its `format` goes, its 77 characters stay;
+ * - `PixConsultados` (`GET /pix`) requires `cobs`, a property it does not have (a copy of
+ *   `CobsConsultadas`; the file's own example `getPix1` has none): only `parametros` stays required;
+ * - `WebhookCompleto` (`GET /webhook/{chave}`) requires `cnpj`, described as "Filtro pelo CNPJ do
+ *   devedor" (a copy of `GET /cob`'s filter; the file's own example `webhookResponse1` has none):
+ *   not required.
  */
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -46,15 +53,32 @@ export function repairPattern(pattern: string): string {
   return anchored.endsWith('$') ? anchored : `${anchored}$`;
 }
 
+/** The pattern and `location` repairs, everywhere below `node`. */
 function repairPatterns(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(repairPatterns);
   if (node === null || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      key === 'pattern' && typeof value === 'string' ? repairPattern(value) : repairPatterns(value),
-    ]),
+    Object.entries(node).map(([key, value]) => {
+      if (key === 'pattern' && typeof value === 'string') return [key, repairPattern(value)];
+      if (key === 'location' && value !== null && typeof value === 'object' && 'format' in value) {
+        const { format: _uri, ...schemeless } = value as Record<string, unknown>;
+        return [key, repairPatterns(schemeless)];
+      }
+      return [key, repairPatterns(value)];
+    }),
   );
+}
+
+/** The file's `components` repaired (see above). */
+function repairComponents(components: Record<string, unknown>): Record<string, unknown> {
+  const repaired = repairPatterns(components) as { schemas: Record<string, { required?: string[] }> };
+  const without = (schema: string, property: string) => {
+    const target = repaired.schemas[schema];
+    if (target?.required) target.required = target.required.filter((name) => name !== property);
+  };
+  without('PixConsultados', 'cobs');
+  without('WebhookCompleto', 'cnpj');
+  return repaired;
 }
 
 /** The schemas the local PSP checks requests with. */
@@ -69,6 +93,32 @@ export interface ApiPixSchemas {
   dateTime: ValidateFunction;
   cpf: ValidateFunction;
   cnpj: ValidateFunction;
+  /** The `callbacks` body a PSP posts to `{webhookUrl}/pix` (`WebhookPixBody`). */
+  webhookPix: ValidateFunction;
+  /** `Problema` (RFC 7807), the body of every error. */
+  problema: ValidateFunction;
+  /**
+   * What the file says `method` on `template` (one of its `paths`, `/cob/{txid}`) answers with
+   * `status`: the schema of each media type (`null` for an answer with no content), or undefined
+   * when the file lists no such answer.
+   */
+  answer(
+    template: string,
+    method: string,
+    status: number,
+  ): Record<string, ValidateFunction | null> | undefined;
+  /** The file's path templates (`/cob/{txid}`, `/pix`, …). */
+  paths: string[];
+  /**
+   * The error types (`TipoErro`) the file's "Tratamento de erros" lists, by name.
+   */
+  errorTypes: Map<string, ErrorType>;
+}
+
+/** An error type of the file: the HTTP statuses and the operations (`GET /pix`) it names for it. */
+export interface ErrorType {
+  statuses: number[];
+  endpoints: string[];
 }
 
 const loaded = new Map<string, ApiPixSchemas>();
@@ -83,14 +133,32 @@ export function loadApiPixSchemas(specPath = findApiPixSpec()): ApiPixSchemas {
 }
 
 function compileApiPixSchemas(specPath: string): ApiPixSchemas {
-  const document = parse(readFileSync(specPath, 'utf8')) as { components: Record<string, unknown> };
+  const document = parse(readFileSync(specPath, 'utf8')) as {
+    info: { description: string };
+    components: Record<string, unknown> & { responses: Record<string, OpenApiResponse> };
+    paths: Record<string, Record<string, { responses?: Record<string, OpenApiResponse | { $ref: string }> }>>;
+  };
   // OpenAPI 3.0 adds keywords JSON Schema does not know (`example`, `readOnly`, `x-…`): not strict.
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats.default(ajv);
-  ajv.addSchema({ $id: SPEC_ID, components: repairPatterns(document.components) });
+  ajv.addSchema({ $id: SPEC_ID, components: repairComponents(document.components) });
   const schema = (name: string): ValidateFunction => {
     const validate = ajv.getSchema(`${SPEC_ID}#/components/schemas/${name}`);
     if (!validate) throw new Error(`API Pix schema ${name} not found in ${specPath}`);
+    return validate;
+  };
+  // A schema inline in `paths` refers to `#/components/…` of the file: made absolute, compiled once.
+  const compiledInline = new Map<unknown, ValidateFunction>();
+  const compiled = (inline: unknown): ValidateFunction => {
+    let validate = compiledInline.get(inline);
+    if (!validate) {
+      validate = ajv.compile(
+        JSON.parse(JSON.stringify(repairPatterns(inline)), (key, value) =>
+          key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${SPEC_ID}${value}` : value,
+        ),
+      );
+      compiledInline.set(inline, validate);
+    }
     return validate;
   };
   // The CPF and CNPJ filters of GET /pix are inline in the path; these are the same rules.
@@ -107,7 +175,55 @@ function compileApiPixSchemas(specPath: string): ApiPixSchemas {
     dateTime: schema('Inicio'),
     cpf: field('CPF', 'cpf'),
     cnpj: field('CNPJ', 'cnpj'),
+    webhookPix: ajv.compile({
+      $ref: `${SPEC_ID}#/components/requestBodies/WebhookPixBody/content/application~1json/schema`,
+    }),
+    problema: schema('Problema'),
+    paths: Object.keys(document.paths),
+    errorTypes: errorTypesOf(document.info.description),
+    answer(template, method, status) {
+      const declared = document.paths[template]?.[method.toLowerCase()]?.responses?.[String(status)];
+      if (declared === undefined) return undefined;
+      const response =
+        '$ref' in declared
+          ? document.components.responses[String(declared.$ref).split('/').at(-1) ?? '']
+          : declared;
+      if (response === undefined) return undefined;
+      return Object.fromEntries(
+        Object.entries(response.content ?? {}).map(([mediaType, { schema }]) => [
+          mediaType,
+          schema === undefined ? null : compiled(schema),
+        ]),
+      );
+    },
   };
+}
+
+/**
+ * The "### `CobNaoEncontrado`" headings, each with the statuses of its "HTTP Status Code" line and
+ * the operations of its "endpoints" line (`[GET|PATCH] /cob/{txid}` → `GET /cob/{txid}`, `PATCH …`).
+ */
+function errorTypesOf(description: string): Map<string, ErrorType> {
+  const types = new Map<string, ErrorType>();
+  for (const section of description.split(/^\s*### /m).slice(1)) {
+    const name = /^`(\w+)`/.exec(section)?.[1];
+    if (name === undefined) continue;
+    const line = (label: string) => new RegExp(`__${label}__:(.*)`).exec(section)?.[1] ?? '';
+    const statuses = [
+      ...line('HTTP Status Code')
+        .replaceAll(/\(https?:[^)]*\)/g, '')
+        .matchAll(/\b[1-5]\d\d\b/g),
+    ].map(Number);
+    const endpoints = [...line('endpoints?').matchAll(/`\[?([A-Z|]+)\]? (\/[^`]*)`/g)].flatMap(
+      ([, methods = '', path]) => methods.split('|').map((method) => `${method} ${path}`),
+    );
+    types.set(name, { statuses, endpoints });
+  }
+  return types;
+}
+
+interface OpenApiResponse {
+  content?: Record<string, { schema?: unknown }>;
 }
 
 /** The standard's `violacoes` for ajv's errors, properties named from the body's root (`cob.valor.original`). */

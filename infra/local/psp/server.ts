@@ -20,7 +20,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -60,6 +60,23 @@ export interface LocalPspOptions {
   pki?: TestPki;
   /** One line per request and callback; silent by default. */
   log?: (line: string) => void;
+  /**
+   * Each answer of the token endpoint and the API (not of `/_control`) as it leaves, for tests
+   * that check them against the standard (`conformance.ts`).
+   */
+  onAnswer?: (answer: PspAnswer) => void;
+}
+
+/** An answer the PSP sent, with the request's method, path (`/v2/cob/…`, `/oauth/token`), query and headers. */
+export interface PspAnswer {
+  method: string;
+  path: string;
+  /** The request's query string, without `?`. */
+  query: string;
+  requestHeaders: IncomingHttpHeaders;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
 type PspMode = 'up' | 'down' | 'error5xx' | 'slow';
@@ -292,6 +309,30 @@ function dispatch(routes: Route[], method: string, path: string, context: RouteC
   return false;
 }
 
+/** Calls `onAnswer` with what `res` sends (status, headers given to `writeHead`, body given to `end`). */
+function observe(
+  res: ServerResponse,
+  request: Pick<PspAnswer, 'method' | 'path' | 'query' | 'requestHeaders'>,
+  onAnswer: (answer: PspAnswer) => void,
+) {
+  let headers: Record<string, string> = {};
+  const writeHead = res.writeHead.bind(res) as (
+    status: number,
+    headers?: Record<string, string>,
+  ) => ServerResponse;
+  const end = res.end.bind(res) as (body?: string) => ServerResponse;
+  Object.assign(res, {
+    writeHead: (status: number, given: Record<string, string> = {}) => {
+      headers = Object.fromEntries(Object.entries(given).map(([name, value]) => [name.toLowerCase(), value]));
+      return writeHead(status, given);
+    },
+    end: (body?: string) => {
+      onAnswer({ ...request, status: res.statusCode, headers, body: body ?? '' });
+      return end(body);
+    },
+  });
+}
+
 /** A response whose answer never leaves: the request is carried out, then the connection drops. */
 function losingAnswer(res: ServerResponse): ServerResponse {
   const lost = {
@@ -414,8 +455,15 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   /** `/oauth/token`: client credentials by HTTP Basic, from the certificate issued to that client. */
   const issueToken = (req: IncomingMessage, res: ServerResponse, body: string) => {
     stats.tokenRequests++;
+    // RFC 6749 §5.2: a client refused after authenticating with `Authorization` gets 401 with
+    // the challenge of its scheme.
     const oauthError = (status: number, error: string, description: string) =>
-      sendJson(res, status, { error, error_description: description });
+      sendJson(
+        res,
+        status,
+        { error, error_description: description },
+        status === 401 ? { 'www-authenticate': 'Basic realm="oauth"' } : {},
+      );
     const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
     const [id, secret] = Buffer.from(encoded ?? '', 'base64')
       .toString('utf8')
@@ -860,6 +908,12 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
       const method = req.method ?? 'GET';
+      if (options.onAnswer && !url.pathname.startsWith('/_control/'))
+        observe(
+          res,
+          { method, path: url.pathname, query: url.search.slice(1), requestHeaders: req.headers },
+          options.onAnswer,
+        );
       try {
         const body = await readBody(req);
         log(`${method} ${url.pathname}`);
