@@ -42,6 +42,9 @@ export const adapterFor = (psp: LocalPsp, overrides: Partial<ApiPixConfig> = {})
     ...overrides,
   });
 
+/** The header marking a request a test sent itself (`pspRequest`, `pspToken`), not the adapter. */
+export const DIRECT = 'x-test-direct';
+
 export interface HttpsAnswer {
   status: number;
   headers: IncomingHttpHeaders;
@@ -63,6 +66,7 @@ export function pspRequest(
         ...(!options.withoutClientCert && { cert: psp.pki.client.cert, key: psp.pki.client.key }),
         headers: {
           'content-type': 'application/json',
+          [DIRECT]: '1',
           ...(options.token !== undefined && { authorization: `Bearer ${options.token}` }),
         },
         agent: false,
@@ -101,7 +105,7 @@ export async function pspToken(psp: LocalPsp, scope?: string): Promise<string> {
         cert: psp.pki.client.cert,
         key: psp.pki.client.key,
         auth: `${psp.clientId}:${psp.clientSecret}`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', [DIRECT]: '1' },
         agent: false,
       },
       (res) => {

@@ -8,13 +8,14 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiPixAnswerDrifts, pathTemplate } from '../../infra/local/psp/conformance.ts';
+import { apiPixAnswerDrifts, apiPixRequestDrifts, pathTemplate } from '../../infra/local/psp/conformance.ts';
 import { loadApiPixSchemas } from '../../infra/local/psp/schemas.ts';
 import type { LocalPsp, PspAnswer } from '../../infra/local/psp/server.ts';
 import { eventually } from '../helpers/eventually.ts';
 import {
   adapterFor,
   control,
+  DIRECT,
   newTxid,
   pspRequest,
   pspToken,
@@ -233,6 +234,70 @@ describe('API Pix both ways', { timeout: 60_000 }, () => {
     expect(drifts([{ ...problem, headers: { 'content-type': 'application/json' } }])).toEqual([
       expect.stringContaining('RFC 7807 says application/problem+json'),
     ]);
+  });
+
+  it('every request the adapter sends is one the file asks for: operation, ids, query, headers, OAuth2', () => {
+    const sent = answers.slice(before).filter((a) => a.requestHeaders[DIRECT] === undefined);
+    // `short` is a txid the test gave on purpose (the PSP refused it: 400 CobOperacaoInvalida).
+    const calls = sent.filter((a) => a.path.startsWith('/v2/') && !a.path.endsWith('/cob/short'));
+    const wrong = calls.flatMap((a) =>
+      apiPixRequestDrifts(schemas, a, '/v2').map((drift) => `${a.method} ${a.path}?${a.query}: ${drift}`),
+    );
+    expect(wrong).toEqual([]);
+    const operation = (a: PspAnswer) => `${a.method} ${pathTemplate(schemas, a.path.slice('/v2'.length))}`;
+    expect(new Set(calls.map(operation))).toEqual(
+      new Set([
+        'PUT /webhook/{chave}',
+        'PUT /cob/{txid}',
+        'GET /cob/{txid}',
+        'PATCH /cob/{txid}',
+        'GET /pix/{e2eid}',
+        'GET /pix',
+        'PUT /pix/{e2eid}/devolucao/{id}',
+        'GET /pix/{e2eid}/devolucao/{id}',
+      ]),
+    );
+
+    // GET /pix: every page of the period, in RFC 3339 with its offset (checked above), by payer and txid.
+    const lists = calls.filter((a) => operation(a) === 'GET /pix').map((a) => new URLSearchParams(a.query));
+    expect(
+      lists.map((q) => [q.get('paginacao.paginaAtual'), q.get('paginacao.itensPorPagina'), q.get('cpf')]),
+    ).toEqual([
+      ['0', '1', null],
+      ['1', '1', null],
+      ['0', '1', '12345678909'],
+    ]);
+    expect(lists[2]?.get('txid')).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+
+    // Idempotent re-sends are the same request: a cob PUT by its txid, a devolution by its id.
+    const bodiesOf = (method: string, path: RegExp) =>
+      calls.filter((a) => a.method === method && path.test(a.path)).map((a) => `${a.path} ${a.requestBody}`);
+    const cobPuts = bodiesOf('PUT', /\/cob\//);
+    expect(cobPuts[0]).toBe(cobPuts[1]);
+    expect(JSON.parse(cobPuts[0]?.split(' ').slice(1).join(' ') ?? '')).toEqual({
+      calendario: { expiracao: 3600 },
+      devedor: { cpf: '12345678909', nome: 'Fulano' },
+      valor: { original: '25.00' },
+      chave: psp.pixKey,
+      solicitacaoPagador: 'Pedido 1',
+    });
+    const d1 = bodiesOf('PUT', /\/devolucao\/D1$/);
+    expect(d1).toHaveLength(2);
+    expect(d1[0]).toBe(d1[1]);
+    expect(d1[0]).toMatch(/ \{"valor":"10\.00"\}$/);
+
+    // OAuth2 client credentials (RFC 6749 §4.4): HTTP Basic, a form asking for the scopes it needs.
+    const tokens = sent.filter((a) => a.path === '/oauth/token');
+    expect(tokens.length).toBeGreaterThanOrEqual(1);
+    for (const token of tokens) {
+      expect(token.method).toBe('POST');
+      expect(token.requestHeaders['content-type']).toBe('application/x-www-form-urlencoded');
+      expect(String(token.requestHeaders.authorization)).toMatch(/^Basic [A-Za-z0-9+/]+=*$/);
+      expect(Object.fromEntries(new URLSearchParams(token.requestBody))).toEqual({
+        grant_type: 'client_credentials',
+        scope: 'cob.write cob.read pix.write pix.read webhook.write',
+      });
+    }
   });
 
   it('every callback the PSP posts is the standard’s WebhookPixBody, at {webhookUrl}/pix', async () => {

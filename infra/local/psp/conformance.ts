@@ -167,3 +167,72 @@ export function apiPixAnswerDrifts(
   if (!body.ok) return ['the body is not JSON'];
   return validate === null ? [] : schemaErrors(validate, body.value);
 }
+
+/** A query or path value as a number or boolean schema reads it: `"0"` is 0 for `paginacao.paginaAtual`. */
+const typed = (value: string): unknown => {
+  try {
+    const json: unknown = JSON.parse(value);
+    return typeof json === 'number' || typeof json === 'boolean' ? json : value;
+  } catch {
+    return value;
+  }
+};
+
+/** RFC 3339's `date-time` always carries its offset (`Z` or `±hh:mm`); JSON Schema's format alone lets `+0300` through. */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * What is wrong with a request a client sent to the PSP (none: the file asks for it so): an
+ * operation of the file, each path and query parameter valid by its schema (required ones
+ * present, no others), times in RFC 3339 with their offset, a bearer token, `Accept` taking JSON
+ * and problem+json, `Content-Type: application/json` with a body and no body on a GET. Request
+ * bodies are the PSP's own business: it refuses any the schemas refuse.
+ */
+export function apiPixRequestDrifts(
+  schemas: ApiPixSchemas,
+  request: Pick<PspAnswer, 'method' | 'path' | 'query' | 'requestHeaders'>,
+  basePath: string,
+): string[] {
+  const apiPath = request.path.slice(basePath.length);
+  const template = pathTemplate(schemas, apiPath);
+  const parameters = template === undefined ? undefined : schemas.parameters(template, request.method);
+  if (template === undefined || parameters === undefined)
+    return [`${request.method} ${apiPath} is not an operation of the file`];
+  const drifts: string[] = [];
+  const segments = apiPath.split('/');
+  const pathValues = new Map(
+    template
+      .split('/')
+      .flatMap((part, i) =>
+        /^\{.+\}$/.test(part) ? [[part.slice(1, -1), decodeURIComponent(segments[i] ?? '')]] : [],
+      ),
+  );
+  const query = new URLSearchParams(request.query);
+  for (const name of new Set(query.keys()))
+    if (!parameters.some((p) => p.in === 'query' && p.name === name))
+      drifts.push(`query parameter ${name} is not one of ${request.method} ${template}'s`);
+  for (const parameter of parameters) {
+    const value = parameter.in === 'path' ? pathValues.get(parameter.name) : query.get(parameter.name);
+    if (value === undefined || value === null) {
+      if (parameter.required) drifts.push(`${parameter.in} parameter ${parameter.name} is missing`);
+      continue;
+    }
+    if (!parameter.validate(value) && !parameter.validate(typed(value)))
+      drifts.push(
+        `${parameter.in} parameter ${parameter.name}=${value}: ${parameter.validate.errors?.[0]?.message}`,
+      );
+    if ((parameter.name === 'inicio' || parameter.name === 'fim') && !RFC_3339.test(value))
+      drifts.push(`${parameter.name}=${value} is not RFC 3339 with its offset`);
+  }
+  const headers = request.requestHeaders;
+  if (!/^Bearer \S+$/.test(String(headers.authorization ?? '')))
+    drifts.push('no Authorization: Bearer <token>');
+  const accept = String(headers.accept ?? '');
+  for (const type of ['application/json', 'application/problem+json'])
+    if (!accept.includes(type)) drifts.push(`Accept ${accept || '(none)'} does not take ${type}`);
+  const hasBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+  if (request.method === 'GET' && hasBody) drifts.push('a GET with a body');
+  if (hasBody && !/^application\/json\b/.test(String(headers['content-type'] ?? '')))
+    drifts.push(`a body sent as ${headers['content-type'] ?? '(no Content-Type)'}, not application/json`);
+  return drifts;
+}

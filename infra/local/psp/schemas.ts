@@ -107,6 +107,14 @@ export interface ApiPixSchemas {
     method: string,
     status: number,
   ): Record<string, ValidateFunction | null> | undefined;
+  /**
+   * The parameters of `method` on `template` (the path's and the operation's), each with its
+   * schema; undefined when the file has no such operation.
+   */
+  parameters(
+    template: string,
+    method: string,
+  ): { name: string; in: string; required: boolean; validate: ValidateFunction }[] | undefined;
   /** The file's path templates (`/cob/{txid}`, `/pix`, …). */
   paths: string[];
   /**
@@ -135,8 +143,11 @@ export function loadApiPixSchemas(specPath = findApiPixSpec()): ApiPixSchemas {
 function compileApiPixSchemas(specPath: string): ApiPixSchemas {
   const document = parse(readFileSync(specPath, 'utf8')) as {
     info: { description: string };
-    components: Record<string, unknown> & { responses: Record<string, OpenApiResponse> };
-    paths: Record<string, Record<string, { responses?: Record<string, OpenApiResponse | { $ref: string }> }>>;
+    components: Record<string, unknown> & {
+      responses: Record<string, OpenApiResponse>;
+      parameters: Record<string, OpenApiParameter>;
+    };
+    paths: Record<string, Record<string, OpenApiOperation> & { parameters?: OpenApiParameter[] }>;
   };
   // OpenAPI 3.0 adds keywords JSON Schema does not know (`example`, `readOnly`, `x-…`): not strict.
   const ajv = new Ajv({ strict: false, allErrors: true });
@@ -181,6 +192,26 @@ function compileApiPixSchemas(specPath: string): ApiPixSchemas {
     problema: schema('Problema'),
     paths: Object.keys(document.paths),
     errorTypes: errorTypesOf(document.info.description),
+    parameters(template, method) {
+      const path = document.paths[template];
+      const operation = path?.[method.toLowerCase()] as OpenApiOperation | undefined;
+      if (!path || !operation?.responses) return undefined;
+      return [...(path.parameters ?? []), ...(operation.parameters ?? [])].map((declared) => {
+        const parameter =
+          '$ref' in declared
+            ? (document.components.parameters[declared.$ref.split('/').at(-1) ?? ''] as Exclude<
+                OpenApiParameter,
+                { $ref: string }
+              >)
+            : declared;
+        return {
+          name: parameter.name,
+          in: parameter.in,
+          required: parameter.required === true,
+          validate: compiled(parameter.schema ?? {}),
+        };
+      });
+    },
     answer(template, method, status) {
       const declared = document.paths[template]?.[method.toLowerCase()]?.responses?.[String(status)];
       if (declared === undefined) return undefined;
@@ -220,6 +251,13 @@ function errorTypesOf(description: string): Map<string, ErrorType> {
     types.set(name, { statuses, endpoints });
   }
   return types;
+}
+
+type OpenApiParameter = { name: string; in: string; required?: boolean; schema?: unknown } | { $ref: string };
+
+interface OpenApiOperation {
+  parameters?: OpenApiParameter[];
+  responses?: Record<string, OpenApiResponse | { $ref: string }>;
 }
 
 interface OpenApiResponse {

@@ -74,6 +74,7 @@ export interface PspAnswer {
   /** The request's query string, without `?`. */
   query: string;
   requestHeaders: IncomingHttpHeaders;
+  requestBody: string;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -312,7 +313,7 @@ function dispatch(routes: Route[], method: string, path: string, context: RouteC
 /** Calls `onAnswer` with what `res` sends (status, headers given to `writeHead`, body given to `end`). */
 function observe(
   res: ServerResponse,
-  request: Pick<PspAnswer, 'method' | 'path' | 'query' | 'requestHeaders'>,
+  request: Pick<PspAnswer, 'method' | 'path' | 'query' | 'requestHeaders' | 'requestBody'>,
   onAnswer: (answer: PspAnswer) => void,
 ) {
   let headers: Record<string, string> = {};
@@ -908,14 +909,17 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
       const method = req.method ?? 'GET';
-      if (options.onAnswer && !url.pathname.startsWith('/_control/'))
-        observe(
-          res,
-          { method, path: url.pathname, query: url.search.slice(1), requestHeaders: req.headers },
-          options.onAnswer,
-        );
+      const request = {
+        method,
+        path: url.pathname,
+        query: url.search.slice(1),
+        requestHeaders: req.headers,
+        requestBody: '',
+      };
+      if (options.onAnswer && !url.pathname.startsWith('/_control/')) observe(res, request, options.onAnswer);
       try {
         const body = await readBody(req);
+        request.requestBody = body;
         log(`${method} ${url.pathname}`);
         if (url.pathname.startsWith('/_control/')) {
           const json = controlBody(body);
