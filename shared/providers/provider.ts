@@ -133,6 +133,13 @@ export interface PixProvider {
 /** The acquirer could not be reached or answered 5xx: nothing was created; retry later. */
 export class ProviderUnavailableError extends Error {
   override readonly name = 'ProviderUnavailableError';
+  /** How long the acquirer asked to be left alone (HTTP `Retry-After`), when it said. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: ErrorOptions & { retryAfterMs?: number | undefined } = {}) {
+    super(message, options);
+    this.retryAfterMs = options.retryAfterMs;
+  }
 }
 
 /**

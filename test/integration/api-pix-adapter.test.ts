@@ -682,6 +682,42 @@ describe('outages', () => {
     expect(psp.stats.apiRequests - before.apiRequests).toBe(1);
   });
 
+  it('a 429 or 503 with Retry-After is retried no sooner than it says; one that says past the call’s budget is not retried', async () => {
+    const txid = newTxid();
+    const adapter = adapterFor(psp);
+    await adapter.createCob({ txid, amount: 100, expiresIn: 60 });
+    const outages = psp.stats.outages;
+    const took = async (call: () => Promise<unknown>) => {
+      const started = Date.now();
+      const result = await call().catch((error: unknown) => error);
+      return { result, ms: Date.now() - started };
+    };
+
+    // Seconds; then an HTTP date (whole seconds: at least 1 s, at most 2 s from now).
+    await control(psp, 'POST', '/mode', { mode: 'error5xx', status: 429, retryAfter: '1', count: 1 });
+    const bySeconds = await took(() => adapter.getCob(txid));
+    expect(bySeconds.result).toMatchObject({ status: 'ATIVA' });
+    expect(bySeconds.ms).toBeGreaterThanOrEqual(1000);
+    const date = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000).toUTCString();
+    await control(psp, 'POST', '/mode', { mode: 'error5xx', retryAfter: date, count: 1 });
+    const byDate = await took(() => adapter.getCob(txid));
+    expect(byDate.result).toMatchObject({ status: 'ATIVA' });
+    expect(byDate.ms).toBeGreaterThanOrEqual(900);
+    expect(psp.stats.outages - outages).toBe(2);
+
+    // Two minutes is past any merchant request's budget: one attempt, answered at once.
+    await control(psp, 'POST', '/mode', { mode: 'error5xx', retryAfter: '120', count: 3 });
+    try {
+      const tooLong = await took(() => adapter.getCob(txid));
+      expect(tooLong.result).toBeInstanceOf(ProviderUnavailableError);
+      expect((tooLong.result as ProviderUnavailableError).retryAfterMs).toBe(120_000);
+      expect(tooLong.ms).toBeLessThan(1000);
+      expect(psp.stats.outages - outages).toBe(3);
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+  });
+
   it('a PSP slower than the timeout is ProviderUnavailableError', async () => {
     await control(psp, 'POST', '/mode', { mode: 'slow', delayMs: 1000, count: 1 });
     const slow = await adapterFor(psp, { timeoutMs: 200, retries: 0 })

@@ -8,6 +8,7 @@ import {
   fromNetworkError,
   fromResponse,
   isTransient,
+  retryAfterMs,
 } from '../../shared/providers/api-pix/errors.ts';
 import { fromDecimalString, toDecimalString } from '../../shared/providers/api-pix/money.ts';
 import {
@@ -169,6 +170,30 @@ describe('network errors and retries', () => {
   it('a refusal is never retried', () => {
     expect(isTransient(fromResponse('createCob', 400, problem(400, 'CobOperacaoInvalida')))).toBe(false);
     expect(isTransient(fromResponse('createCob', 503, undefined))).toBe(true);
+  });
+});
+
+describe('Retry-After (RFC 9110 §10.2.3)', () => {
+  const now = Date.parse('2026-11-24T12:00:00Z');
+  it.each([
+    ['120', 120_000],
+    [' 0 ', 0],
+    ['Tue, 24 Nov 2026 12:00:30 GMT', 30_000],
+    ['Tue, 24 Nov 2026 11:59:00 GMT', 0],
+    [undefined, undefined],
+    ['', undefined],
+    ['soon', undefined],
+    ['-5', undefined],
+    ['1.5', undefined],
+  ])('%j → %j ms', (header, ms) => {
+    expect(retryAfterMs(header, now)).toBe(ms);
+  });
+
+  it('rides on the unavailable error of a 429 or 5xx', () => {
+    expect((fromResponse('getCob', 429, undefined, 2000) as ProviderUnavailableError).retryAfterMs).toBe(
+      2000,
+    );
+    expect((fromResponse('getCob', 503, undefined) as ProviderUnavailableError).retryAfterMs).toBeUndefined();
   });
 });
 

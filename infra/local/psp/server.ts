@@ -363,7 +363,10 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
   let tokenExpiresIn = true;
   const clientScopes = new Set<string>(options.clientScopes ?? ALL_API_PIX_SCOPES);
   const tokens = new Map<string, { expiresAt: number; scopes: Set<string> }>();
-  let mode: { mode: PspMode; delayMs: number; remaining?: number } = { mode: 'up', delayMs: 0 };
+  let mode: { mode: PspMode; delayMs: number; remaining?: number; status?: number; retryAfter?: string } = {
+    mode: 'up',
+    delayMs: 0,
+  };
   /** Whether `GET /pix` takes the payer filter (`cpf`/`cnpj`); off, such a query is refused (403). */
   /** `GET /pix` by payer: applied and echoed; refused (403); or silently ignored (neither applied nor echoed). */
   let payerFilter: boolean | 'ignored' = true;
@@ -685,7 +688,8 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
    * - `POST /devolucao/{id}/fail` `{motivo?}` | `hold` | `complete`: steer a devolution, before or after it is requested;
    * - `POST /infraction` `{endToEndId, infractionType?, reportDetails?}`; `GET /infractions`;
    *   `POST /infraction/{id}/close` `{analysisResult: "AGREED"|"DISAGREED"}` | `/cancel`;
-   * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?}`: with `count`, that many requests, then up;
+   * - `POST /mode` `{mode: "up"|"down"|"error5xx"|"slow", delayMs?, count?, status?, retryAfter?}`: with `count`,
+   *   that many requests, then up; `error5xx` answers `status` (503, or 429) with `Retry-After: retryAfter` if given;
    * - `POST /token` `{expiresIn?, revoke?: true, sendExpiresIn?: boolean, refuseClient?: boolean}`:
    *   `refuseClient` revokes the tokens and answers the client's credentials `invalid_client` (401)
    *   until set false again (its secret or certificate expired at the PSP);
@@ -860,10 +864,17 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
         const next = json.mode;
         if (next !== 'up' && next !== 'down' && next !== 'error5xx' && next !== 'slow')
           return badControl(res, 'mode must be up, down, error5xx or slow.');
+        const { status, retryAfter } = json;
+        if (status !== undefined && status !== 429 && status !== 503)
+          return badControl(res, 'status must be 429 or 503.');
+        if (retryAfter !== undefined && typeof retryAfter !== 'string')
+          return badControl(res, 'retryAfter must be a string (seconds or an HTTP date).');
         mode = {
           mode: next,
           delayMs: typeof json.delayMs === 'number' ? json.delayMs : 3000,
           ...(typeof json.count === 'number' && { remaining: json.count }),
+          ...(status !== undefined && { status }),
+          ...(retryAfter !== undefined && { retryAfter }),
         };
         sendJson(res, 200, mode);
       },
@@ -898,7 +909,14 @@ export async function startLocalPsp(options: LocalPspOptions = {}): Promise<Loca
       return true;
     }
     if (current.mode === 'error5xx') {
-      sendJson(res, 503, problem(503, 'ServicoIndisponivel', 'Serviço indisponível.').problem);
+      const headers: Record<string, string> =
+        current.retryAfter === undefined ? {} : { 'retry-after': current.retryAfter };
+      // The file has no TipoErro for 429 (RFC 6585): RFC 7807's about:blank, the status saying it all.
+      const body =
+        current.status === 429
+          ? { type: 'about:blank', title: 'Too Many Requests', status: 429 }
+          : problem(current.status ?? 503, 'ServicoIndisponivel', 'Serviço indisponível.').problem;
+      sendJson(res, current.status ?? 503, body, headers);
       return true;
     }
     await sleep(current.delayMs, undefined, { signal: stopping.signal }).catch(() => {});

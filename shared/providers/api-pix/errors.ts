@@ -5,7 +5,7 @@
  *
  * | Answer | Error |
  * |---|---|
- * | no answer, timeout, 5xx, 429, 408, 425, 3xx (no answer to the request itself) | `ProviderUnavailableError` (retried where idempotent) |
+ * | no answer, timeout, 5xx, 429, 408, 425, 3xx (no answer to the request itself) | `ProviderUnavailableError` (retried where idempotent, no sooner than its `Retry-After`) |
  * | 403 on `GET /pix` filtered by payer (the PSP does not offer the filter) | `ProviderQueryNotOfferedError` |
  * | 400, 403, 404, 405 on `GET /infracoes` (not API Pix: a PSP may not offer it) | `ProviderQueryNotOfferedError` |
  * | 401, 403 (credentials, scopes) | `ProviderRequestError` |
@@ -77,8 +77,16 @@ function describe(status: number, body: unknown): { code: string; text: string; 
   return { code: `http_${status}`, text: `HTTP ${status}`, properties: [] };
 }
 
-/** The typed error for a non-2xx answer of `operation` (the body parsed as JSON, or the raw text). */
-export function fromResponse(operation: ApiPixOperation, status: number, body: unknown): Error {
+/**
+ * The typed error for a non-2xx answer of `operation` (the body parsed as JSON, or the raw text);
+ * `retryAfterMs`, from the answer's `Retry-After`, rides on an unavailable error.
+ */
+export function fromResponse(
+  operation: ApiPixOperation,
+  status: number,
+  body: unknown,
+  retryAfterMs?: number,
+): Error {
   const { code, text, properties } = describe(status, body);
   // A problem's text has no length limit in the standard: it ends up in a charge's or a refund's
   // failure reason, which must fit in an item.
@@ -86,7 +94,7 @@ export function fromResponse(operation: ApiPixOperation, status: number, body: u
   const message = `API Pix ${operation} answered ${status}: ${shown}`;
   // Overloaded, timed out, too early or redirected: nothing said about the request itself.
   if (status >= 500 || status === 429 || status === 408 || status === 425 || (status >= 300 && status < 400))
-    return new ProviderUnavailableError(message);
+    return new ProviderUnavailableError(message, { retryAfterMs });
   if (status === 403 && operation === 'listPixByPayer')
     return new ProviderQueryNotOfferedError(message, code);
   // The infraction feed is not API Pix: a PSP without it may refuse the path as it likes (no alarm).
@@ -98,6 +106,20 @@ export function fromResponse(operation: ApiPixOperation, status: number, body: u
   if (operation === 'createCob' || operation === 'cancelCob') return new ProviderRejectedError(message, code);
   if (operation === 'requestDevolution') return new DevolutionRefusedError(message, code, properties);
   return new ProviderRequestError(message, code);
+}
+
+/**
+ * An answer's `Retry-After` (RFC 9110 §10.2.3: seconds, or an HTTP date) as milliseconds from
+ * `now`; undefined when absent or unreadable.
+ */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date starts with its day's name (`Tue, 24 Nov 2026 12:00:30 GMT`); Date.parse alone
+  // would also read `-5` or `1.5` as dates.
+  const at = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** Node's codes for a server certificate that does not chain to the configured CA, or names another host. */

@@ -7,12 +7,13 @@
 
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { countMetric } from '../../metrics.ts';
 import { type AcquirerCallBudget, acquirerCallBudgets, observability } from '../../resources.ts';
 import { acquirerCallScope } from '../call-budget.ts';
 import { ProviderRequestError, ProviderUnavailableError } from '../provider.ts';
-import { type ApiPixOperation, fromNetworkError, fromResponse, isTransient } from './errors.ts';
+import { type ApiPixOperation, fromNetworkError, fromResponse, isTransient, retryAfterMs } from './errors.ts';
 
 /** What a PSP issues to a merchant for its API Pix. PEM strings, never file paths. */
 export interface ApiPixCredentials {
@@ -52,6 +53,8 @@ export interface TransportOptions {
 interface HttpAnswer {
   status: number;
   body: string;
+  /** The `Retry-After` header, when the PSP sent one. */
+  retryAfter: string | undefined;
 }
 
 /** Longest answer read (a `GET /pix` page of 1,000 items is far below). */
@@ -75,7 +78,11 @@ function send(
         else chunks.push(chunk);
       });
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          retryAfter: res.headers['retry-after'],
+        }),
       );
       res.on('error', reject);
     });
@@ -208,7 +215,8 @@ async function requestToken(
     body: form.toString(),
   });
   const body = parseJson(answer.body) as { access_token?: unknown; expires_in?: unknown } | undefined;
-  if (answer.status !== 200) throw fromResponse('token', answer.status, body);
+  if (answer.status !== 200)
+    throw fromResponse('token', answer.status, body, retryAfterMs(answer.retryAfter, Date.now()));
   if (typeof body?.access_token !== 'string')
     throw new ProviderUnavailableError('API Pix token answer has no access_token');
   return { value: body.access_token, expiresInSeconds: tokenLifetimeSeconds(body.expires_in) };
@@ -323,7 +331,12 @@ export function apiPixTransport(
           }
           const parsed = parseJson(answer.body);
           if (answer.status >= 200 && answer.status < 300) return parsed as T;
-          throw fromResponse(req.operation, answer.status, parsed);
+          throw fromResponse(
+            req.operation,
+            answer.status,
+            parsed,
+            retryAfterMs(answer.retryAfter, Date.now()),
+          );
         }
       };
       // The invocation's time is spent (a scheduler run's earlier calls): nothing is sent, so it
@@ -341,7 +354,16 @@ export function apiPixTransport(
         maxTimeout: budget.minRetryDelayMs * 16,
         factor: 2,
         randomize: true,
-        shouldRetry: ({ error }) => isTransient(error),
+        shouldRetry: async ({ error }) => {
+          if (!isTransient(error)) return false;
+          // The PSP said when to come back (429, 503): not sooner, where a retry is refused again,
+          // and not at all when that is past the deadline (answered now rather than late).
+          const wait = (error as ProviderUnavailableError).retryAfterMs;
+          if (wait === undefined) return true;
+          if (Date.now() + wait >= deadline) return false;
+          await sleep(wait);
+          return true;
+        },
       }).catch((error: unknown) => {
         // The acquirer's failures (no answer, 5xx, credentials refused); not its business answers
         // (a charge refused, a cob not found), which are the merchant's or the payer's.
