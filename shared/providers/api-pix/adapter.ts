@@ -107,23 +107,41 @@ export function cobRequest(input: CreateCobInput, pixKey: string): CobRequest {
   };
 }
 
-const devolutionState = (devolucao: DevolucaoResponse): DevolutionState => ({
+/** A `Devolucao` as the port's state; unknown fields are ignored. */
+export const devolutionState = (devolucao: DevolucaoResponse): DevolutionState => ({
   status: devolucao.status,
   ...(devolucao.motivo !== undefined && { reason: devolucao.motivo }),
 });
 
-const receivedPix = (pix: PixResponse): ReceivedPix => ({
+/**
+ * A `Pix` as the port's: only the fields read, the optional ones when present, `horario` in UTC.
+ * `devolucoes` is a list, but the file's own callback example (`pixWebhook1`) writes one as a
+ * bare object: read as a list of one.
+ */
+export const receivedPix = (pix: PixResponse): ReceivedPix => ({
   endToEndId: pix.endToEndId,
   ...(pix.txid !== undefined && { txid: pix.txid }),
   amount: fromDecimalString(pix.valor),
   receivedAt: toUtcIso(pix.horario),
   ...(pix.infoPagador !== undefined && { payerMessage: pix.infoPagador }),
-  devolutions: (pix.devolucoes ?? []).map((d) => ({
+  devolutions: [pix.devolucoes ?? []].flat().map((d) => ({
     ...devolutionState(d),
     returnId: d.id,
     amount: fromDecimalString(d.valor),
   })),
 });
+
+/** A `CobGerada` as the port's created cob. */
+export function createdCob(cob: CobResponse): CreatedCob {
+  return {
+    providerChargeId: cob.txid,
+    txid: cob.txid,
+    ...(cob.pixCopiaECola !== undefined && { pixCopiaECola: cob.pixCopiaECola }),
+    // `location` is optional in CobGerada; its `loc` (a PayloadLocation) names it too.
+    ...(locationOf(cob) !== undefined && { location: locationOf(cob) }),
+    ...(cobExpiresAt(cob) !== undefined && { expiresAt: cobExpiresAt(cob) }),
+  };
+}
 
 /**
  * The refusal names only what the request asked for (its `valor`, say), never the devolution's
@@ -175,14 +193,7 @@ export function apiPixProvider(config: ApiPixConfig): ApiPixProvider {
         body: cobRequest(input, config.pixKey),
         idempotent: true,
       });
-      return {
-        providerChargeId: cob.txid,
-        txid: cob.txid,
-        ...(cob.pixCopiaECola !== undefined && { pixCopiaECola: cob.pixCopiaECola }),
-        // `location` is optional in CobGerada; its `loc` (a PayloadLocation) names it too.
-        ...(locationOf(cob) !== undefined && { location: locationOf(cob) }),
-        ...(cobExpiresAt(cob) !== undefined && { expiresAt: cobExpiresAt(cob) }),
-      };
+      return createdCob(cob);
     },
 
     getCob,

@@ -9,7 +9,9 @@ export const toDecimalString = (centavos: number): string =>
  * times, in UTC (`…Z`): stored times are compared as strings, which only works in one offset.
  */
 export function toUtcIso(time: string): string {
-  const ms = Date.parse(time);
+  // RFC 3339 allows a leap second (`23:59:60Z`), which Date.parse refuses: the next second's start.
+  const leap = /^(.*[T ]\d\d:\d\d:)60((?:\.\d+)?(?:[Zz]|[+-]\d\d:?\d\d))$/i.exec(time);
+  const ms = leap ? Date.parse(`${leap[1]}59${leap[2]}`) + 1000 : Date.parse(time);
   if (Number.isNaN(ms)) throw new Error(`Not an API Pix time: ${JSON.stringify(time)}`);
   return new Date(ms).toISOString();
 }

@@ -42,7 +42,8 @@ export interface PixResponse {
   valor: string;
   horario: string;
   infoPagador?: string;
-  devolucoes?: DevolucaoResponse[];
+  /** A list in the schema; a bare object in the file's own callback example (`pixWebhook1`). */
+  devolucoes?: DevolucaoResponse[] | DevolucaoResponse;
 }
 
 /** `Paginacao`. */
