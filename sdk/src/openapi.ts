@@ -340,7 +340,7 @@ export interface paths {
   "/v1/provider-callbacks/{token}/pix": {
     /**
      * Receive a live acquirer’s Pix callback
-     * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}`. Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404 (a body that is not a JSON object is 400 first).
+     * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}` (`WebhookPixBody`, where `pix` is optional: a body without it, or with an empty list, queues nothing). Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404 (a body that is not a JSON object is 400 first).
      */
     post: operations["receiveProviderCallback"];
   };
@@ -4087,7 +4087,7 @@ export interface operations {
   };
   /**
    * Receive a live acquirer’s Pix callback
-   * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}`. Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404 (a body that is not a JSON object is 400 first).
+   * @description The URL `set-provider` registers at the PSP (`PUT /webhook/{chave}`): the standard’s `{"pix": [...]}` (`WebhookPixBody`, where `pix` is optional: a body without it, or with an empty list, queues nothing). Only each `endToEndId` is taken; every Pix is read back at the acquirer (`GET /pix/{e2eid}`) before anything changes, so a forged or replayed callback changes nothing. Answered at once; the work is queued. The unguessable token in the path is the credential: an unknown one is 404 (a body that is not a JSON object is 400 first).
    */
   receiveProviderCallback: {
     parameters: {
@@ -4098,7 +4098,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          pix: {
+          pix?: {
               endToEndId: string;
             }[];
         };

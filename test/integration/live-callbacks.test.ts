@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pixJson } from '../../infra/local/psp/bank.ts';
+import { loadApiPixSchemas } from '../../infra/local/psp/schemas.ts';
 import type { LocalPsp } from '../../infra/local/psp/server.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import { pixReceiptKey } from '../../shared/store/keys.ts';
@@ -185,7 +186,7 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
     expect(deliveryIds.size).toBe(1);
   });
 
-  it('an unknown token is 404; a body that is not {"pix": [...]} (or not JSON) is 400; an empty list is answered', async () => {
+  it('an unknown token is 404; a body whose pix is not a list of Pix (or not JSON) is 400; an empty list is answered', async () => {
     const body = { pix: [{ endToEndId: `E12345678${'0'.repeat(23)}` }] };
     expectError(
       await postCallback(body, `/v1/provider-callbacks/${randomBytes(32).toString('base64url')}/pix`),
@@ -206,7 +207,6 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
       'invalid_request_error',
       'invalid_request',
     );
-    expectError(await postCallback({ other: [] }), 400, 'invalid_request_error', 'invalid_request');
     expectError(
       await api(`${callbackPath}/pix`, { rawBody: '{"pix": [' }),
       400,
@@ -216,6 +216,67 @@ describe('live Pix by the acquirer callback', { timeout: 90_000 }, () => {
     // No minimum in the standard's WebhookPixBody: a PSP testing the URL gets its 2xx.
     const empty = await postCallback({ pix: [] });
     expect(empty.status).toBe(200);
+  });
+});
+
+describe('the callback body: the standard’s WebhookPixBody', { timeout: 90_000 }, () => {
+  const schemas = loadApiPixSchemas();
+  const forged = () => `E99999999${randomBytes(12).toString('hex').slice(0, 23)}`;
+
+  it('every valid variant is taken: several Pix in one, devolucoes inside, optional fields absent or unknown ones added, no pix at all', async () => {
+    const [full, minimal, extended] = [forged(), forged(), forged()];
+    const several = {
+      pix: [
+        {
+          endToEndId: full,
+          txid: `t${randomBytes(16).toString('hex')}`,
+          chave: psp.pixKey,
+          valor: '110.00',
+          horario: '2020-09-09T17:15:00.358-03:00',
+          infoPagador: '0123456789',
+          devolucoes: [
+            {
+              id: '123ABC',
+              rtrId: `D99999999${'1'.repeat(23)}`,
+              valor: '10.00',
+              horario: { solicitacao: '2020-09-09T20:15:00.358Z', liquidacao: '2020-09-09T20:15:01Z' },
+              status: 'DEVOLVIDO',
+            },
+          ],
+        },
+        { endToEndId: minimal, valor: '1.00', horario: '2020-09-09T20:15:00Z' },
+        {
+          endToEndId: extended,
+          valor: '5.00',
+          horario: '2020-09-09T20:15:00+05:30',
+          componentesValor: { original: { valor: '5.00' } },
+          campoDoFuturo: { qualquer: true },
+        },
+      ],
+    };
+    for (const body of [several, {}, { pix: [] }]) {
+      expect({ body, valid: schemas.webhookPix(body) }).toEqual({ body, valid: true });
+      expect((await postCallback(body)).status).toBe(200);
+    }
+    // Each Pix of the one callback was queued and read back at the PSP (which has none of them).
+    for (const endToEndId of [full, minimal, extended]) await consumed(endToEndId, 'ignored');
+  });
+
+  it('an invalid one is 400 naming what is wrong, never a 500', async () => {
+    const cases: [unknown, string][] = [
+      [{ pix: [{ valor: '1.00', horario: '2020-09-09T20:15:00Z' }] }, 'pix.0.endToEndId'],
+      [{ pix: [{ endToEndId: 12345 }] }, 'pix.0.endToEndId'],
+      [{ pix: [{ endToEndId: forged() }, { endToEndId: 'E1/../x' }] }, 'pix.1.endToEndId'],
+      [{ pix: { endToEndId: forged() } }, 'pix'],
+      [{ pix: [forged()] }, 'pix.0'],
+    ];
+    for (const [body, param] of cases) {
+      expect(schemas.webhookPix(body)).toBe(false);
+      const reply = await postCallback(body);
+      expectError(reply, 400, 'invalid_request_error', 'invalid_request');
+      expect(reply.body.error.param).toBe(param);
+      expect(reply.body.error.details).toEqual([expect.objectContaining({ param })]);
+    }
   });
 });
 

@@ -17,8 +17,15 @@ describe('the API Pix callback body', () => {
     expect(callbackEndToEndIds(v.parse(providerCallbackSchema, { pix: [] }))).toEqual([]);
   });
 
+  it.each([[{}], [{ evento: 'teste_webhook' }]])(
+    'takes %j: WebhookPixBody does not require pix, nothing to queue',
+    (body) => {
+      expect(callbackEndToEndIds(v.parse(providerCallbackSchema, body))).toEqual([]);
+    },
+  );
+
   it.each([
-    [{}],
+    [{ pix: null }],
     [{ pix: 'E1' }],
     [{ pix: [{}] }],
     [{ pix: [{ endToEndId: '../../x' }] }],
