@@ -149,7 +149,14 @@ export function sandboxCob({ charge, refunds }: SandboxCobRecord): CobSnapshot {
     calendario: { criacao: charge.createdAt, expiracao },
     txid: charge.txid,
     revisao: status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR' ? 1 : 0,
-    loc: { id: locationId(charge.id), location, tipoCob: 'cob', criacao: charge.createdAt },
+    // CobGerada's `loc` names the txid beside PayloadLocation's own fields.
+    loc: {
+      id: locationId(charge.id),
+      txid: charge.txid,
+      location,
+      tipoCob: 'cob',
+      criacao: charge.createdAt,
+    },
     location,
     status,
     ...(payerDocument !== undefined && {

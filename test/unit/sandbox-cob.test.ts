@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadApiPixSchemas } from '../../infra/local/psp/schemas.ts';
 import { type ChargeRecord, pixLocation } from '../../shared/domain/charges.ts';
 import { devolutionIdOf, type RefundRecord } from '../../shared/domain/refunds.ts';
 import { type TxStatus, txStatuses } from '../../shared/domain/transaction-status.ts';
@@ -110,7 +111,13 @@ describe('the sandbox cob (CobCompleta)', () => {
       calendario: { criacao: '2026-11-21T10:00:00.000Z', expiracao: 3600 },
       txid: TXID,
       revisao: 0,
-      loc: { id: expect.any(Number), location, tipoCob: 'cob', criacao: '2026-11-21T10:00:00.000Z' },
+      loc: {
+        id: expect.any(Number),
+        txid: TXID,
+        location,
+        tipoCob: 'cob',
+        criacao: '2026-11-21T10:00:00.000Z',
+      },
       location,
       status: 'ATIVA',
       valor: { original: '10.50', modalidadeAlteracao: 0 },
@@ -121,6 +128,20 @@ describe('the sandbox cob (CobCompleta)', () => {
     expect(location.length).toBeLessThanOrEqual(77);
     expect(Number.isSafeInteger((raw.loc as { id: number }).id)).toBe(true);
     expect(raw.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+  });
+
+  it('is a CobCompleta of the BCB file in every state (GET /cob/{txid} 200)', () => {
+    const validate = loadApiPixSchemas().answer('/cob/{txid}', 'get', 200)?.['application/json'];
+    if (!validate) throw new Error('the file lists no GET /cob/{txid} 200 JSON answer');
+    const returned = refund({ status: 'REFUNDED', completedAt: '2026-11-21T12:31:00.000Z' });
+    for (const shown of [
+      cob(charge({ metadata: { description: 'Pedido 42' } })),
+      cob(charge({ status: 'CANCELLED', expectedPayerTaxId: '52998224725', customer: { name: 'Ana' } })),
+      cob(paid(), [refund(), returned]),
+    ]) {
+      validate(shown.raw);
+      expect(validate.errors ?? []).toEqual([]);
+    }
   });
 
   it('gives each account one stable EVP key and each charge one location id', () => {
