@@ -9,7 +9,7 @@ import { config } from '../config.ts';
 import type { EmailMessage } from '../domain/med-emails.ts';
 
 // One attempt per call: the caller owns the retry policy (backoff, then give up). Short timeouts:
-// a hanging SES must not hold the outbox batch up to its Lambda timeout (4 attempts ≤ 22 s < 60 s).
+// a hanging SES must not hold the outbox batch up to its Lambda timeout (4 attempts and 3 backoffs ≤ 23 s < 60 s).
 const ses = new SESv2Client({
   maxAttempts: 1,
   requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
