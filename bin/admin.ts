@@ -31,8 +31,9 @@ const usage = `Usage: npm run admin -- <command> [options]
                  reported amount other than the charge's. apply: the decision takes effect (or the
                  reported amount is held); reject: the decision is dropped (or the report dismissed).`;
 
-const [first] = process.argv.slice(2);
-if (first === '--help' || first === '-h' || first === 'help') {
+// Help wherever it is asked for (`create-account --help` too), before anything is parsed or read.
+const argv = process.argv.slice(2);
+if (argv[0] === 'help' || argv.some((arg) => arg === '--help' || arg === '-h')) {
   console.log(usage);
   process.exit(0);
 }

@@ -86,7 +86,6 @@ export async function startService(s: LocalSettings): Promise<RunningService> {
     Object.assign(process.env, localEnvironment(s, localSecret(s, 'JWT_SECRET', 'jwt-secret')), {
       PIX_SIGNING_SECRET: localSecret(s, 'PIX_SIGNING_SECRET', 'pix-signing-secret'),
       WEBHOOK_QUEUE_URL: queues.deliveryQueueUrl,
-      WEBHOOK_DLQ_URL: queues.deadLetterQueueUrl,
       PROVIDER_CALLBACK_QUEUE_URL: queues.providerCallbackQueueUrl,
     });
 
