@@ -1069,7 +1069,7 @@ export interface components {
     "X-RateLimit-Limit-Minute": number;
     /** @description Requests left in the current minute. */
     "X-RateLimit-Remaining-Minute": number;
-    /** @description Seconds to wait before sending the request again: until the rate-limit window ends, or a short pause after a refund’s lock_timeout. */
+    /** @description Seconds to wait before sending the request again: until the rate-limit window ends, a short pause after a refund’s lock_timeout, or, on a 503, what the acquirer asked for (only when it said). */
     "Retry-After": number;
     /** @description `true` when this is the stored response of an earlier request. */
     "Idempotent-Replayed": "true";
@@ -1646,6 +1646,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -1796,6 +1797,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -2041,6 +2043,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -2257,6 +2260,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -2559,6 +2563,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -3434,6 +3439,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -3517,6 +3523,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -3841,6 +3848,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {
@@ -3924,6 +3932,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-RateLimit-Limit-Minute": components["headers"]["X-RateLimit-Limit-Minute"];
           "X-RateLimit-Remaining-Minute": components["headers"]["X-RateLimit-Remaining-Minute"];
+          "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
           "application/json": components["schemas"]["ErrorEnvelope"] & {

@@ -138,11 +138,16 @@ export class Unprocessable extends DomainError {
 
 /** The acquirer did not answer; nothing was stored, a retry with the same key is safe (503). */
 export class ProviderUnavailable extends DomainError {
+  /** When the acquirer said when to come back (its `Retry-After`), passed on to the merchant. */
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     message = 'The upstream service is unavailable; retry with the same Idempotency-Key.',
     /** The acquirer's own error (an outage, or credentials it refused), for the request log. */
     cause?: unknown,
+    retryAfterSeconds?: number,
   ) {
     super('service_unavailable', message, { cause });
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -104,7 +104,10 @@ function toHttpError(error: DomainError): HttpError {
   return new HttpError(status, error.code, error.message, {
     ...(error.param !== undefined && { param: error.param }),
     ...(error.details !== undefined && { details: error.details }),
-    ...(error instanceof RetryLater && { headers: { 'Retry-After': String(error.retryAfterSeconds) } }),
+    ...((error instanceof RetryLater || error instanceof ProviderUnavailable) &&
+      error.retryAfterSeconds !== undefined && {
+        headers: { 'Retry-After': String(error.retryAfterSeconds) },
+      }),
   });
 }
 

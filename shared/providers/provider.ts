@@ -150,6 +150,12 @@ export class ProviderUnavailableError extends Error {
 export const acquirerNotServing = (error: unknown): boolean =>
   error instanceof ProviderUnavailableError || error instanceof ProviderRequestError;
 
+/** The acquirer's `Retry-After` of an outage, in whole seconds, when it gave one. */
+export const acquirerRetryAfterSeconds = (error: unknown): number | undefined =>
+  error instanceof ProviderUnavailableError && error.retryAfterMs !== undefined
+    ? Math.ceil(error.retryAfterMs / 1000)
+    : undefined;
+
 /** The acquirer answered a refusal; `providerErrorCode` names it (API Pix: the problem's type). */
 export abstract class ProviderRefusal extends Error {
   readonly providerErrorCode: string;

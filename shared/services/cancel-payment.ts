@@ -40,6 +40,7 @@ import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   acquirerNotServing,
+  acquirerRetryAfterSeconds,
   type PixProvider,
   ProviderRefusal,
   ProviderRejectedError,
@@ -77,7 +78,8 @@ async function withdrawCob(provider: PixProvider, txid: string): Promise<boolean
     await provider.cancelCob(txid);
     return true;
   } catch (error) {
-    if (acquirerNotServing(error)) throw new ProviderUnavailable(UNAVAILABLE, error);
+    if (acquirerNotServing(error))
+      throw new ProviderUnavailable(UNAVAILABLE, error, acquirerRetryAfterSeconds(error));
     if (error instanceof ProviderRejectedError) return false;
     throw error;
   }

@@ -38,6 +38,7 @@ import { errorFields, log } from '../log.ts';
 import { providerFor } from '../providers/index.ts';
 import {
   acquirerNotServing,
+  acquirerRetryAfterSeconds,
   type CreatedCob,
   type PixProvider,
   ProviderRejectedError,
@@ -311,7 +312,8 @@ async function requestCob(
     };
   } catch (error) {
     // Nothing was created: the same key succeeds later.
-    if (acquirerNotServing(error)) throw new ProviderUnavailable(undefined, error);
+    if (acquirerNotServing(error))
+      throw new ProviderUnavailable(undefined, error, acquirerRetryAfterSeconds(error));
     if (!(error instanceof ProviderRejectedError)) throw error;
     return {
       failure: { reason: error.message, providerErrorCode: error.providerErrorCode, at: now.toISOString() },

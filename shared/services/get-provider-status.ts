@@ -10,7 +10,12 @@ import { NotFound, ProviderUnavailable, Unprocessable } from '../domain/errors.t
 import type { MerchantScope } from '../domain/scope.ts';
 import type { TxStatus } from '../domain/transaction-status.ts';
 import { providerFor } from '../providers/index.ts';
-import { type CobStatus, ProviderRefusal, ProviderUnavailableError } from '../providers/provider.ts';
+import {
+  acquirerRetryAfterSeconds,
+  type CobStatus,
+  ProviderRefusal,
+  ProviderUnavailableError,
+} from '../providers/provider.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getCharge } from '../store/charges.ts';
 import { listRefunds } from '../store/refunds.ts';
@@ -73,7 +78,11 @@ export async function getProviderStatus(
     };
   } catch (error) {
     if (error instanceof ProviderUnavailableError)
-      throw new ProviderUnavailable('The acquirer is unavailable; retry later.');
+      throw new ProviderUnavailable(
+        'The acquirer is unavailable; retry later.',
+        error,
+        acquirerRetryAfterSeconds(error),
+      );
     // Its credentials refused, or a cob it does not know: not the merchant's mistake, not ours.
     if (error instanceof ProviderRefusal)
       throw new ProviderUnavailable('The acquirer refused to show this charge; retry later.');

@@ -155,6 +155,32 @@ describe('live charges through the API Pix acquirer', () => {
     expect(replay.body.id).toBe(retried.body.id);
   });
 
+  it('an acquirer that says when to come back (503 with Retry-After) passes it on: 503 with the same Retry-After, nothing stored', async () => {
+    const key = `live-${randomUUID()}`;
+    const cobsBefore = psp.bank.cobs.size;
+    // Past the request's budget: answered at once, not retried.
+    await control(psp, 'POST', '/mode', { mode: 'error5xx', status: 503, retryAfter: '120' });
+    let reply: Awaited<ReturnType<typeof create>>;
+    try {
+      reply = await create({ amount: 710, payment_method: 'pix' }, key);
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+    expectError(reply, 503, 'api_error', 'service_unavailable');
+    expect(reply.headers.get('retry-after')).toBe('120');
+    expect(psp.bank.cobs.size).toBe(cobsBefore);
+    // An outage that names no time gets none (the test above's `down`, here a bare 503).
+    await control(psp, 'POST', '/mode', { mode: 'error5xx', count: 10 });
+    try {
+      const bare = await create({ amount: 711, payment_method: 'pix' });
+      expectError(bare, 503, 'api_error', 'service_unavailable');
+      expect(bare.headers.get('retry-after')).toBeNull();
+    } finally {
+      await control(psp, 'POST', '/mode', { mode: 'up' });
+    }
+    expect((await create({ amount: 710, payment_method: 'pix' }, key)).status).toBe(201);
+  });
+
   it('a create retried after its answer was lost shows the cob’s own expiry, which started at the first attempt', async () => {
     const key = `live-${randomUUID()}`;
     const cobsBefore = new Set(psp.bank.cobs.keys());

@@ -265,7 +265,8 @@ function headersOf(
   const names = [
     'X-Request-Id',
     ...(route.auth === 'apikey' ? RATE_LIMIT_HEADERS : []),
-    ...(status === 429 ? ['Retry-After'] : []),
+    // A 503's only when the acquirer said when to come back.
+    ...(status === 429 || status === 503 ? ['Retry-After'] : []),
     ...own,
   ];
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
@@ -465,7 +466,7 @@ export function buildOpenApiDocument() {
         'X-RateLimit-Limit-Minute': header('Requests allowed per minute for this key.', { type: 'integer' }),
         'X-RateLimit-Remaining-Minute': header('Requests left in the current minute.', { type: 'integer' }),
         'Retry-After': header(
-          'Seconds to wait before sending the request again: until the rate-limit window ends, or a short pause after a refund’s lock_timeout.',
+          'Seconds to wait before sending the request again: until the rate-limit window ends, a short pause after a refund’s lock_timeout, or, on a 503, what the acquirer asked for (only when it said).',
           { type: 'integer' },
         ),
         'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request.', {
