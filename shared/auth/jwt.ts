@@ -4,7 +4,7 @@
  * start) and from `JWT_SECRET` locally.
  */
 
-import { randomUUID } from 'node:crypto';
+import { hkdfSync, randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { config } from '../config.ts';
 import type { SessionClaims } from '../domain/auth.ts';
@@ -33,6 +33,25 @@ const signingSecret = (): Promise<Uint8Array> => {
     throw error;
   });
   return secretPromise;
+};
+
+let loginKey: Promise<Uint8Array> | undefined;
+
+/**
+ * The key the failed-login limit hashes addresses and sources with (`loginLimitSubject`), derived
+ * from the signing secret (HKDF, its own label), so a stored hash cannot be reversed by trying
+ * every IPv4 address or a list of e-mails without the secret. A new secret starts the counters
+ * and known sources afresh, as it logs every session out.
+ */
+export const loginSubjectKey = (): Promise<Uint8Array> => {
+  loginKey ??= signingSecret().then(
+    (secret) => new Uint8Array(hkdfSync('sha256', secret, 'pix-service', 'login-attempt-subjects', 32)),
+    (error: unknown) => {
+      loginKey = undefined;
+      throw error;
+    },
+  );
+  return loginKey;
 };
 
 export async function issueSessionToken(

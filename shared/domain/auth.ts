@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 
@@ -31,11 +31,12 @@ export interface Membership {
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 /**
- * What the failed-login limit is keyed by: the SHA-256 (hex) of the normalised e-mail, so an
- * address typed at the login form, known or not, is never stored in clear.
+ * What the failed-login limit is keyed by: the HMAC-SHA-256 (hex) of the normalised e-mail under
+ * `key` (`loginSubjectKey`, a secret), so an address typed at the login form, known or not, is
+ * never stored in clear, nor as a hash anyone could match against a list of addresses.
  */
-export const loginLimitSubject = (email: string): string =>
-  createHash('sha256').update(normaliseEmail(email)).digest('hex');
+export const loginLimitSubject = (email: string, key: Uint8Array): string =>
+  createHmac('sha256', key).update(normaliseEmail(email)).digest('hex');
 
 /**
  * The network a login comes from, for the per-source failed-login limit: an IPv4 address (an
@@ -53,9 +54,12 @@ export function loginSource(sourceIp: string): string {
     .join(':')}::/64`;
 }
 
-/** What the per-source limit is keyed by, beside the address's own: the SHA-256 (hex) of the source. */
-export const loginSourceSubject = (sourceIp: string): string =>
-  createHash('sha256').update(loginSource(sourceIp)).digest('hex');
+/**
+ * What the per-source limit is keyed by, beside the address's own: the HMAC-SHA-256 (hex) of the
+ * source under `key`, so the 2^32 IPv4 addresses cannot be tried against it without the secret.
+ */
+export const loginSourceSubject = (sourceIp: string, key: Uint8Array): string =>
+  createHmac('sha256', key).update(loginSource(sourceIp)).digest('hex');
 
 /**
  * The membership a login opens a session for: the one of `accountId` when it is sent (an empty

@@ -27,6 +27,7 @@
  * who logs in spends nothing, and a refused attempt runs no scrypt, known address or not.
  */
 
+import { loginSubjectKey } from '../auth/jwt.ts';
 import { config } from '../config.ts';
 import { loginLimitSubject, loginSourceSubject } from '../domain/auth.ts';
 import { TooManyAttempts } from '../domain/errors.ts';
@@ -98,8 +99,9 @@ export async function reserveLoginAttempt(
   sourceIp: string,
   now = Date.now(),
 ): Promise<LoginAttempt> {
-  const address = loginLimitSubject(email);
-  const source = loginSourceSubject(sourceIp);
+  const key = await loginSubjectKey();
+  const address = loginLimitSubject(email, key);
+  const source = loginSourceSubject(sourceIp, key);
   // Counted and not yet taken back: what an error takes back (each once).
   const held = new Set<Counted>();
   const countIn = async (key: ItemKey, limit: number) => {

@@ -123,7 +123,7 @@ export const rateWindowKey = (keyId: string, minute: number): ItemKey => ({
 });
 
 /**
- * One e-mail address's login items share a partition, keyed by the SHA-256 of the normalised
+ * One e-mail address's login items share a partition, keyed by the keyed hash of the normalised
  * address (`loginLimitSubject`): never the address itself. Its own prefix, which `auth` may
  * write, as it may logged-out tokens and (update only) a user's password hash (`prefixedWrites`).
  */

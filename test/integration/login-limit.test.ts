@@ -9,8 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { loginSubjectKey } from '../../shared/auth/jwt.ts';
 import { config } from '../../shared/config.ts';
-import { loginLimitSubject, loginSourceSubject } from '../../shared/domain/auth.ts';
+import {
+  loginLimitSubject as keyedAddress,
+  loginSourceSubject as keyedSource,
+} from '../../shared/domain/auth.ts';
 import { db, tableName } from '../../shared/store/client.ts';
 import {
   loginAttemptsKey,
@@ -26,6 +30,10 @@ const LIMIT = config.loginFailureLimit;
 const ADDRESS_LIMIT = config.loginAddressFailureLimit;
 const SOURCE_LIMIT = config.loginSourceFailureLimit;
 const WINDOW_SECONDS = Number(testLoginWindow.LOGIN_FAILURE_WINDOW_SECONDS);
+/** The runtime's subjects: the test process shares its JWT secret, so derives the same key. */
+const loginSubjectKeyBytes = await loginSubjectKey();
+const loginLimitSubject = (email: string) => keyedAddress(email, loginSubjectKeyBytes);
+const loginSourceSubject = (sourceIp: string) => keyedSource(sourceIp, loginSubjectKeyBytes);
 
 const attempt = (email: string, password: string, from?: string) =>
   api('/v1/auth/login', { body: { email, password }, ...(from && { localAddress: from }) });
