@@ -15,6 +15,7 @@ new PixServiceStack(app, stage === undefined ? 'PixService' : `PixService-${stag
   // when the identity is the address rather than its domain).
   emailFrom: app.node.tryGetContext('emailFrom'),
   emailIdentity: app.node.tryGetContext('emailIdentity'),
+  emailReplyTo: app.node.tryGetContext('emailReplyTo'),
 });
 // Unacknowledged AWS Solutions findings fail the synth.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -35,18 +35,35 @@ export interface PixServiceStackProps extends StackProps {
    * @default the domain of `emailFrom`
    */
   readonly emailIdentity?: string;
+  /**
+   * Where a merchant's reply to a MED notice goes (`EMAIL_REPLY_TO`), e.g.
+   * `Suporte <suporte@pay.example.com>`: the sender is usually a no-reply address. Context value
+   * `emailReplyTo`.
+   * @default none: replies go to the sender
+   */
+  readonly emailReplyTo?: string;
 }
 
-/** The sender address and the SES identity it belongs to; a mismatch fails the synth. */
+/** The address of `Name <address>` or of a bare address; anything else fails the synth, named. */
+function mailboxAddress(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw new Error(`${name} must be a string`);
+  const address = /<([^<>]+)>\s*$/.exec(value)?.[1] ?? value.trim();
+  if (!v.is(v.pipe(v.string(), v.email()), address))
+    throw new Error(`${name} ${JSON.stringify(value)} is not an e-mail address`);
+  return address;
+}
+
+/**
+ * The sender address, the SES identity it belongs to (a mismatch fails the synth) and the
+ * optional reply-to address (SES sends to it without verifying it).
+ */
 export function parseEmailSender(
   from: unknown = 'no-reply@example.com',
   identity?: unknown,
-): { from: string; identity: string } {
-  if (typeof from !== 'string') throw new Error('emailFrom must be a string');
-  // `Name <address>` or a bare address.
-  const address = /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
-  if (!v.is(v.pipe(v.string(), v.email()), address))
-    throw new Error(`emailFrom ${JSON.stringify(from)} is not an e-mail address`);
+  replyTo?: unknown,
+): { from: string; identity: string; replyTo?: string } {
+  const address = mailboxAddress('emailFrom', from);
+  if (replyTo !== undefined && replyTo !== '') mailboxAddress('emailReplyTo', replyTo);
   const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
   const chosen = identity === undefined || identity === '' ? domain : identity;
   if (
@@ -56,7 +73,11 @@ export function parseEmailSender(
     throw new Error(
       `emailIdentity ${JSON.stringify(identity)} must be ${domain} or ${address} (the sender's)`,
     );
-  return { from, identity: chosen.toLowerCase() };
+  return {
+    from: from as string,
+    identity: chosen.toLowerCase(),
+    ...(typeof replyTo === 'string' && replyTo !== '' && { replyTo }),
+  };
 }
 
 /** Checks and normalises `publicBaseUrl`: a mistyped value fails the synth, not a payer's scan. */
@@ -100,7 +121,7 @@ export class PixServiceStack extends Stack {
   readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: PixServiceStackProps = {}) {
-    const { publicBaseUrl, emailFrom, emailIdentity, ...stackProps } = props;
+    const { publicBaseUrl, emailFrom, emailIdentity, emailReplyTo, ...stackProps } = props;
     super(scope, id, { description: 'Pix payment service', ...stackProps });
 
     this.table = new SingleTable(this, 'Table');
@@ -140,7 +161,7 @@ export class PixServiceStack extends Stack {
       deliveryQueue: this.webhookQueues.deliveryQueue,
       providerCallbackQueue: this.providerCallbackQueues.queue,
       outboxReplayQueue: this.webhookQueues.outboxReplayQueue,
-      emailSender: parseEmailSender(emailFrom, emailIdentity),
+      emailSender: parseEmailSender(emailFrom, emailIdentity, emailReplyTo),
     });
 
     this.api = new HttpApi(this, 'HttpApi', { functions: this.functions, fallbackGroup });

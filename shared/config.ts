@@ -141,6 +141,10 @@ export const config = {
   get emailFrom() {
     return required('EMAIL_FROM');
   },
+  /** Where replies to MED notices go (the sender is usually a no-reply address); none: to the sender. */
+  get emailReplyTo() {
+    return optional('EMAIL_REPLY_TO');
+  },
   get webhookQueueUrl() {
     return required('WEBHOOK_QUEUE_URL');
   },

@@ -64,7 +64,7 @@ export interface BackgroundFunctionsProps {
   /** On-failure destination of the outbox's stream mapping, consumed by the outbox (replays). */
   readonly outboxReplayQueue: IQueue;
   /** Who MED notices come from, and the SES identity the outbox may send as. */
-  readonly emailSender: { readonly from: string; readonly identity: string };
+  readonly emailSender: { readonly from: string; readonly identity: string; readonly replyTo?: string };
 }
 
 /**
@@ -145,7 +145,7 @@ export class BackgroundFunctions extends Construct {
     this.outbox.bindTable(props.table, { access: tableAccessOf.outbox });
     this.outbox.bindQueue(props.deliveryQueue, 'WEBHOOK_QUEUE_URL', ['sqs:SendMessage']);
     // E-mails MED notices (opened, resolved) to the accounts' contact addresses.
-    this.outbox.allowSendEmail(props.emailSender.identity, props.emailSender.from);
+    this.outbox.allowSendEmail(props.emailSender);
     // Grants the stream read itself, and SendMessage on the on-failure destination.
     this.outbox.function.addEventSource(
       new DynamoEventSource(props.table.table, {

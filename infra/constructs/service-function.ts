@@ -201,10 +201,10 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * `ses:SendEmail` as one SES identity only (its ARN: a domain or an address), and the sender
-   * address in `EMAIL_FROM`.
+   * `ses:SendEmail` as one SES identity only (its ARN: a domain or an address), the sender
+   * address in `EMAIL_FROM` and the reply-to address, if any, in `EMAIL_REPLY_TO`.
    */
-  allowSendEmail(identity: string, from: string): this {
+  allowSendEmail({ identity, from, replyTo }: { identity: string; from: string; replyTo?: string }): this {
     const identityArn = Stack.of(this).formatArn({
       service: 'ses',
       resource: 'identity',
@@ -214,6 +214,7 @@ export class ServiceFunction extends Construct {
       new PolicyStatement({ actions: ['ses:SendEmail'], resources: [identityArn] }),
     );
     this.function.addEnvironment('EMAIL_FROM', from);
+    if (replyTo !== undefined) this.function.addEnvironment('EMAIL_REPLY_TO', replyTo);
     return this;
   }
 

@@ -22,6 +22,7 @@ export async function sendEmail(to: string, message: EmailMessage): Promise<stri
   const sent = await ses.send(
     new SendEmailCommand({
       FromEmailAddress: config.emailFrom,
+      ...(config.emailReplyTo !== undefined && { ReplyToAddresses: [config.emailReplyTo] }),
       Destination: { ToAddresses: [to] },
       Content: {
         Simple: {

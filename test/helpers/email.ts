@@ -6,6 +6,7 @@ import { testSesUrl } from './local-env.ts';
 export interface SentEmail {
   messageId: string;
   from: string;
+  replyTo: string[];
   destination: { to: string[]; cc: string[]; bcc: string[] };
   subject: string;
   body: { text?: string; html?: string };

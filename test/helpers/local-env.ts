@@ -49,6 +49,9 @@ export const testLoginWindow = { LOGIN_FAILURE_WINDOW_SECONDS: '20' } as const;
  * The test runtime's short timings that tests compute with: the dispatcher's POST timeout (its
  * delivery lease follows from it) and when an unresolved refund is overdue (not an hour).
  */
+/** Where replies to MED notices go, in the suite's runtime (`EMAIL_REPLY_TO`). */
+export const testEmailReplyTo = 'Suporte Pix <suporte@pix.localhost>';
+
 export const testTimings = { WEBHOOK_TIMEOUT_MS: '1500', REFUND_OVERDUE_SECONDS: '8' } as const;
 
 /** Refuse to run against anything but this machine. */

@@ -1278,6 +1278,7 @@ describe('outbox', () => {
     );
     expect(sends).toEqual([{ Effect: 'Allow', Action: 'ses:SendEmail', Resource: identityArn }]);
     expect(environmentOf(outbox())).toMatchObject({ EMAIL_FROM: 'no-reply@example.com' });
+    expect(environmentOf(outbox())).not.toHaveProperty('EMAIL_REPLY_TO');
     for (const fn of [...groups, pixStack.background.scheduler, pixStack.background.webhookDispatcher]) {
       expect(JSON.stringify(statementsOf(fn))).not.toContain('ses:');
     }
@@ -1297,10 +1298,22 @@ describe('outbox', () => {
       /must be example.org or ops@example.org/,
     );
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const custom = new PixServiceStack(app, 'Mail', { emailFrom: 'Pix <no-reply@pay.example.com>' });
+    expect(parseEmailSender('ops@example.org', undefined, 'Suporte <suporte@example.org>')).toEqual({
+      from: 'ops@example.org',
+      identity: 'example.org',
+      replyTo: 'Suporte <suporte@example.org>',
+    });
+    expect(() => parseEmailSender('ops@example.org', undefined, 'suporte')).toThrow(
+      /emailReplyTo "suporte" is not an e-mail address/,
+    );
+    const custom = new PixServiceStack(app, 'Mail', {
+      emailFrom: 'Pix <no-reply@pay.example.com>',
+      emailReplyTo: 'Suporte <suporte@pay.example.com>',
+    });
     const customTemplate = Template.fromStack(custom);
     expect(environmentOf(custom.background.outbox, customTemplate)).toMatchObject({
       EMAIL_FROM: 'Pix <no-reply@pay.example.com>',
+      EMAIL_REPLY_TO: 'Suporte <suporte@pay.example.com>',
     });
     expect(JSON.stringify(customTemplate.toJSON())).toContain(':identity/pay.example.com');
   });

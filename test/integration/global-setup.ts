@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { DemoAccount } from '../../infra/local/seed.ts';
-import { testAwsEnv, testLoginWindow, testPorts, testTimings } from '../helpers/local-env.ts';
+import {
+  testAwsEnv,
+  testEmailReplyTo,
+  testLoginWindow,
+  testPorts,
+  testTimings,
+} from '../helpers/local-env.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -49,6 +55,7 @@ export async function setup(project: TestProject): Promise<void> {
       WEBHOOK_RETRY_SCALE: '0.00001',
       // A short receiver timeout, and a refund overdue after seconds (refunds.test.ts).
       ...testTimings,
+      EMAIL_REPLY_TO: testEmailReplyTo,
       // The failed-login window in seconds instead of 15 minutes (login-limit.test.ts waits it out).
       ...testLoginWindow,
     },

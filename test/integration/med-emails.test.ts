@@ -14,6 +14,7 @@ import { launchChromium } from '../helpers/browser.ts';
 import { merchant, rawId, storedEvents } from '../helpers/charges.ts';
 import { emailsTo, newContactEmail, type SentEmail, sentEmails } from '../helpers/email.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { testEmailReplyTo } from '../helpers/local-env.ts';
 import { decideMed, openMed, paidCharge } from '../helpers/med.ts';
 import { runtimeLogRecords } from '../helpers/runtime-log.ts';
 
@@ -45,6 +46,8 @@ describe('MED e-mails', () => {
       return received;
     });
     expect(email?.from).toBe('Pix <no-reply@pix.localhost>');
+    // The sender is a no-reply address: a merchant's reply goes to EMAIL_REPLY_TO.
+    expect(email?.replyTo).toEqual([testEmailReplyTo]);
     expect(email?.subject).toBe(
       `[Teste] Novo caso MED de R$ 1.234,56: responda até 15/01/2030 15:30 (Brasília) (cobrança ${chargeId})`,
     );
