@@ -136,6 +136,11 @@ describe('local runtime', () => {
         expect(data.map((d) => d.eventType).sort()).toEqual(['charge.created', 'payment.created']);
         for (const delivery of data) expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: 2 });
       });
+      // Those DELIVERED writes reach the outbox through the stream: wait for the second run to hand
+      // it a batch before stopping it (the poller may not have read them yet).
+      await eventually(() => expect(handledBatches(1).flat().length).toBeGreaterThan(0), {
+        message: 'the second run handed the outbox a stream batch',
+      });
     } finally {
       await stopWithCtrlC(second);
     }
