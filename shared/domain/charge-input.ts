@@ -230,11 +230,7 @@ function parseKeyInBody<T>(parse: () => T, headers: Record<string, string>): T {
         : d,
     );
     if (!details?.some((d) => d.message === KEY_IN_BODY)) throw error;
-    throw new InvalidInput(error.param === 'idempotencyKey' ? KEY_IN_BODY : error.message, {
-      code: error.code,
-      details,
-      ...(error.param !== undefined && { param: error.param }),
-    });
+    throw error.withDetails(details, error.param === 'idempotencyKey' ? KEY_IN_BODY : error.message);
   }
 }
 

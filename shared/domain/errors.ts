@@ -58,6 +58,15 @@ export class InvalidInput extends DomainError {
       ...(details === undefined && param !== undefined && { details: [{ param, message: detail }] }),
     });
   }
+
+  /** The same error with other `details` (and `message`): a parser adding what it knows. */
+  withDetails(details: ErrorDetail[], message = this.message): InvalidInput {
+    return new InvalidInput(message, {
+      code: this.code,
+      ...(this.param !== undefined && { param: this.param }),
+      details,
+    });
+  }
 }
 
 /** Absent, or another tenant's: indistinguishable on purpose (404). */

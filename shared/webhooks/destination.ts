@@ -138,19 +138,20 @@ export async function parseWithDestination<T>(parse: () => T, body: unknown, par
     return parse();
   } catch (error) {
     const url = isJsonObject(body) ? body[param] : undefined;
-    const { details } = error instanceof InvalidInput ? error : { details: undefined };
     // The schema's own verdict on the URL (not a string, too long) stands alone.
-    if (details === undefined || typeof url !== 'string' || details.some((d) => d.param === param))
+    if (
+      !(error instanceof InvalidInput) ||
+      error.details === undefined ||
+      typeof url !== 'string' ||
+      error.details.some((d) => d.param === param)
+    )
       throw error;
+    const { details } = error;
     const urlError = await assertDeliverableUrl(url, param).then(
       () => undefined,
       (failure: unknown) => failure,
     );
-    if (!(urlError instanceof InvalidInput) || !(error instanceof InvalidInput)) throw error;
-    throw new InvalidInput(error.message, {
-      code: error.code,
-      ...(error.param !== undefined && { param: error.param }),
-      details: [...details, ...(urlError.details ?? [])],
-    });
+    if (!(urlError instanceof InvalidInput)) throw error;
+    throw error.withDetails([...details, ...(urlError.details ?? [])]);
   }
 }
